@@ -1,0 +1,131 @@
+import type { Payload } from '../payloads/payload';
+import { EventKind, KINDS } from '../registry/kinds';
+import { DefaultPayloadClasses, PayloadFor } from '../registry/payload-classes';
+import { PayloadClassMap, Registry } from '../registry/registry';
+import {
+  AnyJson,
+  Enum,
+  JsonObject,
+  JsonValue,
+  Metadata,
+  OptionalNonNegInt,
+  OptionalTrimmedString,
+  PayloadField,
+  PositiveInt,
+  Timestamp,
+} from '../schema/conventions';
+import { ParseOptions, ParseSetup, safeParseAs, safeParseJsonAs, toPlain, unwrap } from '../schema/engine';
+import { ModelClass } from '../schema/context';
+import { applyDefaults } from '../schema/field';
+import { ParseResult, SchemaError } from '../schema/issue';
+import { ModelInput } from '../schema/model';
+import { nextEventId } from './event-id';
+import { eventSchema } from './event-schema';
+
+/** Options of `Event.parse` and friends: the parse mode and the registry of payload classes. */
+export interface EventParseOptions<M extends PayloadClassMap = DefaultPayloadClasses> extends ParseOptions {
+  /** Which payload class parses each kind; `Registry.default` unless given. */
+  registry?: Registry<M>;
+}
+
+/** An event of any kind: a union that narrows on `event.kind`. */
+export type AnyEvent<M extends PayloadClassMap = DefaultPayloadClasses> = {
+  [K in EventKind]: Event<K, InstanceType<M[K]>>;
+}[EventKind];
+
+/** Input of `Event.create(kind, attrs)`: envelope fields and the payload (an instance or its attributes). */
+export type EventInput<K extends EventKind> = ModelInput<Event<K>, 'kind'>;
+
+function setupFor(registry: { classFor(kind: string): ModelClass | undefined } | undefined): ParseSetup {
+  return registry && registry !== (Registry.default as object)
+    ? { toError: eventError, payloadClass: (kind) => registry.classFor(kind) }
+    : DEFAULT_SETUP;
+}
+
+/** Envelope problems make an `invalid_event`; problems only inside the payload, an `invalid_event_payload` of that kind. */
+function eventError(issues: SchemaError['issues'], ctx: { kind?: string }): SchemaError {
+  const payloadOnly = issues.every((issue) => issue.path[0] === 'payload');
+  return payloadOnly ? new SchemaError('invalid_event_payload', issues, ctx.kind) : new SchemaError('invalid_event', issues);
+}
+
+const DEFAULT_SETUP: ParseSetup = { toError: eventError, payloadClass: (kind) => Registry.default.classFor(kind) };
+
+/**
+ * The normalized runtime event envelope. Generic in its kind:
+ * `Event.create('tool_use', …)` is an `Event<'tool_use'>` whose `payload` is a `ToolUsePayload`.
+ */
+export class Event<K extends EventKind = EventKind, P extends Payload = PayloadFor<K>> {
+  /** Positive safe integer; default: the next process-local id. */
+  @PositiveInt(nextEventId) id!: number;
+  @Enum(KINDS) kind!: K;
+  /** Which provider CLI emitted it ("claude", "codex", …). */
+  @OptionalTrimmedString() provider!: string | null;
+  /** Position in the provider's stream, when known. */
+  @OptionalNonNegInt() sequence!: number | null;
+  /** Default: now. Parsed text keeps its exact digits on output. */
+  @Timestamp() timestamp!: Date;
+  /** The kind's payload; missing or null gives the kind's default payload. */
+  @PayloadField((kind) => Registry.default.classFor(String(kind))) payload!: P;
+  /** The provider's original line or object, when kept. */
+  @AnyJson() raw!: JsonValue;
+  @OptionalTrimmedString() provider_session_id!: string | null;
+  @Metadata() metadata!: JsonObject;
+  /** Unknown envelope keys, kept exactly and written back by `toMap`. */
+  extra!: JsonObject;
+
+  /** An event with every field at its default (kind and payload unset); prefer `Event.create`. */
+  constructor() {
+    applyDefaults(this, new.target);
+  }
+
+  /** The fourteen kinds, in their stable order. */
+  static kinds(): readonly EventKind[] {
+    return KINDS;
+  }
+
+  /** Parses a plain object (or returns an event as is); throws `SchemaError`. */
+  static parse<M extends PayloadClassMap = DefaultPayloadClasses>(input: unknown, options?: EventParseOptions<M>): AnyEvent<M> {
+    return unwrap(Event.safeParse(input, options));
+  }
+
+  /** Like `parse`, but answers `{ success, data | error }` and never throws. */
+  static safeParse<M extends PayloadClassMap = DefaultPayloadClasses>(
+    input: unknown,
+    options?: EventParseOptions<M>,
+  ): ParseResult<AnyEvent<M>> {
+    return safeParseAs(Event, input, options, setupFor(options?.registry)) as ParseResult<AnyEvent<M>>;
+  }
+
+  /** Parses one JSON line; bad JSON throws a `SchemaError` (`invalid_event`, issue code `json`). */
+  static fromJSON<M extends PayloadClassMap = DefaultPayloadClasses>(text: string, options?: EventParseOptions<M>): AnyEvent<M> {
+    return unwrap(Event.safeFromJSON(text, options));
+  }
+
+  /** Like `fromJSON`, but never throws. */
+  static safeFromJSON<M extends PayloadClassMap = DefaultPayloadClasses>(
+    text: string,
+    options?: EventParseOptions<M>,
+  ): ParseResult<AnyEvent<M>> {
+    return safeParseJsonAs(Event, text, options, setupFor(options?.registry)) as ParseResult<AnyEvent<M>>;
+  }
+
+  /** Validated construction of an event of `kind`; throws `SchemaError`. */
+  static create<K extends EventKind>(kind: K, attrs: EventInput<K> = {}, options?: EventParseOptions): Event<K> {
+    return Event.parse({ ...attrs, kind }, options) as unknown as Event<K>;
+  }
+
+  /** The JSON Schema (draft 2020-12) of the wire form, with `payload` tied to `kind`. */
+  static schema(): Record<string, unknown> {
+    return eventSchema(Event);
+  }
+
+  /** The plain snake_case object: envelope fields, payload mapped, then `extra` keys merged back. */
+  toMap(): Record<string, unknown> {
+    return toPlain(this, false);
+  }
+
+  /** The JSON-ready form (`JSON.stringify` calls this). */
+  toJSON(): Record<string, unknown> {
+    return toPlain(this, true);
+  }
+}

@@ -1,0 +1,22 @@
+import 'reflect-metadata';
+
+export { Event, type AnyEvent, type EventInput, type EventParseOptions } from './events/event';
+export { nextEventId } from './events/event-id';
+export * from './payloads';
+export { KINDS, isEventKind, type EventKind } from './registry/kinds';
+export { PAYLOAD_CLASSES, type DefaultPayloadClasses, type PayloadFor } from './registry/payload-classes';
+export { Registry, type PayloadClassMap, type WithClass } from './registry/registry';
+export { ToolData } from './tools/tool-data';
+export { ToolDescriptor } from './tools/tool-descriptor';
+export { ToolRequest } from './tools/tool-request';
+export { ToolResponse } from './tools/tool-response';
+export * from './schema/conventions';
+export { IsJsonValue } from './schema/is-json-value';
+export type { ParseOptions } from './schema/engine';
+export type { FieldSpec, FieldType } from './schema/field';
+export { fieldsOf } from './schema/field';
+export { SchemaError, type ErrorTree, type Issue, type IssueCode, type IssuePath, type NonJsonType, type ParseResult, type SchemaErrorTag } from './schema/issue';
+export { validateSerializable, type JsonPrimitive } from './schema/json';
+export type { JsonSchema } from './schema/json-schema';
+export { Model, type ModelInput } from './schema/model';
+export { PreciseDate } from './schema/precise-date';

@@ -1,0 +1,15 @@
+export { Payload } from './payload';
+export { RunStartedPayload } from './run-started.payload';
+export { AssistantDeltaPayload } from './assistant-delta.payload';
+export { AssistantMessagePayload } from './assistant-message.payload';
+export { UserMessagePayload } from './user-message.payload';
+export { ThinkingPayload } from './thinking.payload';
+export { ToolUsePayload } from './tool-use.payload';
+export { ToolResultPayload } from './tool-result.payload';
+export { ApprovalRequestedPayload } from './approval-requested.payload';
+export { ApprovalResolvedPayload } from './approval-resolved.payload';
+export { CostUpdatePayload } from './cost-update.payload';
+export { ResultPayload } from './result.payload';
+export { ErrorPayload, ERROR_SEVERITIES, type ErrorSeverity } from './error.payload';
+export { StderrPayload } from './stderr.payload';
+export { RawPayload } from './raw.payload';

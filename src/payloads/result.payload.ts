@@ -1,0 +1,11 @@
+import { AnyJson, JsonValue } from '../schema/conventions';
+import { Payload } from './payload';
+
+/** The terminal result of a provider CLI run. */
+export class ResultPayload extends Payload {
+  static override readonly kind = 'result' as const;
+
+  @AnyJson() status!: JsonValue;
+  @AnyJson() stop_reason!: JsonValue;
+  @AnyJson() output!: JsonValue;
+}

@@ -1,0 +1,58 @@
+import { Issue, IssuePath, typeName } from './issue';
+import { isPlainObject, setOwn, walkJson } from './json';
+
+/** A class the engine can build: payloads, events and tool data. */
+export interface ModelClass<T = object> {
+  new (): T;
+  readonly prototype: T;
+  readonly name: string;
+}
+
+/** Marks a value that failed; its issue is already in the context. */
+export const INVALID: unique symbol = Symbol('invalid');
+export type Parsed<T> = T | typeof INVALID;
+
+/** State of one parse call. */
+export interface ParseContext {
+  readonly issues: Issue[];
+  /** The input came straight out of JSON.parse: it is JSON by construction and fresh, so it is neither walked nor copied. */
+  readonly trusted: boolean;
+  /** Picks the payload class for an event kind (the registry in force). */
+  readonly payloadClass?: (kind: string) => ModelClass | undefined;
+  /** Set when an event's kind was understood, for error reporting. */
+  kind?: string;
+}
+
+/** Checks (and, for untrusted input, copies) a JSON value, recording the first non-JSON place. */
+export function readJson(value: unknown, path: IssuePath, ctx: ParseContext): unknown {
+  if (ctx.trusted) return value;
+  const result = walkJson(value, path, true);
+  if (result.issue) {
+    ctx.issues.push(result.issue);
+    return INVALID;
+  }
+  return result.value;
+}
+
+/** The input must be a plain object; records an issue otherwise. */
+export function expectObject(input: unknown, path: IssuePath, ctx: ParseContext): input is Record<string, unknown> {
+  if (isPlainObject(input)) return true;
+  ctx.issues.push({ code: 'invalid_type', message: `expected object, got ${typeName(input)}`, path });
+  return false;
+}
+
+/** Unknown keys, kept exactly (checked to be JSON unless trusted). */
+export function splitExtra(
+  input: Record<string, unknown>,
+  known: Readonly<Record<string, true>>,
+  path: IssuePath,
+  ctx: ParseContext,
+): Record<string, unknown> {
+  const extra: Record<string, unknown> = {};
+  for (const key of Object.keys(input)) {
+    if (known[key] === true) continue;
+    const value = readJson(input[key], [...path, key], ctx);
+    if (value !== INVALID) setOwn(extra, key, value);
+  }
+  return extra;
+}

@@ -1,0 +1,115 @@
+/** Where a problem sits, from the root of what was parsed: keys and array indices. */
+export type IssuePath = (string | number)[];
+
+/** The closed set of problem codes; switch on these, not on messages. */
+export type IssueCode =
+  | 'required'
+  | 'invalid_type'
+  | 'too_small'
+  | 'too_big'
+  | 'invalid_enum'
+  | 'invalid_date'
+  | 'invalid_payload_class'
+  | 'serializable'
+  | 'json'
+  | 'unreadable';
+
+/** Why a value is not JSON: the `type` of a `serializable` issue. */
+export type NonJsonType =
+  | 'function'
+  | 'symbol'
+  | 'bigint'
+  | 'undefined'
+  | 'non_finite'
+  | 'cycle'
+  | 'instance';
+
+/** One problem found in an input. */
+export interface Issue {
+  code: IssueCode;
+  message: string;
+  path: IssuePath;
+  /** Set on `serializable` issues: what kind of non-JSON value was found. */
+  type?: NonJsonType;
+}
+
+/** Which boundary rejected the input. */
+export type SchemaErrorTag = 'invalid_event' | 'invalid_event_payload' | 'invalid_payload' | 'invalid_tool';
+
+/** Nested view of the issues: `{ payload: { index: ['too small: must be at least 0'] } }`. */
+export interface ErrorTree {
+  [key: string]: ErrorTree | string[];
+}
+
+/** Messages are built from at most this many characters of an offending value. */
+const PREVIEW_LIMIT = 40;
+
+/** A short, bounded rendering of a value for messages; never echoes a large value whole. */
+export function preview(value: unknown): string {
+  let text: string;
+  if (typeof value === 'string') text = JSON.stringify(value.length > PREVIEW_LIMIT ? value.slice(0, PREVIEW_LIMIT) : value);
+  else if (value === null || typeof value !== 'object') text = typeof value === 'symbol' ? 'symbol' : String(value);
+  else text = Array.isArray(value) ? 'array' : 'object';
+  return text.length > PREVIEW_LIMIT + 2 ? `${text.slice(0, PREVIEW_LIMIT)}…` : text;
+}
+
+/** The JSON-ish type name of a value, for "expected X, got Y" messages. */
+export function typeName(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'array';
+  if (typeof value === 'number' && !Number.isFinite(value)) return String(value);
+  return typeof value;
+}
+
+function buildTree(issues: readonly Issue[]): ErrorTree {
+  // Null-prototype nodes: a path key such as "__proto__" stays plain data.
+  const tree: ErrorTree = Object.create(null);
+  for (const issue of issues) {
+    const keys = issue.path.map(String);
+    let node = tree;
+    for (const key of keys.slice(0, -1)) node = childTree(node, key);
+    addMessage(node, keys.length ? keys[keys.length - 1] : '_errors', issue.message);
+  }
+  return tree;
+}
+
+/** A key holding both its own messages and children keeps its messages under `_errors`. */
+function childTree(node: ErrorTree, key: string): ErrorTree {
+  const existing = node[key];
+  if (existing && !Array.isArray(existing)) return existing;
+  const child: ErrorTree = Object.create(null);
+  if (existing) child._errors = existing;
+  return (node[key] = child);
+}
+
+function addMessage(node: ErrorTree, key: string, message: string): void {
+  const existing = node[key];
+  if (existing === undefined) node[key] = [message];
+  else if (Array.isArray(existing)) existing.push(message);
+  else ((existing._errors as string[] | undefined) ??= []).push(message);
+}
+
+/**
+ * The one error type for events, payloads and tools: a tag, the payload kind
+ * where there is one, flat `issues` and the same issues as a nested `errors` tree.
+ */
+export class SchemaError extends Error {
+  override readonly name = 'SchemaError';
+  readonly errors: ErrorTree;
+
+  constructor(
+    readonly tag: SchemaErrorTag,
+    readonly issues: Issue[],
+    readonly kind?: string,
+  ) {
+    super(`${tag}${kind ? ` (${kind})` : ''}: ${issues.map(formatIssue).join('; ')}`);
+    this.errors = buildTree(issues);
+  }
+}
+
+function formatIssue(issue: Issue): string {
+  return issue.path.length ? `${issue.path.join('.')}: ${issue.message}` : issue.message;
+}
+
+/** `safeParse` answers with this instead of throwing. */
+export type ParseResult<T> = { success: true; data: T } | { success: false; error: SchemaError };

@@ -1,0 +1,113 @@
+import { Issue, IssuePath, NonJsonType } from './issue';
+
+/** A JSON scalar. */
+export type JsonPrimitive = string | number | boolean | null;
+/** Any JSON value. */
+export type JsonValue = JsonPrimitive | JsonValue[] | { [key: string]: JsonValue };
+/** A JSON object. */
+export type JsonObject = { [key: string]: JsonValue };
+
+/** Assigns an own property, so that a key named `__proto__` stays data instead of changing a prototype. */
+export function setOwn(target: Record<string, unknown>, key: string, value: unknown): void {
+  if (key === '__proto__') {
+    Object.defineProperty(target, key, { value, writable: true, enumerable: true, configurable: true });
+  } else {
+    target[key] = value;
+  }
+}
+
+/** True for `{}`-style objects: not arrays, not class instances. */
+export function isPlainObject(value: unknown): value is Record<string, unknown> {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  const proto = Object.getPrototypeOf(value);
+  return proto === Object.prototype || proto === null;
+}
+
+function nonJsonType(value: unknown): NonJsonType | undefined {
+  switch (typeof value) {
+    case 'string':
+    case 'boolean':
+      return undefined;
+    case 'number':
+      return Number.isFinite(value) ? undefined : 'non_finite';
+    case 'object':
+      return value === null || Array.isArray(value) || isPlainObject(value) ? undefined : 'instance';
+    default:
+      return typeof value as NonJsonType;
+  }
+}
+
+function serializableIssue(path: IssuePath, type: NonJsonType): Issue {
+  return { code: 'serializable', message: `not JSON-serializable: ${type.replace('_', '-')}`, path, type };
+}
+
+interface Frame {
+  source: Record<string, unknown> | unknown[];
+  copy: Record<string, unknown> | unknown[];
+  keys: string[] | null;
+  index: number;
+  /** This frame's key in its parent; paths are only built when an issue is found. */
+  key: string | number;
+}
+
+/**
+ * Walks a value and returns the first place that is not JSON, or undefined.
+ * With `copy` set, also returns a deep copy (so later changes to the input cannot reach a parsed value).
+ * Iterative, so 10,000-deep documents neither overflow the stack nor are cut short.
+ */
+export function walkJson(value: unknown, path: IssuePath, copy: boolean): { issue?: Issue; value?: unknown } {
+  const rootType = nonJsonType(value);
+  if (rootType) return { issue: serializableIssue(path, rootType) };
+  if (typeof value !== 'object' || value === null) return { value };
+  const ancestors = new Set<object>();
+  const open = (source: Record<string, unknown> | unknown[], key: string | number): Frame => {
+    ancestors.add(source);
+    const isArray = Array.isArray(source);
+    return {
+      source,
+      copy: copy ? (isArray ? new Array(source.length) : {}) : source,
+      keys: isArray ? null : Object.keys(source),
+      index: 0,
+      key,
+    };
+  };
+  const root = open(value as Record<string, unknown>, '');
+  const stack: Frame[] = [root];
+  const pathTo = (key: string | number): IssuePath => [...path, ...stack.slice(1).map((f) => f.key), key];
+  while (stack.length) {
+    const frame = stack[stack.length - 1];
+    const size = frame.keys ? frame.keys.length : (frame.source as unknown[]).length;
+    if (frame.index >= size) {
+      ancestors.delete(frame.source);
+      stack.pop();
+      continue;
+    }
+    const key = frame.keys ? frame.keys[frame.index] : frame.index;
+    frame.index++;
+    const child = (frame.source as Record<string | number, unknown>)[key];
+    const type = nonJsonType(child);
+    if (type) return { issue: serializableIssue(pathTo(key), type) };
+    let childCopy = child;
+    if (typeof child === 'object' && child !== null) {
+      if (ancestors.has(child)) return { issue: serializableIssue(pathTo(key), 'cycle') };
+      const childFrame = open(child as Record<string, unknown>, key);
+      stack.push(childFrame);
+      childCopy = childFrame.copy;
+    }
+    if (copy) {
+      if (frame.keys) setOwn(frame.copy as Record<string, unknown>, key as string, childCopy);
+      else (frame.copy as unknown[])[key as number] = childCopy;
+    }
+  }
+  return { value: root.copy };
+}
+
+/**
+ * Checks that a value is plain JSON data (`null`, booleans, finite numbers, strings,
+ * arrays and plain objects of those) and returns the issues found: at most one, with its path.
+ * Rejects functions, symbols, bigint, `undefined`, NaN/Infinity, cycles and class instances.
+ */
+export function validateSerializable(value: unknown, path: IssuePath = []): Issue[] {
+  const { issue } = walkJson(value, path, false);
+  return issue ? [issue] : [];
+}

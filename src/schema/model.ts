@@ -1,0 +1,78 @@
+import { ModelClass } from './context';
+import { ParseOptions, ParseSetup, safeParseAs, safeParseJsonAs, toPlain, unwrap } from './engine';
+import { applyDefaults } from './field';
+import { ParseResult } from './issue';
+import { JsonObject } from './json';
+import { JsonSchema, jsonSchemaOf } from './json-schema';
+
+/** The data fields of a model: everything but methods and `extra`. */
+export type DataKeys<T> = {
+  [K in keyof T]-?: T[K] extends (...args: never[]) => unknown ? never : K extends 'extra' ? never : K;
+}[keyof T];
+
+/** What a field accepts as input: timestamps as text or epoch ms too, nested models as plain objects too. */
+export type FieldInput<V> = V extends Date ? Date | string | number : V extends Model ? V | ModelInput<V> : V;
+
+/**
+ * Input for `create`: the data fields (each optional; null takes the default) plus any
+ * unknown keys, kept in `extra`. `Omitted` names fields the caller supplies otherwise.
+ */
+export type ModelInput<T, Omitted extends PropertyKey = never> = {
+  [K in Exclude<DataKeys<T>, Omitted>]?: FieldInput<T[K]> | null;
+} & { [key: string]: unknown };
+
+/** A concrete model class, as the statics see `this`. */
+export type ConcreteModel<T extends Model> = ModelClass<T> & { readonly parseSetup: ParseSetup };
+
+/**
+ * Base of payloads and tool data: declared fields plus `extra`, with inherited,
+ * subclass-typed `parse` / `safeParse` / `create` / `fromJSON` / `schema`
+ * (`ToolUsePayload.parse(x)` returns a `ToolUsePayload`).
+ */
+export abstract class Model {
+  /** Keys the class does not declare, kept exactly as received and written back by `toMap`. */
+  extra!: JsonObject;
+
+  /** A model with every field at its default (required fields stay unset). */
+  constructor() {
+    applyDefaults(this, new.target);
+  }
+
+  /** How this family reports errors; set by each base (Payload, tools). */
+  static readonly parseSetup: ParseSetup;
+
+  /** Parses `input` (a plain object, or an instance, returned as is); throws `SchemaError`. */
+  static parse<T extends Model>(this: ConcreteModel<T>, input: unknown, options?: ParseOptions): T {
+    return unwrap(safeParseAs(this, input, options, this.parseSetup));
+  }
+
+  /** Like `parse`, but answers `{ success, data | error }` and never throws. */
+  static safeParse<T extends Model>(this: ConcreteModel<T>, input: unknown, options?: ParseOptions): ParseResult<T> {
+    return safeParseAs(this, input, options, this.parseSetup);
+  }
+
+  /** Validated construction from attributes; throws `SchemaError`. */
+  static create<T extends Model>(this: ConcreteModel<T>, attrs: ModelInput<T> = {}, options?: ParseOptions): T {
+    return unwrap(safeParseAs(this, attrs, options, this.parseSetup));
+  }
+
+  /** Parses a JSON text; bad JSON throws a `SchemaError` with a `json` issue. */
+  static fromJSON<T extends Model>(this: ConcreteModel<T>, text: string, options?: ParseOptions): T {
+    return unwrap(safeParseJsonAs(this, text, options, this.parseSetup));
+  }
+
+  /** The JSON Schema (draft 2020-12) of this class's wire form. */
+  static schema(this: ModelClass<Model>): JsonSchema {
+    return jsonSchemaOf(this);
+  }
+
+  /** The plain snake_case object: declared fields, then `extra` keys merged back. */
+  toMap(): Record<string, unknown> {
+    return toPlain(this, false);
+  }
+
+  /** The JSON-ready form (`JSON.stringify` calls this). */
+  toJSON(): Record<string, unknown> {
+    return toPlain(this, true);
+  }
+}

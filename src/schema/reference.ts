@@ -1,0 +1,77 @@
+import { plainToInstance } from 'class-transformer';
+import { ValidationError, validateSync } from 'class-validator';
+import { firstNonString, itemIssue, knownKeys, parsePayload } from './codec';
+import { INVALID, ModelClass, ParseContext, Parsed, expectObject, splitExtra } from './context';
+import { FieldSpec, fieldIssue, fieldsOf } from './field';
+import { Issue, IssueCode, IssuePath, preview } from './issue';
+import { IS_JSON_VALUE } from './is-json-value';
+import { walkJson } from './json';
+
+/**
+ * The reference path: what NestJS's ValidationPipe does with the same classes —
+ * class-transformer `plainToInstance`, then class-validator `validateSync` —
+ * plus the library's extra split. Slower; kept to check the fast path against.
+ */
+export function referenceParse(cls: ModelClass, input: unknown, path: IssuePath, ctx: ParseContext): Parsed<object> {
+  if (input instanceof cls) return input;
+  if (!expectObject(input, path, ctx)) return INVALID;
+  const fields = fieldsOf(cls);
+  const before = ctx.issues.length;
+  const extra = splitExtra(input, knownKeys(fields), path, ctx);
+  const payloadSpec = fields.find((spec) => spec.type === 'payload');
+  const plain: Record<string, unknown> = {};
+  for (const spec of fields) if (spec !== payloadSpec && spec.key in input) plain[spec.key] = input[spec.key];
+
+  let instance: Record<string, unknown>;
+  try {
+    instance = plainToInstance(cls, plain, { enableCircularCheck: true }) as Record<string, unknown>;
+    const errors = validateSync(instance, { forbidUnknownValues: false });
+    for (const error of errors) {
+      const spec = fields.find((f) => f.key === error.property);
+      if (spec && spec !== payloadSpec) ctx.issues.push(toIssue(error, spec, path));
+    }
+  } catch (cause) {
+    ctx.issues.push({ code: 'unreadable', message: `could not read input: ${preview(String(cause))}`, path });
+    return INVALID;
+  }
+  if (payloadSpec) {
+    instance[payloadSpec.key] = parsePayload(payloadSpec, input[payloadSpec.key], path, ctx, instance.kind, referencePayload);
+  }
+  instance.extra = extra;
+  return ctx.issues.length === before ? instance : INVALID;
+}
+
+function referencePayload(cls: ModelClass, input: unknown, path: IssuePath, ctx: ParseContext): Parsed<object> {
+  return referenceParse(cls, input, path, ctx);
+}
+
+/** class-validator constraint names, most basic first: a field reports only its first failure, as the fast path does. */
+const CONSTRAINT_CODES: [string, IssueCode][] = [
+  ['isDefined', 'required'],
+  ['isString', 'invalid_type'],
+  ['isInt', 'invalid_type'],
+  ['isNumber', 'invalid_type'],
+  ['isBoolean', 'invalid_type'],
+  ['isObject', 'invalid_type'],
+  ['isArray', 'invalid_type'],
+  ['isDate', 'invalid_date'],
+  ['isIn', 'invalid_enum'],
+  ['isNotEmpty', 'required'],
+  ['min', 'too_small'],
+  ['max', 'too_big'],
+  [IS_JSON_VALUE, 'serializable'],
+];
+
+/** The one adapter from a class-validator error to the library's issue shape. */
+export function toIssue(error: ValidationError, spec: FieldSpec, path: IssuePath): Issue {
+  const failed = error.constraints ?? {};
+  const [name, code] = CONSTRAINT_CODES.find(([constraint]) => constraint in failed) ?? ['', 'invalid_type'];
+  const at = [...path, spec.key];
+  const value: unknown = error.value;
+  if (code === 'serializable') return walkJson(value, at, false).issue ?? fieldIssue(code, spec, value, path);
+  if (name === 'isString' && spec.type === 'string_list' && Array.isArray(value)) {
+    const bad = firstNonString(value);
+    return itemIssue(value[bad], [...at, bad]);
+  }
+  return fieldIssue(code, spec, value, at);
+}
