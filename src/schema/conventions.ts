@@ -31,7 +31,7 @@ import { PreciseDate } from './precise-date';
 export type JsonObject = JsonObjectData;
 export type { JsonValue };
 
-type SpecOptions = Omit<FieldSpec, 'key' | 'required' | 'nullable'> & { required?: boolean };
+type SpecOptions = Omit<FieldSpec, 'key' | 'required' | 'nullable'> & { required?: boolean; nullable?: boolean };
 
 function field(options: SpecOptions, ...validators: PropertyDecorator[]): PropertyDecorator {
   return (target, property) => {
@@ -40,7 +40,7 @@ function field(options: SpecOptions, ...validators: PropertyDecorator[]): Proper
       ...options,
       key,
       required: options.required ?? false,
-      nullable: !options.required && options.default?.() === null,
+      nullable: options.nullable ?? false,
     };
     recordField(target, spec);
     if (spec.type === 'payload') return applyAll(validators, target, property);
@@ -79,7 +79,7 @@ export const TrimmedString = (defaultValue = ''): PropertyDecorator =>
 
 /** A trimmed string or null (the default). */
 export const OptionalTrimmedString = (): PropertyDecorator =>
-  field({ type: 'trimmed', default: fresh(null) }, IsOptional(), IsString());
+  field({ type: 'trimmed', default: fresh(null), nullable: true }, IsOptional(), IsString());
 
 /** A trimmed string that must be present and not blank. */
 export const RequiredTrimmedString = (): PropertyDecorator =>
@@ -91,7 +91,7 @@ export const NonNegInt = (defaultValue = 0): PropertyDecorator =>
 
 /** A non-negative safe integer or null (the default). */
 export const OptionalNonNegInt = (): PropertyDecorator =>
-  field({ type: 'int', min: 0, default: fresh(null) }, IsOptional(), ...SAFE_INT, Min(0));
+  field({ type: 'int', min: 0, default: fresh(null), nullable: true }, IsOptional(), ...SAFE_INT, Min(0));
 
 /** A positive safe integer; `defaultValue` is called for each missing value (ids). */
 export const PositiveInt = (defaultValue: () => number): PropertyDecorator =>
@@ -117,7 +117,7 @@ export const JsonObject = (defaultValue: object = {}): PropertyDecorator =>
 
 /** A JSON object or null (the default). */
 export const OptionalJsonObject = (): PropertyDecorator =>
-  field({ type: 'object', default: fresh(null) }, IsOptional(), IsObject(), IsJsonValue());
+  field({ type: 'object', default: fresh(null), nullable: true }, IsOptional(), IsObject(), IsJsonValue());
 
 /** A JSON array with a default. */
 export const JsonArray = (defaultValue: unknown[] = []): PropertyDecorator =>
@@ -125,7 +125,7 @@ export const JsonArray = (defaultValue: unknown[] = []): PropertyDecorator =>
 
 /** Any JSON value; missing or null takes `defaultValue` (null unless given). */
 export const AnyJson = (defaultValue: unknown = null): PropertyDecorator =>
-  field({ type: 'any', default: fresh(defaultValue) }, IsJsonValue());
+  field({ type: 'any', default: fresh(defaultValue), nullable: true }, IsJsonValue());
 
 /** A list of strings, each trimmed. */
 export const StringList = (defaultValue: string[] = []): PropertyDecorator =>

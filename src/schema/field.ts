@@ -103,7 +103,7 @@ const EXPECTED: Record<FieldType, string> = {
 
 /** The one place issue messages are worded, so both parse paths say the same thing. */
 export function fieldIssue(code: IssueCode, spec: FieldSpec, value: unknown, path: IssuePath): Issue {
-  return { code, path, message: fieldMessage(code, spec, value) };
+  return { code, message: fieldMessage(code, spec, value), path };
 }
 
 function fieldMessage(code: IssueCode, spec: FieldSpec, value: unknown): string {

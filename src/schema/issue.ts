@@ -1,3 +1,5 @@
+import { setOwn } from './json';
+
 /** Where a problem sits, from the root of what was parsed: keys and array indices. */
 export type IssuePath = (string | number)[];
 
@@ -62,8 +64,7 @@ export function typeName(value: unknown): string {
 }
 
 function buildTree(issues: readonly Issue[]): ErrorTree {
-  // Null-prototype nodes: a path key such as "__proto__" stays plain data.
-  const tree: ErrorTree = Object.create(null);
+  const tree: ErrorTree = {};
   for (const issue of issues) {
     const keys = issue.path.map(String);
     let node = tree;
@@ -75,16 +76,17 @@ function buildTree(issues: readonly Issue[]): ErrorTree {
 
 /** A key holding both its own messages and children keeps its messages under `_errors`. */
 function childTree(node: ErrorTree, key: string): ErrorTree {
-  const existing = node[key];
+  const existing = own(node, key);
   if (existing && !Array.isArray(existing)) return existing;
-  const child: ErrorTree = Object.create(null);
+  const child: ErrorTree = {};
   if (existing) child._errors = existing;
-  return (node[key] = child);
+  setOwn(node, key, child);
+  return child;
 }
 
 function addMessage(node: ErrorTree, key: string, message: string): void {
-  const existing = node[key];
-  if (existing === undefined) node[key] = [message];
+  const existing = own(node, key);
+  if (existing === undefined) setOwn(node, key, [message]);
   else if (Array.isArray(existing)) existing.push(message);
   else ((existing._errors as string[] | undefined) ??= []).push(message);
 }
@@ -105,6 +107,11 @@ export class SchemaError extends Error {
     super(`${tag}${kind ? ` (${kind})` : ''}: ${issues.map(formatIssue).join('; ')}`);
     this.errors = buildTree(issues);
   }
+}
+
+/** A node's own entry: a path key such as "__proto__" is data, never the prototype. */
+function own(node: ErrorTree, key: string): ErrorTree | string[] | undefined {
+  return Object.prototype.hasOwnProperty.call(node, key) ? node[key] : undefined;
 }
 
 function formatIssue(issue: Issue): string {

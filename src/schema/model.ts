@@ -42,23 +42,23 @@ export abstract class Model {
   static readonly parseSetup: ParseSetup;
 
   /** Parses `input` (a plain object, or an instance, returned as is); throws `SchemaError`. */
-  static parse<T extends Model>(this: ConcreteModel<T>, input: unknown, options?: ParseOptions): T {
-    return unwrap(safeParseAs(this, input, options, this.parseSetup));
+  static parse<C extends ConcreteModel<Model>>(this: C, input: unknown, options?: ParseOptions): InstanceType<C> {
+    return unwrap(safeParseAs(this, input, options, this.parseSetup) as ParseResult<InstanceType<C>>);
   }
 
   /** Like `parse`, but answers `{ success, data | error }` and never throws. */
-  static safeParse<T extends Model>(this: ConcreteModel<T>, input: unknown, options?: ParseOptions): ParseResult<T> {
-    return safeParseAs(this, input, options, this.parseSetup);
+  static safeParse<C extends ConcreteModel<Model>>(this: C, input: unknown, options?: ParseOptions): ParseResult<InstanceType<C>> {
+    return safeParseAs(this, input, options, this.parseSetup) as ParseResult<InstanceType<C>>;
   }
 
   /** Validated construction from attributes; throws `SchemaError`. */
-  static create<T extends Model>(this: ConcreteModel<T>, attrs: ModelInput<T> = {}, options?: ParseOptions): T {
-    return unwrap(safeParseAs(this, attrs, options, this.parseSetup));
+  static create<C extends ConcreteModel<Model>>(this: C, attrs: ModelInput<InstanceType<C>> = {}, options?: ParseOptions): InstanceType<C> {
+    return unwrap(safeParseAs(this, attrs, options, this.parseSetup) as ParseResult<InstanceType<C>>);
   }
 
   /** Parses a JSON text; bad JSON throws a `SchemaError` with a `json` issue. */
-  static fromJSON<T extends Model>(this: ConcreteModel<T>, text: string, options?: ParseOptions): T {
-    return unwrap(safeParseJsonAs(this, text, options, this.parseSetup));
+  static fromJSON<C extends ConcreteModel<Model>>(this: C, text: string, options?: ParseOptions): InstanceType<C> {
+    return unwrap(safeParseJsonAs(this, text, options, this.parseSetup) as ParseResult<InstanceType<C>>);
   }
 
   /** The JSON Schema (draft 2020-12) of this class's wire form. */

@@ -2,10 +2,13 @@ import { plainToInstance } from 'class-transformer';
 import { ValidationError, validateSync } from 'class-validator';
 import { firstNonString, itemIssue, knownKeys, parsePayload } from './codec';
 import { INVALID, ModelClass, ParseContext, Parsed, expectObject, splitExtra } from './context';
-import { FieldSpec, fieldIssue, fieldsOf } from './field';
+import { FieldSpec, FieldType, fieldIssue, fieldsOf, normalize } from './field';
 import { Issue, IssueCode, IssuePath, preview } from './issue';
 import { IS_JSON_VALUE } from './is-json-value';
 import { walkJson } from './json';
+
+/** Field types holding arbitrary JSON data, which class-transformer has nothing to convert in. */
+const OPAQUE = new Set<FieldType>(['object', 'array', 'any']);
 
 /**
  * The reference path: what NestJS's ValidationPipe does with the same classes —
@@ -19,12 +22,16 @@ export function referenceParse(cls: ModelClass, input: unknown, path: IssuePath,
   const before = ctx.issues.length;
   const extra = splitExtra(input, knownKeys(fields), path, ctx);
   const payloadSpec = fields.find((spec) => spec.type === 'payload');
+  const given = fields.filter((spec) => spec !== payloadSpec && Object.prototype.hasOwnProperty.call(input, spec.key));
   const plain: Record<string, unknown> = {};
-  for (const spec of fields) if (spec !== payloadSpec && spec.key in input) plain[spec.key] = input[spec.key];
+  for (const spec of given) if (!OPAQUE.has(spec.type)) plain[spec.key] = input[spec.key];
 
   let instance: Record<string, unknown>;
   try {
-    instance = plainToInstance(cls, plain, { enableCircularCheck: true }) as Record<string, unknown>;
+    instance = plainToInstance(cls, plain) as Record<string, unknown>;
+    // JSON data is set with the same normalization the field's @Transform applies, because
+    // class-transformer's recursive copy breaks on data keys such as `constructor` and `__proto__`.
+    for (const spec of given) if (OPAQUE.has(spec.type)) instance[spec.key] = normalize(spec, input[spec.key]);
     const errors = validateSync(instance, { forbidUnknownValues: false });
     for (const error of errors) {
       const spec = fields.find((f) => f.key === error.property);

@@ -1,0 +1,25 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { KINDS, PAYLOAD_CLASSES } from '../src';
+
+const root = join(__dirname, '..');
+const readme = readFileSync(join(root, 'README.md'), 'utf8');
+
+describe('README', () => {
+  it('lists every kind with its payload class, in order', () => {
+    const rows = [...readme.matchAll(/^\| `([a-z_]+)` \| `(\w+Payload)` \|/gm)].map((m) => [m[1], m[2]]);
+    expect(rows).toEqual(KINDS.map((kind) => [kind, PAYLOAD_CLASSES[kind].name]));
+  });
+
+  it('shows the runnable example verbatim', () => {
+    const example = readFileSync(join(root, 'examples/tool-use.ts'), 'utf8').replace("from '../src'", "from 'cli-subprocess-core'");
+    expect(readme).toContain(example);
+  });
+
+  it('names the test command that .ci/run runs', () => {
+    const ci = readFileSync(join(root, '.ci/run'), 'utf8');
+    expect(ci).toContain('npm ci');
+    expect(ci).toMatch(/^npm test$/m);
+    expect(readme).toContain('npm ci && npm test');
+  });
+});
