@@ -95,7 +95,7 @@ export const OptionalNonNegInt = (): PropertyDecorator =>
 
 /** A positive safe integer; `defaultValue` is called for each missing value (ids). */
 export const PositiveInt = (defaultValue: () => number): PropertyDecorator =>
-  field({ type: 'int', min: 1, default: defaultValue }, ...SAFE_INT, Min(1));
+  field({ type: 'int', min: 1, default: defaultValue, generated: true }, ...SAFE_INT, Min(1));
 
 /** A non-negative finite number with a default. */
 export const NonNegNumber = (defaultValue = 0): PropertyDecorator =>
@@ -133,7 +133,7 @@ export const StringList = (defaultValue: string[] = []): PropertyDecorator =>
 
 /** A point in time: ISO 8601 text, a Date or epoch ms in; a `PreciseDate` stored; missing means now. */
 export const Timestamp = (): PropertyDecorator =>
-  field({ type: 'timestamp', default: () => new PreciseDate(Date.now()) }, IsDate());
+  field({ type: 'timestamp', default: () => new PreciseDate(Date.now()), generated: true }, IsDate());
 
 /** A free-form metadata bag (`metadata`, `provider_metadata`): a JSON object, default {}, written after the other fields. */
 export const Metadata = (): PropertyDecorator =>

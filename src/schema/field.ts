@@ -23,6 +23,8 @@ export interface FieldSpec {
   readonly type: FieldType;
   /** Fresh default for a missing or null input; absent on required fields. */
   readonly default?: () => unknown;
+  /** The default is generated per value (ids, now), not a constant: the JSON Schema names none and never calls it. */
+  readonly generated?: boolean;
   /** Missing, null or (for strings) blank input is an error. */
   readonly required: boolean;
   /** Null is a legal stored value (the default is null). */

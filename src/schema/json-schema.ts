@@ -4,53 +4,92 @@ import { FieldSpec, fieldsOf } from './field';
 /** A JSON Schema document or sub-schema. */
 export type JsonSchema = { [key: string]: unknown };
 
+/** The dialect of every generated document. */
 export const DRAFT_2020_12 = 'https://json-schema.org/draft/2020-12/schema';
 
-/** Adds null to a schema's type: on input, null takes the field's default. */
-function orNull(type: string, spec: FieldSpec): string | string[] {
+/*
+ * The schemas describe ACCEPTED INPUT on the JSON wire, not only emitted output:
+ * a missing or null field takes its default, so every defaulted field also allows
+ * null, and unknown keys are allowed (they are kept in `extra`). Every `toJSON()`
+ * output is therefore valid, and so is every JSON document `parse` accepts, with one
+ * intentional gap: `parse` trims enum values (`" error "` → `"error"`), the schema
+ * lists only the exact values.
+ */
+
+/**
+ * ISO 8601 text the timestamp parser accepts: the shape checked in `precise-date.ts`,
+ * narrowed to the field ranges `Date.parse` accepts (months 01-12, days 01-31, hours
+ * 00-23 or 24:00, offsets up to ±23:59).
+ */
+export const TIMESTAMP_PATTERN =
+  '^\\d{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\\d|3[01])[Tt ]' +
+  '(?:(?:[01]\\d|2[0-3]):[0-5]\\d(?::[0-5]\\d(?:\\.\\d{1,9})?)?|24:00(?::00(?:\\.0{1,9})?)?)' +
+  '(?:[Zz]|[+-](?:[01]\\d|2[0-3]):?[0-5]\\d)$';
+
+/** The largest epoch millisecond count a `Date` holds. */
+const MAX_EPOCH_MS = 8.64e15;
+
+const INPUT_NOTE =
+  'Accepted JSON input: a missing or null field takes its default; unknown keys are allowed and kept in `extra`.';
+
+/** `type` for a field: null is allowed unless the field is required (null takes the default). */
+function typeOf(type: string, spec: FieldSpec): string | string[] {
   return spec.required ? type : [type, 'null'];
 }
 
-/** The input schema of one field, from its spec. */
+/** The schema of one field's accepted input, from its spec. */
 export function fieldSchema(spec: FieldSpec): JsonSchema {
-  const base: JsonSchema = {};
-  const fallback = spec.default?.();
-  if (spec.default && !(fallback instanceof Date)) base.default = fallback;
+  // Generated defaults (ids, now) are not constants and are never called here: calling would use up an id.
+  const base: JsonSchema = spec.default && !spec.generated ? { default: spec.default() } : {};
   switch (spec.type) {
     case 'text':
-      return { ...base, type: orNull('string', spec) };
+      return { ...base, type: typeOf('string', spec) };
     case 'trimmed':
-      return spec.required ? { type: 'string', pattern: '\\S' } : { ...base, type: orNull('string', spec) };
+      // Required strings must have a non-whitespace character (they are trimmed, then must not be empty).
+      return spec.required ? { type: 'string', pattern: '\\S' } : { ...base, type: typeOf('string', spec) };
     case 'int':
-      return { ...base, type: orNull('integer', spec), minimum: spec.min ?? 0, maximum: Number.MAX_SAFE_INTEGER };
+      return { ...base, type: typeOf('integer', spec), minimum: spec.min ?? 0, maximum: Number.MAX_SAFE_INTEGER };
     case 'number':
-      return { ...base, type: orNull('number', spec), minimum: spec.min ?? 0 };
+      return { ...base, type: typeOf('number', spec), minimum: spec.min ?? 0 };
     case 'bool':
-      return { ...base, type: orNull('boolean', spec) };
+      return { ...base, type: typeOf('boolean', spec) };
     case 'enum':
       return { ...base, enum: spec.required ? [...(spec.values ?? [])] : [...(spec.values ?? []), null] };
     case 'object':
-      return { ...base, type: orNull('object', spec) };
+      return { ...base, type: typeOf('object', spec) };
     case 'array':
-      return { ...base, type: orNull('array', spec) };
+      return { ...base, type: typeOf('array', spec) };
     case 'string_list':
-      return { ...base, type: orNull('array', spec), items: { type: 'string' } };
+      return { ...base, type: typeOf('array', spec), items: { type: 'string' } };
     case 'timestamp':
-      return { type: ['string', 'number', 'null'], description: 'ISO 8601 date-time or epoch milliseconds; default now' };
+      return {
+        description: 'ISO 8601 date-time with an offset, or epoch milliseconds; default: now',
+        type: ['string', 'number', 'null'],
+        pattern: TIMESTAMP_PATTERN,
+        minimum: -MAX_EPOCH_MS,
+        maximum: MAX_EPOCH_MS,
+      };
+    case 'payload':
+      return { description: "The kind's payload; default: the kind's default payload", type: ['object', 'null'] };
     default:
-      return base; // any JSON value (payloads are tied to their kind by the event schema)
+      return base; // any JSON value
   }
 }
 
-/** The JSON Schema (draft 2020-12) of a model class; unknown keys are allowed (forward compatibility). */
-export function jsonSchemaOf(cls: ModelClass, options: { root?: boolean } = { root: true }): JsonSchema {
+/**
+ * The JSON Schema (draft 2020-12) of a model class's accepted JSON input, generated from
+ * its field specs. Unknown keys are allowed (forward compatibility). `root: false` leaves
+ * out `$schema`, for use inside another document's `$defs`.
+ */
+export function jsonSchemaOf(cls: ModelClass, options: { root?: boolean } = {}): JsonSchema {
   const fields = fieldsOf(cls);
   const properties: JsonSchema = {};
   for (const spec of fields) properties[spec.key] = fieldSchema(spec);
   const required = fields.filter((spec) => spec.required).map((spec) => spec.key);
   return {
-    ...(options.root ? { $schema: DRAFT_2020_12 } : {}),
+    ...(options.root === false ? {} : { $schema: DRAFT_2020_12 }),
     title: cls.name,
+    description: INPUT_NOTE,
     type: 'object',
     properties,
     ...(required.length ? { required } : {}),
