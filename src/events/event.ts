@@ -1,3 +1,4 @@
+import { Allow } from 'class-validator';
 import type { Payload } from '../payloads/payload';
 import { EventKind, KINDS } from '../registry/kinds';
 import { DefaultPayloadClasses, PayloadFor } from '../registry/payload-classes';
@@ -71,7 +72,8 @@ export class Event<K extends EventKind = EventKind, P extends Payload = PayloadF
   @OptionalTrimmedString() provider_session_id!: string | null;
   @Metadata() metadata!: JsonObject;
   /** Unknown envelope keys, kept exactly and written back by `toMap`. */
-  extra!: JsonObject;
+  // @Allow: class-validator's `whitelist` would otherwise delete it (and `forbidNonWhitelisted` reject every body).
+  @Allow() extra!: JsonObject;
 
   /** An event with every field at its default (kind and payload unset); prefer `Event.create`. */
   constructor() {

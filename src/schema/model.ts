@@ -1,3 +1,4 @@
+import { Allow } from 'class-validator';
 import { ModelClass } from './context';
 import { ParseOptions, ParseSetup, safeParseAs, safeParseJsonAs, toPlain, unwrap } from './engine';
 import { applyDefaults } from './field';
@@ -31,7 +32,8 @@ export type ConcreteModel<T extends Model> = ModelClass<T> & { readonly parseSet
  */
 export abstract class Model {
   /** Keys the class does not declare, kept exactly as received and written back by `toMap`. */
-  extra!: JsonObject;
+  // @Allow: class-validator's `whitelist` would otherwise delete it (and `forbidNonWhitelisted` reject every body).
+  @Allow() extra!: JsonObject;
 
   /** A model with every field at its default (required fields stay unset). */
   constructor() {

@@ -1,0 +1,12 @@
+/**
+ * NestJS integration: `cli-subprocess-core/nest`. Needs `@nestjs/common` (an optional
+ * peer dependency of the package; the root entry never loads it).
+ *
+ * @packageDocumentation
+ */
+export { toBadRequest, type SchemaErrorBody } from './bad-request';
+export { CliSubprocessCoreModule } from './cli-subprocess-core.module';
+export { EventParser } from './event-parser.service';
+export { CLI_SUBPROCESS_CORE_OPTIONS, type AnyRegistry, type CliSubprocessCoreOptions } from './options';
+export { ParseEventPipe, type ParseEventPipeOptions } from './parse-event.pipe';
+export { ParsePayloadPipe, type ParsableClass } from './parse-payload.pipe';

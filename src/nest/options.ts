@@ -1,0 +1,16 @@
+import type { Registry } from '../index';
+
+/** Any registry: `Registry.default` or one derived with `with` (`Registry<M>` does not widen to a common type). */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type AnyRegistry = Registry<any>;
+
+/** Options of `CliSubprocessCoreModule.forRoot`. */
+export interface CliSubprocessCoreOptions {
+  /** Which payload class parses each kind; `Registry.default` unless given. */
+  registry?: AnyRegistry;
+  /** Register the module globally, so every module can inject `EventParser` without importing it. */
+  isGlobal?: boolean;
+}
+
+/** Injection token of the module's options; pipes and `EventParser` read the registry from it. */
+export const CLI_SUBPROCESS_CORE_OPTIONS = Symbol('CLI_SUBPROCESS_CORE_OPTIONS');

@@ -1,0 +1,27 @@
+import { Injectable, type PipeTransform } from '@nestjs/common';
+import type { Model, ParseOptions, ParseResult } from '../index';
+import { toBadRequest } from './bad-request';
+
+/** A class with the library's `safeParse`: a payload class, or a tool data class. */
+export interface ParsableClass<T extends Model> {
+  safeParse(input: unknown, options?: ParseOptions): ParseResult<T>;
+}
+
+/**
+ * Parses a request body into an instance of one payload class (unknown keys kept in
+ * `extra`); invalid input answers 400 with the issues:
+ * `@Body(new ParsePayloadPipe(ToolUsePayload)) payload: ToolUsePayload`.
+ */
+@Injectable()
+export class ParsePayloadPipe<T extends Model> implements PipeTransform<unknown, T> {
+  constructor(
+    private readonly payloadClass: ParsableClass<T>,
+    private readonly options: ParseOptions = {},
+  ) {}
+
+  transform(value: unknown): T {
+    const result = this.payloadClass.safeParse(value, this.options);
+    if (!result.success) throw toBadRequest(result.error);
+    return result.data;
+  }
+}
