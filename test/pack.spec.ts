@@ -1,0 +1,95 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { buildCopy, repoRoot, runNode } from './build-copy';
+
+/** `name@version` as installed in the repo, so the consumer's install is served from npm's cache. */
+function installed(name: string): string {
+  return `${name}@${JSON.parse(readFileSync(join(repoRoot, 'node_modules', name, 'package.json'), 'utf8')).version}`;
+}
+
+function run(command: string, args: string[], cwd: string): string {
+  try {
+    return execFileSync(command, args, { cwd, encoding: 'utf8', stdio: 'pipe' });
+  } catch (error) {
+    const { stdout, stderr } = error as { stdout?: string; stderr?: string };
+    throw new Error(`${command} ${args.join(' ')} failed:\n${stdout ?? ''}\n${stderr ?? ''}`);
+  }
+}
+
+function npmInstall(cwd: string, specs: string[]): void {
+  run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--ignore-scripts', '--no-package-lock', ...specs], cwd);
+}
+
+const bin = (name: string) => join(repoRoot, 'node_modules/.bin', name);
+
+describe('the packed tarball', () => {
+  let dir: string;
+  let tarball: string;
+  let consumer: string;
+  beforeAll(() => {
+    dir = buildCopy();
+    const [packed] = JSON.parse(run('npm', ['pack', '--ignore-scripts', '--json'], dir)) as { filename: string }[];
+    tarball = join(dir, packed.filename);
+    // Outside the build copy, whose linked node_modules would otherwise resolve everything.
+    consumer = mkdtempSync(join(tmpdir(), 'cli-subprocess-core-consumer-'));
+    writeFileSync(join(consumer, 'package.json'), JSON.stringify({ name: 'consumer', private: true }));
+  }, 120_000);
+  afterAll(() => {
+    rmSync(dir, { recursive: true, force: true });
+    rmSync(consumer, { recursive: true, force: true });
+  });
+
+  it('ships the built files and no sources or tests', () => {
+    const [{ files }] = JSON.parse(run('npm', ['pack', '--ignore-scripts', '--dry-run', '--json'], dir)) as { files: { path: string }[] }[];
+    const paths = files.map((file) => file.path);
+    expect(paths).toEqual(expect.arrayContaining(['package.json', 'README.md', 'dist/cjs/index.js', 'dist/esm/nest/index.mjs']));
+    expect(paths.filter((path) => !path.startsWith('dist/') && !['package.json', 'README.md', 'LICENSE'].includes(path))).toEqual([]);
+  });
+
+  it('publint reports nothing', () => {
+    expect(run(bin('publint'), ['run', tarball, '--strict'], dir)).toMatch(/All good!/);
+  }, 60_000);
+
+  it('arethetypeswrong reports no problems for any entry point or resolution mode', () => {
+    expect(run(bin('attw'), [tarball, '--no-definitely-typed', '--format', 'ascii', '--no-emoji', '--no-color'], dir)).toMatch(
+      /No problems found/,
+    );
+  }, 60_000);
+
+  it('installs into a project without NestJS: the root works from require and import, /nest needs @nestjs/common', () => {
+    npmInstall(consumer, [tarball, ...['class-validator', 'class-transformer', 'reflect-metadata'].map(installed)]);
+    const cjs = `
+      const { Event, ToolUsePayload } = require('cli-subprocess-core');
+      const e = Event.fromJSON('{"kind":"tool_use","payload":{"tool_name":" shell ","server":"x"}}');
+      let nest;
+      try { require('cli-subprocess-core/nest'); nest = 'loaded'; } catch (error) { nest = error.code + ' ' + /@nestjs\\/common/.test(error.message); }
+      process.stdout.write(JSON.stringify([e.payload instanceof ToolUsePayload, e.payload.tool_name, e.payload.extra, nest]));`;
+    expect(runNode(consumer, cjs)).toEqual([true, 'shell', { server: 'x' }, 'MODULE_NOT_FOUND true']);
+    const esm = `
+      import { Event, ToolUsePayload } from 'cli-subprocess-core';
+      const e = Event.create('tool_use', { payload: { tool_name: ' shell ' } });
+      process.stdout.write(JSON.stringify([e.payload instanceof ToolUsePayload, e.payload.tool_name]));`;
+    expect(runNode(consumer, esm, true)).toEqual([true, 'shell']);
+  }, 120_000);
+
+  it('with @nestjs/common installed, /nest works from require and import', () => {
+    npmInstall(consumer, [installed('@nestjs/common'), installed('rxjs')]);
+    const cjs = `
+      const { ParseEventPipe } = require('cli-subprocess-core/nest');
+      const { Event } = require('cli-subprocess-core');
+      const e = new ParseEventPipe().transform({ kind: 'stderr', payload: { content: ' x ' } });
+      let status;
+      try { new ParseEventPipe().transform({ kind: 'nope' }); } catch (error) { status = error.getStatus(); }
+      process.stdout.write(JSON.stringify([e instanceof Event, e.payload.content, status]));`;
+    expect(runNode(consumer, cjs)).toEqual([true, ' x ', 400]);
+    const esm = `
+      import { CliSubprocessCoreModule, EventParser } from 'cli-subprocess-core/nest';
+      import { Registry } from 'cli-subprocess-core';
+      const module = CliSubprocessCoreModule.forRoot();
+      const event = new EventParser().fromJSON('{"kind":"thinking","payload":{"content":"hm"}}');
+      process.stdout.write(JSON.stringify([module.module === CliSubprocessCoreModule, new EventParser().registry === Registry.default, event.kind]));`;
+    expect(runNode(consumer, esm, true)).toEqual([true, true, 'thinking']);
+  }, 120_000);
+});
