@@ -1,6 +1,7 @@
 import { codecOf } from './codec';
 import { INVALID, ModelClass, ParseContext } from './context';
-import { Issue, ParseResult, SchemaError, preview } from './issue';
+import { Issue, ParseResult, SchemaError, preview, typeName } from './issue';
+import { jsonTextNeedsCheck } from './json';
 import { referenceParse } from './reference';
 
 /** Options every `parse`, `safeParse`, `create` and `fromJSON` accepts. */
@@ -47,13 +48,15 @@ export function safeParseJsonAs<T extends object>(
 ): ParseResult<T> {
   let input: unknown;
   try {
+    // Only text is JSON: a number, Buffer or object would otherwise be coerced by JSON.parse.
+    if (typeof text !== 'string') throw new TypeError(`expected a string, got ${typeName(text)}`);
     input = JSON.parse(text);
   } catch (cause) {
-    const message = `invalid JSON: ${preview((cause as Error).message)}`;
+    const message = `invalid JSON: ${preview(cause instanceof Error ? cause.message : String(cause))}`;
     const ctx: ParseContext = { issues: [{ code: 'json', message, path: [] }], trusted: true };
     return { success: false, error: setup.toError(ctx.issues, ctx, cls) };
   }
-  return safeParseAs(cls, input, options, { ...setup, trusted: true });
+  return safeParseAs(cls, input, options, { ...setup, trusted: !jsonTextNeedsCheck(text) });
 }
 
 /** The data of a result, or its error thrown. */

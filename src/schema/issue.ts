@@ -24,7 +24,8 @@ export type NonJsonType =
   | 'undefined'
   | 'non_finite'
   | 'cycle'
-  | 'instance';
+  | 'instance'
+  | 'too_deep';
 
 /** One problem found in an input. */
 export interface Issue {
@@ -104,7 +105,9 @@ export class SchemaError extends Error {
     readonly issues: Issue[],
     readonly kind?: string,
   ) {
-    super(`${tag}${kind ? ` (${kind})` : ''}: ${issues.map(formatIssue).join('; ')}`);
+    const listed = issues.slice(0, MESSAGE_ISSUES).map(formatIssue);
+    if (issues.length > MESSAGE_ISSUES) listed.push(`… ${issues.length - MESSAGE_ISSUES} more`);
+    super(`${tag}${kind ? ` (${kind})` : ''}: ${listed.join('; ')}`);
     this.errors = buildTree(issues);
   }
 }
@@ -114,8 +117,22 @@ function own(node: ErrorTree, key: string): ErrorTree | string[] | undefined {
   return Object.prototype.hasOwnProperty.call(node, key) ? node[key] : undefined;
 }
 
+/**
+ * The message names at most this many issues, and of each path at most this many keys, each cut
+ * to PREVIEW_LIMIT characters: its length is bounded whatever the input. `issues` and `errors`
+ * keep every issue and the exact, full paths.
+ */
+const MESSAGE_ISSUES = 10;
+const MESSAGE_PATH_KEYS = 8;
+
+function formatPath(path: IssuePath): string {
+  const half = MESSAGE_PATH_KEYS / 2;
+  const keys = path.length > MESSAGE_PATH_KEYS ? [...path.slice(0, half), '…', ...path.slice(-half)] : path;
+  return keys.map((key) => (typeof key === 'string' && key.length > PREVIEW_LIMIT ? `${key.slice(0, PREVIEW_LIMIT)}…` : key)).join('.');
+}
+
 function formatIssue(issue: Issue): string {
-  return issue.path.length ? `${issue.path.join('.')}: ${issue.message}` : issue.message;
+  return issue.path.length ? `${formatPath(issue.path)}: ${issue.message}` : issue.message;
 }
 
 /** `safeParse` answers with this instead of throwing. */

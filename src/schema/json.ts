@@ -37,8 +37,35 @@ function nonJsonType(value: unknown): NonJsonType | undefined {
   }
 }
 
+/**
+ * Deepest nesting of arrays and objects accepted in one JSON value. Deeper data parses (this
+ * walk is iterative) but `JSON.stringify` overflows the stack on it (near 4,000 levels on Node 20),
+ * so an event holding it could never be written out again: it is rejected instead.
+ */
+export const MAX_JSON_DEPTH = 1000;
+
+/** A number literal JSON.parse turns into Infinity: a 3-digit exponent or 309+ digits (may also match inside strings). */
+const MAY_OVERFLOW = /[eE]\+?\d{3}|[:,[]\s*-?\d{309}/;
+
+/**
+ * JSON.parse output is JSON data by construction, except for numbers too large for a double
+ * (`1e400` is Infinity, which JSON.stringify would write as `null`) and nesting deeper than
+ * MAX_JSON_DEPTH. True for texts that may hold either (cheap, conservative tests): their
+ * parsed value must be checked like any other input instead of being trusted.
+ */
+export function jsonTextNeedsCheck(text: string): boolean {
+  if (MAY_OVERFLOW.test(text)) return true;
+  if (text.length <= 2 * MAX_JSON_DEPTH) return false; // every level takes two characters
+  let opened = 0;
+  for (const bracket of ['{', '[']) {
+    for (let i = text.indexOf(bracket); i >= 0; i = text.indexOf(bracket, i + 1)) if (++opened > MAX_JSON_DEPTH) return true;
+  }
+  return false;
+}
+
 function serializableIssue(path: IssuePath, type: NonJsonType): Issue {
-  return { code: 'serializable', message: `not JSON-serializable: ${type.replace('_', '-')}`, path, type };
+  const why = type === 'too_deep' ? `nested deeper than ${MAX_JSON_DEPTH} levels` : type.replace('_', '-');
+  return { code: 'serializable', message: `not JSON-serializable: ${why}`, path, type };
 }
 
 interface Frame {
@@ -53,7 +80,7 @@ interface Frame {
 /**
  * Walks a value and returns the first place that is not JSON, or undefined.
  * With `copy` set, also returns a deep copy (so later changes to the input cannot reach a parsed value).
- * Iterative, so 10,000-deep documents neither overflow the stack nor are cut short.
+ * Iterative, so 10,000-deep documents do not overflow the stack: they are reported as `too_deep`.
  */
 export function walkJson(value: unknown, path: IssuePath, copy: boolean): { issue?: Issue; value?: unknown } {
   const rootType = nonJsonType(value);
@@ -90,6 +117,7 @@ export function walkJson(value: unknown, path: IssuePath, copy: boolean): { issu
     let childCopy = child;
     if (typeof child === 'object' && child !== null) {
       if (ancestors.has(child)) return { issue: serializableIssue(pathTo(key), 'cycle') };
+      if (stack.length >= MAX_JSON_DEPTH) return { issue: serializableIssue(pathTo(key), 'too_deep') };
       const childFrame = open(child as Record<string, unknown>, key);
       stack.push(childFrame);
       childCopy = childFrame.copy;
@@ -105,7 +133,8 @@ export function walkJson(value: unknown, path: IssuePath, copy: boolean): { issu
 /**
  * Checks that a value is plain JSON data (`null`, booleans, finite numbers, strings,
  * arrays and plain objects of those) and returns the issues found: at most one, with its path.
- * Rejects functions, symbols, bigint, `undefined`, NaN/Infinity, cycles and class instances.
+ * Rejects functions, symbols, bigint, `undefined`, NaN/Infinity, cycles, class instances
+ * and nesting deeper than `MAX_JSON_DEPTH`.
  */
 export function validateSerializable(value: unknown, path: IssuePath = []): Issue[] {
   const { issue } = walkJson(value, path, false);

@@ -1,0 +1,113 @@
+import 'reflect-metadata';
+import { Event, SchemaError, ToolRequest, validateSerializable } from '../../src';
+import { MODES } from './arbitraries';
+
+/** Bugs found by the hardening suite, one test each, named after the bug. */
+
+function nested(depth: number, kind: 'array' | 'object'): unknown {
+  let value: unknown = 'leaf';
+  for (let i = 0; i < depth; i++) value = kind === 'array' ? [value] : { a: value };
+  return value;
+}
+
+function errorOf(run: () => unknown): SchemaError {
+  try {
+    run();
+  } catch (error) {
+    if (error instanceof SchemaError) return error;
+    throw error;
+  }
+  throw new Error('expected a SchemaError');
+}
+
+describe('hardening regressions', () => {
+  describe.each(MODES)('%s path', (mode) => {
+    it.each([
+      ['metadata', '{"kind":"raw","metadata":{"a":1e400}}', ['metadata', 'a']],
+      ['raw', '{"kind":"raw","raw":[1,-1e400]}', ['raw', 1]],
+      ['an unknown envelope key', '{"kind":"raw","cost":1E+999}', ['cost']],
+      ['payload content', '{"kind":"tool_result","payload":{"content":{"n":1e309}}}', ['payload', 'content', 'n']],
+      ['tool input', `{"kind":"tool_use","payload":{"input":{"n":${'9'.repeat(400)}}}}`, ['payload', 'input', 'n']],
+    ])('regression: 1e400 in %s is rejected, not written as null', (_where, line, path) => {
+      // JSON.parse turns the literal into Infinity; trusting parsed JSON let it through, and JSON.stringify wrote null.
+      const result = Event.safeFromJSON(line, { mode });
+      expect(result.success).toBe(false);
+      if (result.success) return;
+      expect(result.error.issues).toEqual([{ code: 'serializable', type: 'non_finite', path, message: 'not JSON-serializable: non-finite' }]);
+    });
+
+    it('regression: exponents and long digit runs inside strings still parse (the overflow check is only a pre-filter)', () => {
+      const line = `{"kind":"stderr","payload":{"content":"sha 3e456 and ${'7'.repeat(400)}"},"metadata":{"n":1e300}}`;
+      const event = Event.fromJSON(line, { mode });
+      expect(event.payload).toMatchObject({ content: `sha 3e456 and ${'7'.repeat(400)}` });
+      expect(event.metadata).toEqual({ n: 1e300 });
+    });
+
+    it.each(['raw', 'metadata', 'input'] as const)(
+      'regression: a 10,000-deep value in %s is a SchemaError (too_deep), not a RangeError when written out',
+      (field) => {
+        for (const shape of ['array', 'object'] as const) {
+          const deep = nested(10_000, shape);
+          const wrap = (value: unknown) =>
+            field === 'input' ? { kind: 'tool_use', payload: { input: { deep: value } } } : { kind: 'raw', [field]: field === 'metadata' ? { deep: value } : value };
+          const expectTooDeep = (error: SchemaError) => {
+            expect(error.issues).toHaveLength(1);
+            expect(error.issues[0]).toMatchObject({ code: 'serializable', type: 'too_deep', message: 'not JSON-serializable: nested deeper than 1000 levels' });
+            expect(error.issues[0].path.slice(0, field === 'input' ? 2 : 1)).toEqual(field === 'input' ? ['payload', 'input'] : [field]);
+            expect(error.message.length).toBeLessThan(300);
+          };
+          expectTooDeep(errorOf(() => Event.parse(wrap(deep), { mode })));
+          // the JSON text of the same document: JSON.parse copes, the event must not be built
+          const text = JSON.stringify(wrap('@')).replace('"@"', `${shape === 'array' ? '['.repeat(10_000) : '{"a":'.repeat(10_000)}1${(shape === 'array' ? ']' : '}').repeat(10_000)}`);
+          expectTooDeep(errorOf(() => Event.fromJSON(text, { mode })));
+        }
+      },
+    );
+
+    it('regression: 1,000 levels are still accepted and written out', () => {
+      const event = Event.parse({ kind: 'raw', raw: nested(1000, 'array'), metadata: { deep: nested(999, 'object') } }, { mode });
+      const text = JSON.stringify(event);
+      expect(JSON.stringify(Event.fromJSON(text, { mode }))).toBe(text);
+    });
+
+    it.each([
+      ['a number', 123],
+      ['a Buffer', Buffer.from('{"kind":"raw"}')],
+      ['an object', { kind: 'raw' }],
+      ['undefined', undefined],
+      ['a symbol', Symbol('line')],
+      ['an object whose toString throws', { toString: () => { throw new Error('no'); } }],
+    ])('regression: fromJSON of %s is a json issue, not JSON.parse of its coercion', (_name, input) => {
+      const result = Event.safeFromJSON(input as unknown as string, { mode });
+      expect(result).toMatchObject({ success: false, error: { tag: 'invalid_event', issues: [{ code: 'json', path: [] }] } });
+      expect(() => ToolRequest.fromJSON(input as unknown as string, { mode })).toThrow(SchemaError);
+    });
+  });
+
+  it('regression: validateSerializable reports data nested deeper than 1000 levels', () => {
+    expect(validateSerializable(nested(1000, 'array'))).toEqual([]);
+    expect(validateSerializable(nested(1001, 'array'))).toEqual([
+      { code: 'serializable', type: 'too_deep', path: Array(1000).fill(0), message: 'not JSON-serializable: nested deeper than 1000 levels' },
+    ]);
+  });
+
+  it('regression: the error message cuts huge keys and long paths, and lists at most 10 issues', () => {
+    const hugeKey = 'k'.repeat(100_000);
+    const metadata: Record<string, unknown> = {};
+    let node = metadata;
+    for (let i = 0; i < 50; i++) node = (node[hugeKey] = {}) as Record<string, unknown>;
+    node.bad = () => 1;
+    const error = errorOf(() => Event.parse({ kind: 'raw', metadata }));
+    expect(error.message.length).toBeLessThan(500);
+    expect(error.message).toContain('metadata.kkkk');
+    expect(error.issues[0].path).toHaveLength(52); // the issue keeps the exact, full path
+    expect(error.issues[0].path[1]).toBe(hugeKey);
+
+    const many: Record<string, unknown> = { kind: 'raw' };
+    for (let i = 0; i < 1000; i++) many[`bad${i}`] = () => i;
+    const manyError = errorOf(() => Event.parse(many));
+    expect(manyError.issues).toHaveLength(1000);
+    expect(manyError.message).toContain('… 990 more');
+    expect(manyError.message.length).toBeLessThan(1000);
+  });
+});
