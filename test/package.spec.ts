@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { buildCopy, runNode } from './build-copy';
@@ -69,4 +70,12 @@ describe('package build (npm run build)', () => {
       process.stdout.write(JSON.stringify([root, loaded()]));`;
     expect(runNode(dir, script)).toEqual([false, true]);
   });
+
+  it('npm run docs builds the API docs without errors, covering the root and /nest', () => {
+    const out = execFileSync('npm', ['run', 'docs', '--silent', '--', '--out', 'docs-check'], { cwd: dir, encoding: 'utf8', stdio: 'pipe' });
+    expect(out).toMatch(/html generated/);
+    for (const page of ['classes/index.Event.html', 'classes/nest.ParseEventPipe.html', 'classes/nest.EventParser.html']) {
+      expect([page, existsSync(join(dir, 'docs-check', page))]).toEqual([page, true]);
+    }
+  }, 120_000);
 });
