@@ -1,0 +1,35 @@
+import type { Writable } from 'node:stream';
+
+const CLEAR_LINE = '\r\x1b[K';
+
+/**
+ * A progress line for long inputs, redrawn in place at most once per `everyMs`.
+ * It is only given a stream when standard error is a terminal, so pipes and logs never see it.
+ */
+export class Progress {
+  private lastDrawn = Date.now();
+  private shown = false;
+
+  constructor(
+    private readonly out: Writable | undefined,
+    private readonly label: string,
+    private readonly everyMs = 1000,
+  ) {}
+
+  /** Called for every line; looks at the clock only every 1024 lines, as the check is per line. */
+  tick(lines: number, invalid: number): void {
+    if (!this.out || lines % 1024 !== 0) return;
+    const now = Date.now();
+    if (now - this.lastDrawn < this.everyMs) return;
+    this.lastDrawn = now;
+    this.shown = true;
+    this.out.write(`${CLEAR_LINE}${this.label}: ${lines.toLocaleString('en-US')} lines, ${invalid.toLocaleString('en-US')} invalid…`);
+  }
+
+  /** Removes the progress line (before other output on the same terminal, and at the end). */
+  clear(): void {
+    if (!this.shown || !this.out) return;
+    this.out.write(CLEAR_LINE);
+    this.shown = false;
+  }
+}

@@ -1,0 +1,25 @@
+import { USAGE, UsageError, parseArgs } from './args';
+import { CliIo } from './io';
+import { schemaCommand } from './schema-command';
+import { validateCommand } from './validate-command';
+
+/** Runs one command line and answers its exit code (2 for usage errors). */
+export async function run(argv: readonly string[], io: CliIo): Promise<number> {
+  let command;
+  try {
+    command = parseArgs(argv);
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    io.stderr.write(`cli-subprocess-core: ${error.message}\n\n${USAGE}`);
+    return 2;
+  }
+  switch (command.name) {
+    case 'help':
+      io.stdout.write(USAGE);
+      return 0;
+    case 'schema':
+      return schemaCommand(command.kind, io);
+    case 'validate':
+      return validateCommand(command, io);
+  }
+}

@@ -1,0 +1,223 @@
+import 'reflect-metadata';
+import Ajv2020 from 'ajv/dist/2020';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { closeSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
+import { Event, KINDS, ToolUsePayload } from '../src';
+
+const root = join(__dirname, '..');
+let dir: string;
+let main: string;
+
+/** Runs the built CLI from the repository root, as a user would. */
+function cli(args: string[], options: { input?: string; node?: string[] } = {}) {
+  const result = spawnSync(process.execPath, [...(options.node ?? []), main, ...args], { cwd: root, input: options.input, encoding: 'utf8' });
+  return { status: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+/** `[line, path]` of every per-line error in a report. */
+function errorPlaces(report: string, source: string): Array<[number, string]> {
+  const escaped = source.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  return [...report.matchAll(new RegExp(`^${escaped}:(\\d+): (\\S+): `, 'gm'))].map((m) => [Number(m[1]), m[2]]);
+}
+
+/** The numbers of a summary's kind table: `{ kind: [valid, invalid] }`. */
+function kindTable(report: string): Record<string, [number, number]> {
+  return Object.fromEntries([...report.matchAll(/^(\(no kind\)|[a-z_]+) +(\d+) +(\d+)$/gm)].map((m) => [m[1], [Number(m[2]), Number(m[3])]]));
+}
+
+beforeAll(() => {
+  // A private build: the package's own build (dist/) belongs to `npm run build`. Inside
+  // node_modules/.cache so that the compiled CLI resolves this repository's dependencies.
+  mkdirSync(join(root, 'node_modules/.cache'), { recursive: true });
+  dir = mkdtempSync(join(root, 'node_modules/.cache/cli-test-'));
+  execFileSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', 'tsconfig.build.json', '--outDir', join(dir, 'build')], { cwd: root, stdio: 'pipe' });
+  main = join(dir, 'build/cli/main.js');
+}, 120_000);
+
+afterAll(() => {
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+describe('cli-subprocess-core validate', () => {
+  it('accepts a valid file: exit 0, a summary with one event of every kind, nothing on stderr', () => {
+    const { status, stdout, stderr } = cli(['validate', 'examples/valid.jsonl']);
+    expect(status).toBe(0);
+    expect(stderr).toBe('');
+    expect(stdout).toMatch(/^examples\/valid\.jsonl: 14 lines checked, 14 valid, 0 invalid; 0 blank lines skipped$/m);
+    expect(kindTable(stdout)).toEqual(Object.fromEntries(KINDS.map((kind) => [kind, [1, 0]])));
+    expect(errorPlaces(stdout, 'examples/valid.jsonl')).toEqual([]);
+  });
+
+  it('reports each invalid line with its number and issue paths, exit 1 (mixed sample)', () => {
+    const { status, stdout, stderr } = cli(['validate', 'examples/sample.jsonl']);
+    expect(status).toBe(1);
+    expect(stderr).toBe('');
+    expect(stdout).toContain('examples/sample.jsonl:6: payload.index: too small: must be at least 0 (too_small)\n');
+    expect(stdout).toMatch(/^examples\/sample\.jsonl:8: \(root\): invalid JSON: .* \(json\)$/m);
+    expect(errorPlaces(stdout, 'examples/sample.jsonl')).toEqual([[6, 'payload.index'], [8, '(root)']]);
+    expect(stdout).toContain('examples/sample.jsonl: 8 lines checked, 6 valid, 2 invalid; 0 blank lines skipped\n');
+    expect(kindTable(stdout)).toEqual({
+      run_started: [1, 0], assistant_delta: [1, 1], tool_use: [1, 0], tool_result: [1, 0], cost_update: [1, 0], result: [1, 0], '(no kind)': [0, 1],
+    });
+    // Errors come before the summary.
+    expect(stdout.indexOf(':8: (root)')).toBeLessThan(stdout.indexOf('8 lines checked'));
+  });
+
+  it('reports every issue of every line of an all-invalid file, exit 1', () => {
+    const { status, stdout } = cli(['validate', 'examples/invalid.jsonl']);
+    expect(status).toBe(1);
+    expect(errorPlaces(stdout, 'examples/invalid.jsonl')).toEqual([
+      [1, 'kind'],
+      [2, 'kind'],
+      [3, 'payload.input_tokens'],
+      [3, 'payload.output_tokens'],
+      [3, 'payload.cost_usd'],
+      [4, 'payload.severity'],
+      [5, 'payload.input'],
+      [6, 'id'],
+      [6, 'sequence'],
+      [6, 'timestamp'],
+      [7, 'payload.args[1]'],
+      [8, '(root)'],
+      [9, '(root)'],
+    ]);
+    expect(stdout).toContain('examples/invalid.jsonl:4: payload.severity: expected one of "info", "warning", "error", "fatal"; got "panic" (invalid_enum)\n');
+    expect(stdout).toContain('examples/invalid.jsonl: 9 lines checked, 0 valid, 9 invalid; 0 blank lines skipped\n');
+    expect(kindTable(stdout)).toEqual({ run_started: [0, 1], tool_use: [0, 1], cost_update: [0, 1], error: [0, 1], '(no kind)': [0, 5] });
+  });
+
+  it('accepts an empty file: exit 0, zero counts', () => {
+    const { status, stdout, stderr } = cli(['validate', 'examples/empty.jsonl']);
+    expect([status, stdout, stderr]).toEqual([0, 'examples/empty.jsonl: 0 lines checked, 0 valid, 0 invalid; 0 blank lines skipped\n', '']);
+  });
+
+  it('reads standard input with "-": skips blank lines, counts them, handles CRLF and a byte order mark', () => {
+    const [first, second] = readFileSync(join(root, 'examples/valid.jsonl'), 'utf8').split('\n');
+    const input = `\uFEFF${first}\r\n\r\n   \n${second}\r\n{"kind":"raw","payload":{"stream":5,"content":null,"metadata":7}}\n\n`;
+    const { status, stdout } = cli(['validate', '-'], { input });
+    expect(status).toBe(1);
+    expect(errorPlaces(stdout, '<stdin>')).toEqual([[5, 'payload.metadata']]);
+    expect(stdout).toContain('<stdin>: 3 lines checked, 2 valid, 1 invalid; 3 blank lines skipped\n');
+  });
+
+  it('--json writes the normalized events as JSONL on stdout and the report on stderr', () => {
+    const { status, stdout, stderr } = cli(['validate', '--json', 'examples/sample.jsonl']);
+    expect(status).toBe(1);
+    const lines = stdout.trimEnd().split('\n');
+    expect(lines).toHaveLength(6);
+    for (const line of lines) expect(JSON.stringify(Event.fromJSON(line))).toBe(line); // round-trips byte for byte
+    const toolUse = Event.fromJSON(lines[2]);
+    expect(toolUse.payload).toBeInstanceOf(ToolUsePayload);
+    expect(JSON.parse(lines[2])).toMatchObject({ kind: 'tool_use', payload: { tool_name: 'shell', server: 'builtin' }, trace_id: 'abc-123' });
+    expect(errorPlaces(stderr, 'examples/sample.jsonl')).toEqual([[6, 'payload.index'], [8, '(root)']]);
+    expect(stderr).toContain('8 lines checked, 6 valid, 2 invalid');
+  });
+
+  it('--json output is what the library makes of the same lines (timestamps keep their digits)', () => {
+    const source = readFileSync(join(root, 'examples/valid.jsonl'), 'utf8').trimEnd().split('\n');
+    const { status, stdout } = cli(['validate', '-', '--json'], { input: source.join('\n') });
+    expect(status).toBe(0);
+    const expected = source.map((line) => JSON.stringify(Event.fromJSON(line)));
+    expect(stdout.trimEnd().split('\n')).toEqual(expected);
+    expect(JSON.parse(stdout.split('\n')[0]).timestamp).toBe('2026-03-19T00:00:00.000001Z');
+  });
+
+  it('fails with exit 2 when the file cannot be read', () => {
+    const { status, stdout, stderr } = cli(['validate', 'examples/no-such-file.jsonl']);
+    expect(status).toBe(2);
+    expect(stdout).toBe('');
+    expect(stderr).toMatch(/^cli-subprocess-core: cannot read examples\/no-such-file\.jsonl: ENOENT/);
+  });
+
+  it('draws no progress line when stderr is not a terminal', () => {
+    const line = readFileSync(join(root, 'examples/valid.jsonl'), 'utf8').split('\n')[0];
+    const { status, stderr } = cli(['validate', '-'], { input: `${line}\n`.repeat(5000) });
+    expect([status, stderr]).toEqual([0, '']);
+  });
+});
+
+describe('cli-subprocess-core schema', () => {
+  const ajv = new Ajv2020({ strict: true, allowUnionTypes: true });
+
+  it('prints the Event schema, which validates the --json output and rejects invalid events', () => {
+    const { status, stdout } = cli(['schema']);
+    expect(status).toBe(0);
+    const schema = JSON.parse(stdout);
+    expect(schema).toEqual(Event.schema());
+    const validate = ajv.compile(schema);
+    const events = cli(['validate', '--json', 'examples/valid.jsonl']).stdout.trimEnd().split('\n');
+    for (const line of events) expect([line, validate(JSON.parse(line))]).toEqual([line, true]);
+    expect(validate({ kind: 'assistant_delta', payload: { index: -1 } })).toBe(false);
+    expect(validate({ kind: 'tool_call' })).toBe(false);
+  });
+
+  it('prints one kind\'s payload schema', () => {
+    const { status, stdout } = cli(['schema', 'tool_use']);
+    expect(status).toBe(0);
+    const schema = JSON.parse(stdout);
+    expect(schema).toEqual(ToolUsePayload.schema());
+    expect(ajv.compile(schema)({ tool_name: 'shell', input: {} })).toBe(true);
+  });
+
+  it('refuses an unknown kind with exit 2, naming the kinds', () => {
+    const { status, stdout, stderr } = cli(['schema', 'tool_call']);
+    expect([status, stdout]).toEqual([2, '']);
+    expect(stderr).toContain('unknown kind: tool_call');
+    expect(stderr).toContain(KINDS.join(', '));
+  });
+});
+
+describe('cli-subprocess-core usage', () => {
+  it('--help prints the usage on stdout, exit 0', () => {
+    const { status, stdout } = cli(['--help']);
+    expect(status).toBe(0);
+    expect(stdout).toMatch(/^Usage: cli-subprocess-core <command>/);
+    expect(stdout).toContain('validate [--json] <file.jsonl | ->');
+  });
+
+  it.each([
+    [[], 'missing command'],
+    [['frobnicate'], 'unknown command: frobnicate'],
+    [['validate'], 'validate takes one file (or - for standard input)'],
+    [['validate', 'a.jsonl', 'b.jsonl'], 'validate takes one file (or - for standard input)'],
+    [['validate', '--strict', 'a.jsonl'], 'unknown option: --strict'],
+    [['schema', 'raw', 'error'], 'schema takes at most one kind'],
+    [['schema', '--json'], '--json is an option of validate'],
+  ])('usage error %j → exit 2 with the usage on stderr', (args, message) => {
+    const { status, stdout, stderr } = cli(args as string[]);
+    expect([status, stdout]).toEqual([2, '']);
+    expect(stderr).toContain(`cli-subprocess-core: ${message}\n`);
+    expect(stderr).toContain('Usage: cli-subprocess-core');
+  });
+
+  it('"--" ends the options, so a file may start with a dash', () => {
+    const { status, stderr } = cli(['validate', '--', '--no-such.jsonl']);
+    expect(status).toBe(2);
+    expect(stderr).toContain('cannot read --no-such.jsonl');
+  });
+});
+
+describe('cli-subprocess-core memory', () => {
+  it('streams: with the heap capped below the file size, a ~50 MB file validates and RSS grows by far less than the file', () => {
+    const lines = readFileSync(join(root, 'examples/valid.jsonl'), 'utf8').trimEnd().split('\n');
+    const big = join(dir, 'big.jsonl');
+    const fd = openSync(big, 'w');
+    const block = `${lines.join('\n')}\n`.repeat(500); // ~1.3 MB
+    let size = 0;
+    for (; size < 50e6; size += Buffer.byteLength(block)) writeSync(fd, block);
+    closeSync(fd);
+    const hook = join(dir, 'rss.js');
+    writeFileSync(hook, 'process.on("exit", () => process.stderr.write(`maxrss_kb=${process.resourceUsage().maxRSS}\\n`));\n');
+    // Without caps V8 grows its heap lazily and RSS says little about streaming; with them, a program
+    // that held the file in memory would run out of heap.
+    const node = ['--max-old-space-size=32', '--max-semi-space-size=2', '-r', hook];
+    const rssKb = (stderr: string) => Number(/maxrss_kb=(\d+)/.exec(stderr)?.[1]);
+    const small = cli(['validate', 'examples/valid.jsonl'], { node });
+    const large = cli(['validate', big], { node });
+    expect(large.status).toBe(0);
+    const count = (size / Buffer.byteLength(block)) * 500 * lines.length;
+    expect(large.stdout).toContain(`${count} lines checked, ${count} valid, 0 invalid`);
+    expect(rssKb(large.stderr) - rssKb(small.stderr)).toBeLessThan(size / 1024 / 2);
+  }, 60_000);
+});
