@@ -2,10 +2,10 @@ import { Injectable, type PipeTransform } from '@nestjs/common';
 import type { Model, ParseOptions, ParseResult } from '../index';
 import { toBadRequest } from './bad-request';
 
-/** A class with the library's `safeParse`: a payload class, or a tool data class. */
-export interface ParsableClass<T extends Model> {
-  safeParse(input: unknown, options?: ParseOptions): ParseResult<T>;
-}
+/** A class with the library's `safeParse`: a payload class, or a tool data class (its instances are `T`). */
+export type ParsableClass<T extends Model> = (new () => T) & {
+  safeParse(input: unknown, options?: ParseOptions): ParseResult<Model>;
+};
 
 /**
  * Parses a request body into an instance of one payload class (unknown keys kept in
@@ -22,6 +22,6 @@ export class ParsePayloadPipe<T extends Model> implements PipeTransform<unknown,
   transform(value: unknown): T {
     const result = this.payloadClass.safeParse(value, this.options);
     if (!result.success) throw toBadRequest(result.error);
-    return result.data;
+    return result.data as T; // safeParse of a class answers instances of that class
   }
 }

@@ -1,4 +1,5 @@
 import { Body, Controller, type INestApplication, Post } from '@nestjs/common';
+import { expectTypeOf } from 'expect-type';
 import request from 'supertest';
 import { type AnyEvent, AssistantDeltaPayload, Event, ToolUsePayload } from '../../src';
 import { ParseEventPipe, ParsePayloadPipe } from '../../src/nest';
@@ -102,5 +103,12 @@ describe('ParseEventPipe and ParsePayloadPipe in a Nest app', () => {
     const res = await request(app.getHttpServer()).post('/events').set('content-type', 'application/json').send('[1,2]').expect(400);
     expect(res.body.tag).toBe('invalid_event');
     expect(res.body.issues[0].path).toEqual([]);
+  });
+
+  it('types: the pipes return the parsed types', () => {
+    expectTypeOf(new ParsePayloadPipe(ToolUsePayload).transform).returns.toEqualTypeOf<ToolUsePayload>();
+    expectTypeOf(new ParseEventPipe().transform).returns.toEqualTypeOf<AnyEvent>();
+    // @ts-expect-error: a class without safeParse is not a payload class
+    new ParsePayloadPipe(Date);
   });
 });
