@@ -198,6 +198,21 @@ describe('cli-subprocess-core usage', () => {
   });
 });
 
+describe('cli-subprocess-core packaging and README', () => {
+  it('the bin entry points at the build of src/cli/main.ts, which starts with a node shebang', () => {
+    const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
+    const outDir = JSON.parse(readFileSync(join(root, 'tsconfig.build.json'), 'utf8')).compilerOptions.outDir;
+    expect(pkg.bin).toEqual({ 'cli-subprocess-core': `${outDir}/cli/main.js` });
+    expect(readFileSync(main, 'utf8')).toMatch(/^#!\/usr\/bin\/env node\n/);
+  });
+
+  it('the README shows the real output and exit code of the demo command', () => {
+    const { status, stdout } = cli(['validate', 'examples/sample.jsonl']);
+    const readme = readFileSync(join(root, 'README.md'), 'utf8');
+    expect(readme).toContain(`$ node dist/cjs/cli/main.js validate examples/sample.jsonl\n${stdout}$ echo $?\n${status}\n`);
+  });
+});
+
 describe('cli-subprocess-core memory', () => {
   it('streams: with the heap capped below the file size, a ~50 MB file validates and RSS grows by far less than the file', () => {
     const lines = readFileSync(join(root, 'examples/valid.jsonl'), 'utf8').trimEnd().split('\n');

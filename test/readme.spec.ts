@@ -22,4 +22,10 @@ describe('README', () => {
     expect(ci).toMatch(/^npm test$/m);
     expect(readme).toContain('npm ci && npm test');
   });
+
+  it('names the main job command, a script that runs the CLI on the bundled sample', () => {
+    const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
+    expect(readme).toMatch(/^npm ci && npm run demo +# the main job/m);
+    expect(pkg.scripts.demo).toContain(`node ${pkg.bin['cli-subprocess-core']} validate examples/sample.jsonl`);
+  });
 });
