@@ -74,6 +74,11 @@ describe('the packed tarball', () => {
     expect(runNode(consumer, esm, true)).toEqual([true, 'shell']);
   }, 120_000);
 
+  it('installs the bin: the installed cli-subprocess-core command runs', () => {
+    const schema = JSON.parse(run(join(consumer, 'node_modules/.bin/cli-subprocess-core'), ['schema', 'tool_use'], consumer));
+    expect(schema).toMatchObject({ $schema: 'https://json-schema.org/draft/2020-12/schema', title: 'ToolUsePayload' });
+  });
+
   it('with @nestjs/common installed, /nest works from require and import', () => {
     npmInstall(consumer, [installed('@nestjs/common'), installed('rxjs')]);
     const cjs = `
