@@ -82,7 +82,8 @@ export function normalize(spec: FieldSpec, raw: unknown): unknown {
     case 'string_list':
       return Array.isArray(raw) ? raw.map((item) => (typeof item === 'string' ? item.trim() : item)) : raw;
     case 'timestamp':
-      return toPreciseDate(raw) ?? raw;
+      // A Date it cannot take (outside the years 0000-9999) becomes an invalid Date, which IsDate refuses too.
+      return toPreciseDate(raw) ?? (raw instanceof Date ? new Date(NaN) : raw);
     default:
       return raw;
   }

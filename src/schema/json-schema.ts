@@ -26,8 +26,9 @@ export const TIMESTAMP_PATTERN =
   '(?:(?:[01]\\d|2[0-3]):[0-5]\\d(?::[0-5]\\d(?:\\.\\d{1,9})?)?|24:00(?::00(?:\\.0{1,9})?)?)' +
   '(?:[Zz]|[+-](?:[01]\\d|2[0-3]):?[0-5]\\d)$';
 
-/** The largest epoch millisecond count a `Date` holds. */
-const MAX_EPOCH_MS = 8.64e15;
+/** Epoch ms of years 0000 to 9999, the range `toPreciseDate` accepts (its text must be readable back). */
+const MIN_EPOCH_MS = -62167219200000;
+const MAX_EPOCH_MS = 253402300799999;
 
 const INPUT_NOTE =
   'Accepted JSON input: a missing or null field takes its default; unknown keys are allowed and kept in `extra`.';
@@ -66,7 +67,7 @@ export function fieldSchema(spec: FieldSpec): JsonSchema {
         description: 'ISO 8601 date-time with an offset, or epoch milliseconds; default: now',
         type: ['string', 'number', 'null'],
         pattern: TIMESTAMP_PATTERN,
-        minimum: -MAX_EPOCH_MS,
+        minimum: MIN_EPOCH_MS,
         maximum: MAX_EPOCH_MS,
       };
     case 'payload':

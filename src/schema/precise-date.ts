@@ -20,6 +20,18 @@ export class PreciseDate extends Date {
 }
 
 /**
+ * Epoch ms of 0000-01-01T00:00:00.000Z and 9999-12-31T23:59:59.999Z. A Date or epoch ms is
+ * written as `toISOString()`, which outside these years has a 6-digit year (`+010000-…`)
+ * that no ISO 8601 reader here accepts back, so such inputs are refused.
+ */
+const MIN_WRITABLE_MS = -62167219200000;
+const MAX_WRITABLE_MS = 253402300799999;
+
+function writable(ms: number): boolean {
+  return ms >= MIN_WRITABLE_MS && ms <= MAX_WRITABLE_MS;
+}
+
+/**
  * Reads an ISO 8601 string, a `Date` or epoch milliseconds as a `PreciseDate`;
  * answers undefined for anything else (including invalid dates).
  */
@@ -27,10 +39,10 @@ export function toPreciseDate(value: unknown): PreciseDate | undefined {
   if (value instanceof PreciseDate) return value;
   if (value instanceof Date) {
     const ms = value.getTime();
-    return Number.isNaN(ms) ? undefined : new PreciseDate(ms);
+    return writable(ms) ? new PreciseDate(ms) : undefined;
   }
   if (typeof value === 'number') {
-    return Number.isFinite(value) && Math.abs(value) <= 8.64e15 ? new PreciseDate(value) : undefined;
+    return writable(value) ? new PreciseDate(value) : undefined;
   }
   if (typeof value === 'string' && ISO_8601.test(value)) {
     const ms = Date.parse(value);

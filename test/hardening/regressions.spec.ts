@@ -84,6 +84,21 @@ describe('hardening regressions', () => {
     });
   });
 
+  it.each(MODES)('regression: a Date or epoch ms outside the years 0000-9999 is refused, not written as unreadable "+010000-…" text (%s)', (mode) => {
+    for (const timestamp of [253402300800000, -62167219200001, new Date(8.64e15), new Date(-8.64e15)]) {
+      const result = Event.safeParse({ kind: 'raw', timestamp }, { mode });
+      expect(result).toMatchObject({ success: false, error: { issues: [{ code: 'invalid_date', path: ['timestamp'] }] } });
+    }
+    for (const [timestamp, text] of [
+      [253402300799999, '9999-12-31T23:59:59.999Z'],
+      [new Date(-62167219200000), '0000-01-01T00:00:00.000Z'],
+    ] as const) {
+      const event = Event.parse({ kind: 'raw', timestamp }, { mode });
+      expect(event.timestamp.toJSON()).toBe(text);
+      expect(Event.fromJSON(JSON.stringify(event), { mode }).timestamp.toJSON()).toBe(text);
+    }
+  });
+
   it('regression: validateSerializable reports data nested deeper than 1000 levels', () => {
     expect(validateSerializable(nested(1000, 'array'))).toEqual([]);
     expect(validateSerializable(nested(1001, 'array'))).toEqual([
