@@ -116,7 +116,7 @@ export class Event<K extends EventKind = EventKind, P extends Payload = PayloadF
     return Event.parse({ ...attrs, kind }, options) as unknown as Event<K>;
   }
 
-  /** The JSON Schema (draft 2020-12) of the wire form, with `payload` tied to `kind`. */
+  /** The JSON Schema (draft 2020-12) of the accepted JSON input, with `payload` tied to `kind` (if/then per kind, payloads in `$defs`). */
   static schema(): Record<string, unknown> {
     return eventSchema(Event);
   }

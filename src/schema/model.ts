@@ -63,7 +63,7 @@ export abstract class Model {
     return unwrap(safeParseJsonAs(this, text, options, this.parseSetup) as ParseResult<InstanceType<C>>);
   }
 
-  /** The JSON Schema (draft 2020-12) of this class's wire form. */
+  /** The JSON Schema (draft 2020-12) of this class's accepted JSON input: null takes a default, unknown keys are allowed. */
   static schema(this: ModelClass<Model>): JsonSchema {
     return jsonSchemaOf(this);
   }
