@@ -97,10 +97,24 @@ describe.each(CASES)('%p', (Cls, attrs, expected) => {
     expect({ ...new Cls() }).toEqual({ ...DEFAULTS[kind], metadata: {}, extra: {} });
   });
 
-  it('default containers are fresh per instance', () => {
+  it('missing containers are one shared frozen {}; new() and toMap() give fresh ones', () => {
     const a = Cls.create({});
-    const b = Cls.create({});
-    expect(a.metadata).not.toBe(b.metadata);
+    expect(a.metadata).toBe(Cls.create({}).metadata);
+    expect(Object.isFrozen(a.metadata)).toBe(true);
+    expect(() => {
+      'use strict';
+      (a.metadata as Record<string, unknown>).x = 1;
+    }).toThrow(TypeError);
+    expect(new Cls().metadata).not.toBe(new Cls().metadata);
+    expect(Object.isFrozen(new Cls().metadata)).toBe(false);
+    const map = a.toMap();
+    expect(map.metadata).not.toBe(a.metadata);
+    expect(Object.isFrozen(map.metadata)).toBe(false);
+  });
+
+  it('containers present in the input are the caller\'s to change', () => {
+    const payload = Cls.parse({ metadata: {} });
+    expect(Object.isFrozen(payload.metadata)).toBe(false);
   });
 
   it('passing an instance returns it', () => {

@@ -21,7 +21,11 @@ export class Registry<M extends PayloadClassMap = DefaultPayloadClasses> {
   /** The registry of the fourteen default payload classes. */
   static readonly default: Registry = new Registry(PAYLOAD_CLASSES);
 
-  private constructor(private readonly classes: M) {
+  /** Null-prototype copy: a lookup per event, where no key such as `constructor` may match. */
+  private readonly classes: M;
+
+  private constructor(classes: M) {
+    this.classes = Object.freeze(Object.assign(Object.create(null), classes));
     Object.freeze(this);
   }
 
@@ -34,7 +38,7 @@ export class Registry<M extends PayloadClassMap = DefaultPayloadClasses> {
   classFor<K extends EventKind>(kind: K): M[K];
   classFor(kind: string): M[EventKind] | undefined;
   classFor(kind: string): M[EventKind] | undefined {
-    return isEventKind(kind) ? (this.classes[kind] as M[EventKind]) : undefined;
+    return (this.classes as Record<string, M[EventKind] | undefined>)[kind];
   }
 
   /**

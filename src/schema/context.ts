@@ -1,5 +1,5 @@
 import { Issue, IssuePath, typeName } from './issue';
-import { isPlainObject, setOwn, walkJson } from './json';
+import { checkParsedJson, isPlainObject, setOwn, walkJson } from './json';
 
 /** A class the engine can build: payloads, events and tool data. */
 export interface ModelClass<T = object> {
@@ -23,10 +23,20 @@ export interface ParseContext {
   kind?: string;
 }
 
-/** Checks (and, for untrusted input, copies) a JSON value, recording the first non-JSON place. */
-export function readJson(value: unknown, path: IssuePath, ctx: ParseContext): unknown {
-  if (ctx.trusted) return value;
-  const result = walkJson(value, path, true);
+/**
+ * Checks a JSON value at `path` + `key`, recording the first non-JSON place. Untrusted
+ * input is walked and copied; trusted input (straight out of JSON.parse) is only checked
+ * for what JSON.parse can still produce (overflowed numbers, excessive depth).
+ */
+export function readJson(value: unknown, path: IssuePath, key: string | number | undefined, ctx: ParseContext): unknown {
+  if (ctx.trusted) {
+    if ((typeof value !== 'object' || value === null) && (typeof value !== 'number' || Number.isFinite(value))) return value;
+    const issue = checkParsedJson(value, path, key);
+    if (!issue) return value;
+    ctx.issues.push(issue);
+    return INVALID;
+  }
+  const result = walkJson(value, key === undefined ? path : [...path, key], true);
   if (result.issue) {
     ctx.issues.push(result.issue);
     return INVALID;
@@ -51,7 +61,7 @@ export function splitExtra(
   const extra: Record<string, unknown> = {};
   for (const key of Object.keys(input)) {
     if (known[key] === true) continue;
-    const value = readJson(input[key], [...path, key], ctx);
+    const value = readJson(input[key], path, key, ctx);
     if (value !== INVALID) setOwn(extra, key, value);
   }
   return extra;

@@ -1,7 +1,6 @@
 import { codecOf } from './codec';
 import { INVALID, ModelClass, ParseContext } from './context';
 import { Issue, ParseResult, SchemaError, preview, typeName } from './issue';
-import { jsonTextNeedsCheck } from './json';
 import { referenceParse } from './reference';
 
 /** Options every `parse`, `safeParse`, `create` and `fromJSON` accepts. */
@@ -21,12 +20,20 @@ export type ErrorFactory = (issues: Issue[], ctx: ParseContext, cls: ModelClass)
 export interface ParseSetup {
   readonly toError: ErrorFactory;
   readonly payloadClass?: ParseContext['payloadClass'];
-  readonly trusted?: boolean;
 }
 
-/** Parses `input` as an instance of `cls`; never throws. */
-export function safeParseAs<T extends object>(cls: ModelClass<T>, input: unknown, options: ParseOptions | undefined, setup: ParseSetup): ParseResult<T> {
-  const ctx: ParseContext = { issues: [], trusted: setup.trusted ?? false, payloadClass: setup.payloadClass };
+/**
+ * Parses `input` as an instance of `cls`; never throws. `trusted` input came straight
+ * out of JSON.parse (JSON by construction and fresh), so its values are neither walked nor copied.
+ */
+export function safeParseAs<T extends object>(
+  cls: ModelClass<T>,
+  input: unknown,
+  options: ParseOptions | undefined,
+  setup: ParseSetup,
+  trusted = false,
+): ParseResult<T> {
+  const ctx: ParseContext = { issues: [], trusted, payloadClass: setup.payloadClass };
   let value: unknown;
   try {
     value = options?.mode === 'reference' ? referenceParse(cls, input, [], ctx) : codecOf(cls).parse(input, [], ctx);
@@ -56,7 +63,8 @@ export function safeParseJsonAs<T extends object>(
     const ctx: ParseContext = { issues: [{ code: 'json', message, path: [] }], trusted: true };
     return { success: false, error: setup.toError(ctx.issues, ctx, cls) };
   }
-  return safeParseAs(cls, input, options, { ...setup, trusted: !jsonTextNeedsCheck(text) });
+  // JSON.parse output is trusted: not copied, and only checked for what JSON.parse can still produce (see readJson).
+  return safeParseAs(cls, input, options, setup, true);
 }
 
 /** The data of a result, or its error thrown. */

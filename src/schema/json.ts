@@ -7,6 +7,14 @@ export type JsonValue = JsonPrimitive | JsonValue[] | { [key: string]: JsonValue
 /** A JSON object. */
 export type JsonObject = { [key: string]: JsonValue };
 
+/**
+ * The shared, frozen empty containers that parsed instances hold where the input had
+ * no value (missing `metadata`, no unknown keys, …), as protobuf.js and Elixir do:
+ * a stream of events does not pay for four empty objects each. Changing one throws.
+ */
+export const EMPTY_OBJECT: JsonObject = Object.freeze({}) as JsonObject;
+export const EMPTY_ARRAY: JsonValue[] = Object.freeze([]) as unknown as JsonValue[];
+
 /** Assigns an own property, so that a key named `__proto__` stays data instead of changing a prototype. */
 export function setOwn(target: Record<string, unknown>, key: string, value: unknown): void {
   if (key === '__proto__') {
@@ -128,6 +136,44 @@ export function walkJson(value: unknown, path: IssuePath, copy: boolean): { issu
     }
   }
   return { value: root.copy };
+}
+
+/**
+ * The check for values straight out of JSON.parse, which are JSON by construction
+ * except for two things: numbers too large for a double (`1e400` is Infinity, which
+ * JSON.stringify would write as `null`) and nesting deeper than MAX_JSON_DEPTH.
+ * Recursion is bounded by that depth; nothing is copied. Answers the first issue or undefined.
+ */
+export function checkParsedJson(value: unknown, path: IssuePath, key?: string | number): Issue | undefined {
+  const keys: (string | number)[] = [];
+  const visit = (node: unknown, depth: number): NonJsonType | undefined => {
+    if (typeof node !== 'object' || node === null) {
+      return typeof node === 'number' && !Number.isFinite(node) ? 'non_finite' : undefined;
+    }
+    if (depth >= MAX_JSON_DEPTH) return 'too_deep';
+    if (Array.isArray(node)) {
+      for (let i = 0; i < node.length; i++) {
+        const item = node[i];
+        if ((typeof item === 'object' && item !== null) || typeof item === 'number') {
+          const found = visit(item, depth + 1);
+          if (found) return keys.push(i), found;
+        }
+      }
+      return undefined;
+    }
+    for (const k in node) {
+      const item = (node as Record<string, unknown>)[k];
+      if ((typeof item === 'object' && item !== null) || typeof item === 'number') {
+        const found = visit(item, depth + 1);
+        if (found) return keys.push(k), found;
+      }
+    }
+    return undefined;
+  };
+  const type = visit(value, 0);
+  if (!type) return undefined;
+  const at = key === undefined ? [...path] : [...path, key];
+  return serializableIssue([...at, ...keys.reverse()], type);
 }
 
 /**

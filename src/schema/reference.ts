@@ -1,6 +1,7 @@
 import { plainToInstance } from 'class-transformer';
 import { ValidationError, validateSync } from 'class-validator';
-import { firstNonString, itemIssue, knownKeys, parsePayload } from './codec';
+import { knownKeys, parsePayload } from './codec';
+import { firstNonString, itemIssue } from './compile';
 import { INVALID, ModelClass, ParseContext, Parsed, expectObject, splitExtra } from './context';
 import { FieldSpec, FieldType, fieldIssue, fieldsOf, normalize } from './field';
 import { Issue, IssueCode, IssuePath, preview } from './issue';
@@ -42,7 +43,7 @@ export function referenceParse(cls: ModelClass, input: unknown, path: IssuePath,
     return INVALID;
   }
   if (payloadSpec) {
-    instance[payloadSpec.key] = parsePayload(payloadSpec, input[payloadSpec.key], path, ctx, instance.kind, referencePayload);
+    instance[payloadSpec.key] = parsePayload(input[payloadSpec.key], [...path, payloadSpec.key], ctx, instance.kind, referencePayload);
   }
   instance.extra = extra;
   return ctx.issues.length === before ? instance : INVALID;

@@ -1,0 +1,172 @@
+/**
+ * Side-by-side benchmark: `npm run bench` (a table) or `npm run bench -- --json` (one JSON object).
+ * All contenders run in one process, in interleaved rounds over the same seeded corpus;
+ * the figure for each is the median of its rounds.
+ */
+import 'reflect-metadata';
+import { Event } from '../src';
+import { corpus, sizedLine } from './corpus';
+import { ajvValidator } from './peers/ajv-peer';
+import { zodParse, zodToJSON } from './peers/zod-peer';
+
+const args = process.argv.slice(2);
+const asJson = args.includes('--json');
+const LINES = Number(process.env.BENCH_LINES) || 100_000;
+const ROUNDS = Number(process.env.BENCH_ROUNDS) || 7;
+const log = (text: string) => process.stderr.write(`${text}\n`);
+
+type Contender = { name: string; run: (line: string) => number; share?: number };
+
+const validate = ajvValidator();
+const contenders: Contender[] = [
+  { name: 'JSON.parse', run: (line) => (JSON.parse(line) as object ? 1 : 0) },
+  { name: 'JSON.parse + JSON.stringify', run: (line) => JSON.stringify(JSON.parse(line)).length },
+  { name: 'library fromJSON → toJSON → stringify', run: (line) => JSON.stringify(Event.fromJSON(line).toJSON()).length },
+  // The reference path is ~10× slower: it runs on a tenth of the lines each round, reported per event.
+  { name: 'library reference path (class-transformer + class-validator)', run: (line) => JSON.stringify(Event.fromJSON(line, { mode: 'reference' }).toJSON()).length, share: 10 },
+  { name: 'zod 4 peer (same semantics)', run: (line) => JSON.stringify(zodToJSON(zodParse(line))).length },
+  { name: 'ajv compiled validate (validate-only floor)', run: (line) => (validate(JSON.parse(line)) ? 1 : 0) },
+];
+
+/**
+ * CPU time (user + system) of this process in ns: unlike wall-clock time it does not
+ * count the moments another process had the core, so runs on a busy machine stay comparable.
+ */
+function cpuNs(): number {
+  const { user, system } = process.cpuUsage();
+  return (user + system) * 1000;
+}
+
+// BENCH_ONLY=<substring,…> runs a subset (for investigating one contender).
+const only = process.env.BENCH_ONLY?.split(',');
+if (only) contenders.splice(0, contenders.length, ...contenders.filter((c) => only.some((o) => c.name.includes(o))));
+
+function time(contender: Contender, lines: string[]): number {
+  const step = contender.share ?? 1;
+  let sink = 0;
+  let count = 0;
+  const start = cpuNs();
+  for (let i = 0; i < lines.length; i += step) {
+    sink += contender.run(lines[i]);
+    count++;
+  }
+  const ns = cpuNs() - start;
+  if (sink < 0) log('unreachable');
+  return ns / count;
+}
+
+const median = (values: number[]): number => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+};
+
+function sanityCheck(lines: string[]): void {
+  // The peers must do the same work: same output, byte for byte.
+  for (const line of lines.slice(0, 2000)) {
+    const ours = JSON.stringify(Event.fromJSON(line));
+    if (JSON.stringify(zodToJSON(zodParse(line))) !== ours) throw new Error(`zod peer differs on ${line}`);
+    if (JSON.stringify(Event.fromJSON(line, { mode: 'reference' })) !== ours) throw new Error(`reference differs on ${line}`);
+    if (!validate(JSON.parse(line))) throw new Error(`ajv rejects ${line}`);
+  }
+}
+
+function speed(lines: string[]): Map<string, number> {
+  const samples = new Map(contenders.map((c) => [c.name, [] as number[]]));
+  for (const c of contenders) time(c, lines.slice(0, 5000)); // warm-up
+  for (let round = 0; round < ROUNDS; round++) {
+    // Rotate the order each round so no contender always runs first or last.
+    for (let k = 0; k < contenders.length; k++) {
+      const c = contenders[(k + round) % contenders.length];
+      samples.get(c.name)!.push(time(c, lines));
+    }
+    log(`round ${round + 1}/${ROUNDS} done`);
+  }
+  return new Map([...samples].map(([name, values]) => [name, median(values)]));
+}
+
+function gc(): void {
+  const collect = (globalThis as { gc?: () => void }).gc;
+  if (!collect) throw new Error('run with node --expose-gc (npm run bench does)');
+  collect();
+  collect();
+}
+
+/** Heap held by 100k parsed events vs the same lines as plain JSON.parse objects. */
+function retainedHeap(lines: string[]): { library: number; plain: number } {
+  const measure = (build: () => unknown[]): number => {
+    gc();
+    const before = process.memoryUsage().heapUsed;
+    const kept = build();
+    gc();
+    const after = process.memoryUsage().heapUsed;
+    if (kept.length !== lines.length) throw new Error('lost events');
+    return after - before;
+  };
+  const plain = measure(() => lines.map((line) => JSON.parse(line)));
+  const library = measure(() => lines.map((line) => Event.fromJSON(line)));
+  return { library, plain };
+}
+
+/** ns per MB of the library round trip for one event with content of each size. */
+function growth(): { bytes: number; nsPerMB: number }[] {
+  return [1_000, 100_000, 1_000_000].map((bytes) => {
+    const line = sizedLine(bytes);
+    const repeat = Math.max(20, Math.round(20_000_000 / bytes));
+    const run = () => JSON.stringify(Event.fromJSON(line).toJSON()).length;
+    for (let i = 0; i < repeat; i++) run();
+    const rounds: number[] = [];
+    for (let r = 0; r < ROUNDS; r++) {
+      const start = cpuNs();
+      for (let i = 0; i < repeat; i++) run();
+      rounds.push((cpuNs() - start) / repeat);
+    }
+    return { bytes, nsPerMB: median(rounds) / (line.length / 1e6) };
+  });
+}
+
+const lines = corpus(LINES);
+sanityCheck(lines);
+const times = speed(lines);
+const heap = retainedHeap(lines);
+const sizes = growth();
+
+const get = (prefix: string): number => [...times].find(([name]) => name.startsWith(prefix))?.[1] ?? NaN;
+const library = get('library fromJSON');
+const result = {
+  lines: LINES,
+  rounds: ROUNDS,
+  ns_per_event: Object.fromEntries([...times].map(([name, ns]) => [name, Math.round(ns)])),
+  ratio_vs_json_roundtrip: library / get('JSON.parse + JSON.stringify'),
+  ratio_vs_json_parse: library / get('JSON.parse'),
+  ratio_vs_zod: get('zod') / library,
+  ratio_vs_reference: get('library reference') / library,
+  ratio_vs_ajv_validate: get('ajv') / library,
+  retained_heap_ratio: heap.library / heap.plain,
+  retained_heap_bytes: heap,
+  ns_per_mb: Object.fromEntries(sizes.map((s) => [`${s.bytes / 1000}KB`, Math.round(s.nsPerMB)])),
+  per_mb_ratio_1mb_vs_1kb: sizes[2].nsPerMB / sizes[0].nsPerMB,
+};
+
+if (asJson) {
+  process.stdout.write(`${JSON.stringify(result)}\n`);
+} else {
+  const rows = [...times].map(([name, ns]) => `| ${name} | ${Math.round(ns)} | ${Math.round(1e9 / ns).toLocaleString('en-US')} |`);
+  const fmt = (x: number) => x.toFixed(2);
+  process.stdout.write(
+    [
+      `${LINES.toLocaleString('en-US')} events, median of ${ROUNDS} interleaved rounds (node ${process.version})`,
+      '',
+      '| contender | ns/event | events/s |',
+      '| --- | ---: | ---: |',
+      ...rows,
+      '',
+      `library round trip / (JSON.parse + JSON.stringify): ${fmt(result.ratio_vs_json_roundtrip)}× (target ≤ 1.6)`,
+      `zod 4 peer / library: ${fmt(result.ratio_vs_zod)}× (target ≥ 1.3)`,
+      `reference path / library: ${fmt(result.ratio_vs_reference)}× (target ≥ 8)`,
+      `retained heap, library / plain objects: ${fmt(result.retained_heap_ratio)}× (target ≤ 1.5)`,
+      `ns per MB: ${sizes.map((s) => `${s.bytes / 1000} KB: ${Math.round(s.nsPerMB).toLocaleString('en-US')}`).join(', ')}; 1 MB / 1 KB: ${fmt(result.per_mb_ratio_1mb_vs_1kb)}× (target ≤ 1.5)`,
+      '',
+    ].join('\n'),
+  );
+}
