@@ -16,14 +16,18 @@ export const DRAFT_2020_12 = 'https://json-schema.org/draft/2020-12/schema';
  * lists only the exact values.
  */
 
+/** A leap year: divisible by 4 and not by 100, or by 400 (0000 is one). */
+const LEAP_YEAR = '(?:\\d\\d(?:0[48]|[2468][048]|[13579][26])|(?:[02468][048]|[13579][26])00)';
+
 /**
- * ISO 8601 text the timestamp parser accepts: the shape checked in `precise-date.ts`,
- * narrowed to the field ranges `Date.parse` accepts (months 01-12, days 01-31, hours
- * 00-23 or 24:00, offsets up to ±23:59).
+ * ISO 8601 text the timestamp parser accepts (`parseIsoMs` in `precise-date.ts`):
+ * `YYYY-MM-DD[Tt ]HH:MM[:SS[.1-9 digits]](Z|±HH[:]MM)`, a real calendar day (Feb 29 only
+ * in leap years), hours 00-23, minutes and seconds 00-59, offsets up to ±23:59.
  */
 export const TIMESTAMP_PATTERN =
-  '^\\d{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\\d|3[01])[Tt ]' +
-  '(?:(?:[01]\\d|2[0-3]):[0-5]\\d(?::[0-5]\\d(?:\\.\\d{1,9})?)?|24:00(?::00(?:\\.0{1,9})?)?)' +
+  '^(?:\\d{4}-(?:(?:0[1-9]|1[0-2])-(?:0[1-9]|1\\d|2[0-8])|(?:0[13-9]|1[0-2])-(?:29|30)|(?:0[13578]|1[02])-31)' +
+  `|${LEAP_YEAR}-02-29)` +
+  '[Tt ](?:[01]\\d|2[0-3]):[0-5]\\d(?::[0-5]\\d(?:\\.\\d{1,9})?)?' +
   '(?:[Zz]|[+-](?:[01]\\d|2[0-3]):?[0-5]\\d)$';
 
 /** Epoch ms of years 0000 to 9999, the range `toPreciseDate` accepts (its text must be readable back). */
