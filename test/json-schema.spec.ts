@@ -257,6 +257,19 @@ describe('JSON Schema', () => {
     }
   });
 
+  it('known gap: limits a schema cannot say (a number overflowing to Infinity, nesting deeper than 1000 levels)', () => {
+    const lines = [
+      '{"kind":"raw","payload":{"content":1e400}}',
+      `{"kind":"raw","raw":${'['.repeat(1200)}${']'.repeat(1200)}}`,
+    ];
+    for (const line of lines) {
+      expect(Event.safeFromJSON(line).success).toBe(false);
+      expect(validateEvent(JSON.parse(line))).toBe(true);
+    }
+    // Where the field has a number type, ajv (strictNumbers) refuses Infinity too.
+    expect(validateEvent(JSON.parse('{"kind":"cost_update","payload":{"cost_usd":1e400}}'))).toBe(false);
+  });
+
   it('its timestamp pattern accepts exactly the ISO 8601 text the parser reads', () => {
     const pattern = new RegExp(TIMESTAMP_PATTERN, 'u');
     const digits = (n: number) => fc.stringMatching(new RegExp(`^\\d{${n}}$`));
