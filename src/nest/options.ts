@@ -1,7 +1,6 @@
 import type { Registry } from '../index';
 
 /** Any registry: `Registry.default` or one derived with `with` (`Registry<M>` does not widen to a common type). */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type AnyRegistry = Registry<any>;
 
 /** Options of `CliSubprocessCoreModule.forRoot`. */

@@ -1,4 +1,4 @@
-import { Injectable, type PipeTransform } from '@nestjs/common';
+import type { PipeTransform } from '@nestjs/common';
 import type { Model, ParseOptions, ParseResult } from '../index';
 import { toBadRequest } from './bad-request';
 
@@ -10,9 +10,9 @@ export type ParsableClass<T extends Model> = (new () => T) & {
 /**
  * Parses a request body into an instance of one payload class (unknown keys kept in
  * `extra`); invalid input answers 400 with the issues:
- * `@Body(new ParsePayloadPipe(ToolUsePayload)) payload: ToolUsePayload`.
+ * `@Body(new ParsePayloadPipe(ToolUsePayload)) payload: ToolUsePayload`. Used as an instance
+ * (it takes the class), so it is not an injectable.
  */
-@Injectable()
 export class ParsePayloadPipe<T extends Model> implements PipeTransform<unknown, T> {
   constructor(
     private readonly payloadClass: ParsableClass<T>,
