@@ -38,6 +38,9 @@ export function referenceParse(cls: ModelClass, input: unknown, path: IssuePath,
       const spec = fields.find((f) => f.key === error.property);
       if (spec && spec !== payloadSpec) ctx.issues.push(toIssue(error, spec, path));
     }
+    for (const spec of given) if (!errors.some((error) => error.property === spec.key)) rejectBoxed(spec, instance[spec.key], path, ctx);
+    // As the fast path does, keep a copy of JSON data from an object input, never the caller's objects.
+    if (!ctx.trusted) for (const spec of given) if (OPAQUE.has(spec.type)) instance[spec.key] = walkJson(instance[spec.key], [], true).value;
   } catch (cause) {
     ctx.issues.push({ code: 'unreadable', message: `could not read input: ${preview(String(cause))}`, path });
     return INVALID;
@@ -47,6 +50,20 @@ export function referenceParse(cls: ModelClass, input: unknown, path: IssuePath,
   }
   instance.extra = extra;
   return ctx.issues.length === before ? instance : INVALID;
+}
+
+/**
+ * class-validator's IsString and IsBoolean also pass boxed `new String()` / `new Boolean()`
+ * objects; the fast path, like JSON, takes only primitives, so they are refused here too.
+ */
+function rejectBoxed(spec: FieldSpec, value: unknown, path: IssuePath, ctx: ParseContext): void {
+  const boxed = (item: unknown) => item instanceof String || item instanceof Boolean;
+  if ((spec.type === 'text' || spec.type === 'trimmed' || spec.type === 'bool') && boxed(value)) {
+    ctx.issues.push(fieldIssue('invalid_type', spec, value, [...path, spec.key]));
+  } else if (spec.type === 'string_list' && Array.isArray(value) && value.some(boxed)) {
+    const bad = firstNonString(value);
+    ctx.issues.push(itemIssue(value[bad], [...path, spec.key, bad]));
+  }
 }
 
 function referencePayload(cls: ModelClass, input: unknown, path: IssuePath, ctx: ParseContext): Parsed<object> {

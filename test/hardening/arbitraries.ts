@@ -353,7 +353,7 @@ export const eventWithAnything: fc.Arbitrary<unknown> = fc
  * `===` (so -0 equals 0: JSON has no negative zero). Returns the path of the first difference,
  * or undefined when equal.
  */
-export function firstDifference(a: unknown, b: unknown, path: (string | number)[] = []): string | undefined {
+export function firstDifference(a: unknown, b: unknown, path: (string | number)[] = [], seen = new Map<object, object>()): string | undefined {
   const at = (why: string) => `${path.map(String).join('.') || '<root>'}: ${why}`;
   if (a instanceof Date || b instanceof Date) {
     if (!(a instanceof Date && b instanceof Date)) return at('only one is a Date');
@@ -361,9 +361,11 @@ export function firstDifference(a: unknown, b: unknown, path: (string | number)[
     return a.toJSON() === b.toJSON() ? undefined : at(`timestamps ${a.toJSON()} !== ${b.toJSON()}`);
   }
   if (typeof a !== 'object' || a === null || typeof b !== 'object' || b === null) {
-    return a === b ? undefined : at(`${String(a)} !== ${String(b)}`);
+    return a === b || (Number.isNaN(a) && Number.isNaN(b)) ? undefined : at(`${String(a)} !== ${String(b)}`);
   }
   if (Object.getPrototypeOf(a) !== Object.getPrototypeOf(b)) return at('different prototypes');
+  if (seen.has(a)) return seen.get(a) === b ? undefined : at('cycles differ');
+  seen.set(a, b);
   if (Object.getOwnPropertySymbols(a).length || Object.getOwnPropertySymbols(b).length) return at('symbol keys');
   // The key order of JSON data is part of its text; a class instance's field order is not (toMap fixes it).
   const proto = Object.getPrototypeOf(a);
@@ -376,7 +378,7 @@ export function firstDifference(a: unknown, b: unknown, path: (string | number)[
     const da = Object.getOwnPropertyDescriptor(a, key)!;
     const db = Object.getOwnPropertyDescriptor(b, key)!;
     if (!('value' in da) || !('value' in db)) return at(`accessor at ${key}`);
-    const diff = firstDifference(da.value, db.value, [...path, Array.isArray(a) ? Number(key) : key]);
+    const diff = firstDifference(da.value, db.value, [...path, Array.isArray(a) ? Number(key) : key], seen);
     if (diff) return diff;
   }
   return undefined;

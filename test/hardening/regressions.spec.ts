@@ -99,6 +99,34 @@ describe('hardening regressions', () => {
     }
   });
 
+  it.each([
+    ['a text field', { kind: 'stderr', payload: { content: new String('x') } }, ['payload', 'content']],
+    ['a trimmed field', { kind: 'raw', provider: new String(' claude ') }, ['provider']],
+    ['a boolean field', { kind: 'tool_result', payload: { is_error: new Boolean(false) } }, ['payload', 'is_error']],
+    ['a string list', { kind: 'run_started', payload: { args: ['-v', new String('x')] } }, ['payload', 'args', 1]],
+  ])('regression: a boxed new String()/new Boolean() in %s is refused by the reference path, as by the fast path', (_where, input, path) => {
+    // class-validator's IsString and IsBoolean accept boxed primitives; the fast path never did
+    for (const mode of MODES) {
+      expect(Event.safeParse(input, { mode })).toMatchObject({ success: false, error: { issues: [{ code: 'invalid_type', path, message: expect.stringMatching(/got object$/) }] } });
+    }
+  });
+
+  it('regression: the reference path copies JSON data (metadata, raw, input), so the event holds none of the caller\'s objects', () => {
+    const metadata = { list: [1] };
+    const input = { cmd: 'ls' };
+    const raw = Object.freeze({ a: 'b' });
+    const event = Event.parse({ kind: 'tool_use', metadata, raw, payload: { input } }, { mode: 'reference' });
+    expect(event.metadata).not.toBe(metadata);
+    expect(event.metadata.list).not.toBe(metadata.list);
+    expect(event.raw).not.toBe(raw);
+    expect(Object.isFrozen(event.raw)).toBe(false);
+    expect((event.payload as { input: object }).input).not.toBe(input);
+    metadata.list.push(2);
+    input.cmd = 'rm';
+    expect(JSON.stringify(event)).toContain('"input":{"cmd":"ls"}');
+    expect(event.metadata).toEqual({ list: [1] });
+  });
+
   it('regression: validateSerializable reports data nested deeper than 1000 levels', () => {
     expect(validateSerializable(nested(1000, 'array'))).toEqual([]);
     expect(validateSerializable(nested(1001, 'array'))).toEqual([
