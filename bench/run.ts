@@ -92,7 +92,7 @@ function gc(): void {
   collect();
 }
 
-/** Heap held by 100k parsed events vs the same lines as plain JSON.parse objects. */
+/** Heap held by the parsed events vs the same lines as plain JSON.parse objects: medians of alternating measurements. */
 function retainedHeap(lines: string[]): { library: number; plain: number } {
   const measure = (build: () => unknown[]): number => {
     gc();
@@ -103,9 +103,13 @@ function retainedHeap(lines: string[]): { library: number; plain: number } {
     if (kept.length !== lines.length) throw new Error('lost events');
     return after - before;
   };
-  const plain = measure(() => lines.map((line) => JSON.parse(line)));
-  const library = measure(() => lines.map((line) => Event.fromJSON(line)));
-  return { library, plain };
+  const plain: number[] = [];
+  const library: number[] = [];
+  for (let i = 0; i < 3; i++) {
+    plain.push(measure(() => lines.map((line) => JSON.parse(line))));
+    library.push(measure(() => lines.map((line) => Event.fromJSON(line))));
+  }
+  return { library: median(library), plain: median(plain) };
 }
 
 /** ns per MB of the library round trip for one event with content of each size. */

@@ -181,7 +181,7 @@ export function compileToMap(fields: readonly FieldSpec[], mapNested: CompiledTo
       let v;
       const out = { ${fields.map(entry).join(', ')} };
       const x = e.extra;
-      if (x !== null && typeof x === 'object') {
+      if (x !== EMPTY_OBJECT && x !== null && typeof x === 'object') {
         for (const key in x) {
           switch (key) { ${knownCases(fields)} continue; }
           if (hasOwn(x, key)) setOwn(out, key, x[key]);
