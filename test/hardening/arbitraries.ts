@@ -26,6 +26,12 @@ export function numRuns(ciDefault: number): number {
   return Number.isSafeInteger(runs) && runs > 0 ? runs : ciDefault;
 }
 
+/**
+ * Per-test timeout: roomy for CI (other suites share the cores), unlimited for a fuzz run.
+ * Each spec calls `jest.setTimeout(TEST_TIMEOUT_MS)`.
+ */
+export const TEST_TIMEOUT_MS = process.env.FUZZ_RUNS ? 24 * 3600 * 1000 : 60_000;
+
 /** Both parse paths; every property runs in each. */
 export const MODES = ['fast', 'reference'] as const;
 export type Mode = (typeof MODES)[number];
@@ -341,6 +347,32 @@ export const eventWithAnything: fc.Arbitrary<unknown> = fc
     else out.payload = objectFrom([[payloadKey, value]]);
     return out;
   });
+
+// ---------------------------------------------------------------------------------------------
+// JSON text
+
+/** A valid event line. */
+export const validEventLine = anyEventInput.map(({ input }) => JSON.stringify(Event.parse(input)));
+
+const JSON_NOISE = ['{', '}', '[', ']', '"', ',', ':', '\\', 'x', '0', '-', '.', 'e', ' ', '\n', '\u0000', 'NaN', 'undefined', "'", '\ud800'];
+
+/** A corrupted line: cut, inserted into, overwritten or shortened at a random place; mostly no longer JSON. */
+export const corruptedLine = fc
+  .tuple(validEventLine, fc.nat(), fc.constantFrom('cut', 'insert', 'replace', 'delete'), fc.constantFrom(...JSON_NOISE))
+  .map(([line, at, how, noise]) => {
+    const i = at % (line.length + 1);
+    if (how === 'cut') return line.slice(0, i);
+    if (how === 'insert') return line.slice(0, i) + noise + line.slice(i);
+    if (how === 'replace') return line.slice(0, i) + noise + line.slice(i + 1);
+    return line.slice(0, i) + line.slice(i + 1);
+  });
+
+/** Text that is not JSON at all, or only almost. */
+export const badJsonText = fc.oneof(
+  corruptedLine,
+  fc.string({ unit: 'binary', maxLength: 40 }),
+  fc.constantFrom('', ' ', '\ufeff{"kind":"raw"}', '{"kind":"raw"}\n{"kind":"raw"}', "{'kind':'raw'}", '{"kind":"raw",}', '{kind:"raw"}', 'NaN', '{"kind":"raw","n":NaN}', '{"kind":"raw","n":Infinity}', '{"kind":"raw","n":01}', '{"kind":"raw","n":1.}', '{"kind":"raw","s":"\t"}', '{"kind":"raw","s":"\\x41"}', '{"kind":"raw"'),
+);
 
 // ---------------------------------------------------------------------------------------------
 // Equality

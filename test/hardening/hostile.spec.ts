@@ -11,7 +11,9 @@ import {
   ToolUsePayload,
   validateSerializable,
 } from '../../src';
-import { MODES, Mode, anyEventInput, anyMutatedEventInput, firstDifference, numRuns, objectFrom, snapshot } from './arbitraries';
+import { MODES, Mode, anyEventInput, anyMutatedEventInput, firstDifference, numRuns, objectFrom, snapshot, TEST_TIMEOUT_MS } from './arbitraries';
+
+jest.setTimeout(TEST_TIMEOUT_MS);
 
 /*
  * Named hostile inputs. Each one must end in an event or a SchemaError: no other exception,

@@ -10,7 +10,10 @@ import {
   hostileAnything,
   mutatedEventInput,
   numRuns,
+  TEST_TIMEOUT_MS,
 } from './arbitraries';
+
+jest.setTimeout(TEST_TIMEOUT_MS);
 
 /*
  * safeParse never throws, on anything; parse throws nothing but SchemaError; both parse paths

@@ -1,6 +1,8 @@
 import 'reflect-metadata';
 import { Event, SchemaError, ToolRequest, validateSerializable } from '../../src';
-import { MODES } from './arbitraries';
+import { MODES, TEST_TIMEOUT_MS } from './arbitraries';
+
+jest.setTimeout(TEST_TIMEOUT_MS);
 
 /** Bugs found by the hardening suite, one test each, named after the bug. */
 

@@ -1,7 +1,9 @@
 import 'reflect-metadata';
 import fc from 'fast-check';
 import { Event, KINDS } from '../../src';
-import { MODEL_CLASSES, MODES, eventInput, firstDifference, modelInput, numRuns } from './arbitraries';
+import { MODEL_CLASSES, MODES, eventInput, firstDifference, modelInput, numRuns, TEST_TIMEOUT_MS } from './arbitraries';
+
+jest.setTimeout(TEST_TIMEOUT_MS);
 
 /*
  * Round trips. "Deep-equal" is `firstDifference` (arbitraries.ts): same class at every object,
