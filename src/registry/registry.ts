@@ -21,11 +21,13 @@ export class Registry<M extends PayloadClassMap = DefaultPayloadClasses> {
   /** The registry of the fourteen default payload classes. */
   static readonly default: Registry = new Registry(PAYLOAD_CLASSES);
 
-  /** Null-prototype copy: a lookup per event, where no key such as `constructor` may match. */
+  /** The classes as given, and as a Map for the per-event lookup (no key such as `constructor` can match). */
   private readonly classes: M;
+  private readonly byKind: ReadonlyMap<string, M[EventKind]>;
 
   private constructor(classes: M) {
-    this.classes = Object.freeze(Object.assign(Object.create(null), classes));
+    this.classes = Object.freeze({ ...classes });
+    this.byKind = new Map(KINDS.map((kind) => [kind, classes[kind]]));
     Object.freeze(this);
   }
 
@@ -38,7 +40,7 @@ export class Registry<M extends PayloadClassMap = DefaultPayloadClasses> {
   classFor<K extends EventKind>(kind: K): M[K];
   classFor(kind: string): M[EventKind] | undefined;
   classFor(kind: string): M[EventKind] | undefined {
-    return (this.classes as Record<string, M[EventKind] | undefined>)[kind];
+    return this.byKind.get(kind);
   }
 
   /**

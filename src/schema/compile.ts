@@ -43,12 +43,24 @@ export function itemIssue(item: unknown, path: IssuePath) {
 
 function stringList(items: unknown[], spec: FieldSpec, path: IssuePath, ctx: ParseContext): unknown {
   const bad = firstNonString(items);
-  if (bad < 0) return items.map((item) => (item as string).trim());
+  if (bad < 0) return items.map((item) => trim(item as string));
   ctx.issues.push(itemIssue(items[bad], [...path, spec.key, bad]));
   return INVALID;
 }
 
 const quote = JSON.stringify;
+
+/**
+ * `text.trim()`, skipping the builtin call when both ends are printable ASCII, which
+ * String.prototype.trim never removes: most wire strings need no trimming.
+ */
+function trim(text: string): string {
+  const n = text.length;
+  if (n === 0) return text;
+  const first = text.charCodeAt(0);
+  const last = text.charCodeAt(n - 1);
+  return first > 32 && first < 127 && last > 32 && last < 127 ? text : text.trim();
+}
 
 /** Source of an expression for a field's default: a literal for constant primitives, a factory call otherwise. */
 function defaultSource(spec: FieldSpec, i: number): string {
@@ -69,8 +81,8 @@ function checkSource(spec: FieldSpec, i: number): string {
       return `if (typeof r === 'string') ${set('r')} else ${failWith('invalid_type')}`;
     case 'trimmed':
       return spec.required
-        ? `if (typeof r !== 'string') ${failWith('invalid_type')} else { v = r.trim(); if (v === '') ${failWith('required')} else ${set('v')} }`
-        : `if (typeof r === 'string') ${set('r.trim()')} else ${failWith('invalid_type')}`;
+        ? `if (typeof r !== 'string') ${failWith('invalid_type')} else { v = trim(r); if (v === '') ${failWith('required')} else ${set('v')} }`
+        : `if (typeof r === 'string') ${set('trim(r)')} else ${failWith('invalid_type')}`;
     case 'int':
     case 'number': {
       const isType = spec.type === 'int' ? 'Number.isInteger(r)' : 'Number.isFinite(r)';
@@ -80,7 +92,11 @@ function checkSource(spec: FieldSpec, i: number): string {
     case 'bool':
       return `if (typeof r === 'boolean') ${set('r')} else ${failWith('invalid_type')}`;
     case 'enum':
-      return `v = typeof r === 'string' ? r.trim() : r; if (E[${i}].has(v)) ${set('v')} else ${failWith('invalid_enum', 'v')}`;
+      // A switch over the declared values stores the declared constant (an internalized string, so
+      // later lookups by it, such as the registry's, need no hashing of a fresh parsed string).
+      return `v = typeof r === 'string' ? trim(r) : r; switch (v) { ${(spec.values ?? [])
+        .map((value) => `case ${quote(value)}: ${set(quote(value))} break;`)
+        .join(' ')} default: ${failWith('invalid_enum', 'v')} }`;
     case 'object':
       return `if ((typeof r === 'object' && !Array.isArray(r)) || typeof r === 'function') ${json} else ${failWith('invalid_type')}`;
     case 'array':
@@ -148,7 +164,6 @@ export function compileParse(cls: ModelClass, fields: readonly FieldSpec[], payl
     S: fields,
     P: fields.map((f) => [f.key]),
     D: fields.map((f) => f.default),
-    E: fields.map((f) => new Set(f.values ?? [])),
     INVALID,
     EMPTY_OBJECT,
     EMPTY_ARRAY,
@@ -156,6 +171,7 @@ export function compileParse(cls: ModelClass, fields: readonly FieldSpec[], payl
     readJson,
     fail,
     stringList,
+    trim,
     toPreciseDate,
     payloadField,
     setOwn,

@@ -46,7 +46,8 @@ export function readJson(value: unknown, path: IssuePath, key: string | number |
 
 /** The input must be a plain object; records an issue otherwise. */
 export function expectObject(input: unknown, path: IssuePath, ctx: ParseContext): input is Record<string, unknown> {
-  if (isPlainObject(input)) return true;
+  // JSON.parse makes no class instances, so trusted input needs no prototype check.
+  if (ctx.trusted ? typeof input === 'object' && input !== null && !Array.isArray(input) : isPlainObject(input)) return true;
   ctx.issues.push({ code: 'invalid_type', message: `expected object, got ${typeName(input)}`, path });
   return false;
 }

@@ -145,35 +145,30 @@ export function walkJson(value: unknown, path: IssuePath, copy: boolean): { issu
  * Recursion is bounded by that depth; nothing is copied. Answers the first issue or undefined.
  */
 export function checkParsedJson(value: unknown, path: IssuePath, key?: string | number): Issue | undefined {
-  const keys: (string | number)[] = [];
-  const visit = (node: unknown, depth: number): NonJsonType | undefined => {
-    if (typeof node !== 'object' || node === null) {
-      return typeof node === 'number' && !Number.isFinite(node) ? 'non_finite' : undefined;
-    }
-    if (depth >= MAX_JSON_DEPTH) return 'too_deep';
-    if (Array.isArray(node)) {
-      for (let i = 0; i < node.length; i++) {
-        const item = node[i];
-        if ((typeof item === 'object' && item !== null) || typeof item === 'number') {
-          const found = visit(item, depth + 1);
-          if (found) return keys.push(i), found;
-        }
-      }
-      return undefined;
-    }
-    for (const k in node) {
-      const item = (node as Record<string, unknown>)[k];
-      if ((typeof item === 'object' && item !== null) || typeof item === 'number') {
-        const found = visit(item, depth + 1);
-        if (found) return keys.push(k), found;
-      }
+  const found = unwritable(value, 0);
+  if (!found) return undefined;
+  const at = key === undefined ? path : [...path, key];
+  return serializableIssue([...at, ...found.keys.reverse()], found.type);
+}
+
+/** Where JSON.parse output cannot be written back, keys innermost first; allocates only when something is found. */
+function unwritable(node: unknown, depth: number): { type: NonJsonType; keys: (string | number)[] } | undefined {
+  if (typeof node !== 'object' || node === null) {
+    return typeof node === 'number' && !Number.isFinite(node) ? { type: 'non_finite', keys: [] } : undefined;
+  }
+  if (depth >= MAX_JSON_DEPTH) return { type: 'too_deep', keys: [] };
+  if (Array.isArray(node)) {
+    for (let i = 0; i < node.length; i++) {
+      const found = unwritable(node[i], depth + 1);
+      if (found) return found.keys.push(i), found;
     }
     return undefined;
-  };
-  const type = visit(value, 0);
-  if (!type) return undefined;
-  const at = key === undefined ? [...path] : [...path, key];
-  return serializableIssue([...at, ...keys.reverse()], type);
+  }
+  for (const k in node) {
+    const found = unwritable((node as Record<string, unknown>)[k], depth + 1);
+    if (found) return found.keys.push(k), found;
+  }
+  return undefined;
 }
 
 /**

@@ -3,16 +3,21 @@
  * `2026-03-19T00:00:00.123456Z` serializes back with its microseconds.
  */
 export class PreciseDate extends Date {
-  /** The text written by `toJSON()`. */
-  readonly iso: string;
+  /** The exact ISO 8601 text this date was read from; undefined when it was made from a number or a Date. */
+  readonly text: string | undefined;
 
-  constructor(epochMs: number, iso?: string) {
+  constructor(epochMs: number, text?: string) {
     super(epochMs);
-    this.iso = iso ?? super.toISOString();
+    this.text = text;
+  }
+
+  /** The text written by `toJSON()`: the text read, else `toISOString()` (made only when asked for: it is slow). */
+  get iso(): string {
+    return this.text ?? this.toISOString();
   }
 
   override toJSON(): string {
-    return this.iso;
+    return this.text ?? this.toISOString();
   }
 }
 
