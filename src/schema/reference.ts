@@ -53,16 +53,16 @@ export function referenceParse(cls: ModelClass, input: unknown, path: IssuePath,
 }
 
 /**
- * class-validator's IsString and IsBoolean also pass boxed `new String()` / `new Boolean()`
- * objects; the fast path, like JSON, takes only primitives, so they are refused here too.
+ * What class-validator lets through and the fast path does not: IsString and IsBoolean pass
+ * boxed `new String()` / `new Boolean()` objects, and `each` skips the holes of a sparse array
+ * (`[, 'a']`, written out as `[null,"a"]`). JSON has neither, so they are refused here too.
  */
 function rejectBoxed(spec: FieldSpec, value: unknown, path: IssuePath, ctx: ParseContext): void {
-  const boxed = (item: unknown) => item instanceof String || item instanceof Boolean;
-  if ((spec.type === 'text' || spec.type === 'trimmed' || spec.type === 'bool') && boxed(value)) {
+  if ((spec.type === 'text' || spec.type === 'trimmed' || spec.type === 'bool') && (value instanceof String || value instanceof Boolean)) {
     ctx.issues.push(fieldIssue('invalid_type', spec, value, [...path, spec.key]));
-  } else if (spec.type === 'string_list' && Array.isArray(value) && value.some(boxed)) {
-    const bad = firstNonString(value);
-    ctx.issues.push(itemIssue(value[bad], [...path, spec.key, bad]));
+  } else if (spec.type === 'string_list' && Array.isArray(value)) {
+    const bad = firstNonString(value); // findIndex visits holes
+    if (bad >= 0) ctx.issues.push(itemIssue(value[bad], [...path, spec.key, bad]));
   }
 }
 

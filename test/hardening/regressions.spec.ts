@@ -113,6 +113,18 @@ describe('hardening regressions', () => {
     }
   });
 
+  it('regression: a sparse string list ([, "a"]) is refused by the reference path, as by the fast path', () => {
+    // class-validator's `each` skips holes; JSON.stringify would write the hole as null
+    // eslint-disable-next-line no-sparse-arrays
+    const args = [, 'a'];
+    for (const mode of MODES) {
+      expect(Event.safeParse({ kind: 'run_started', payload: { args } }, { mode })).toMatchObject({
+        success: false,
+        error: { issues: [{ code: 'invalid_type', path: ['payload', 'args', 0], message: 'expected string, got undefined' }] },
+      });
+    }
+  });
+
   it('regression: the reference path copies JSON data (metadata, raw, input), so the event holds none of the caller\'s objects', () => {
     const metadata = { list: [1] };
     const input = { cmd: 'ls' };
