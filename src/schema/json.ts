@@ -52,25 +52,6 @@ function nonJsonType(value: unknown): NonJsonType | undefined {
  */
 export const MAX_JSON_DEPTH = 1000;
 
-/** A number literal JSON.parse turns into Infinity: a 3-digit exponent or 309+ digits (may also match inside strings). */
-const MAY_OVERFLOW = /[eE]\+?\d{3}|[:,[]\s*-?\d{309}/;
-
-/**
- * JSON.parse output is JSON data by construction, except for numbers too large for a double
- * (`1e400` is Infinity, which JSON.stringify would write as `null`) and nesting deeper than
- * MAX_JSON_DEPTH. True for texts that may hold either (cheap, conservative tests): their
- * parsed value must be checked like any other input instead of being trusted.
- */
-export function jsonTextNeedsCheck(text: string): boolean {
-  if (MAY_OVERFLOW.test(text)) return true;
-  if (text.length <= 2 * MAX_JSON_DEPTH) return false; // every level takes two characters
-  let opened = 0;
-  for (const bracket of ['{', '[']) {
-    for (let i = text.indexOf(bracket); i >= 0; i = text.indexOf(bracket, i + 1)) if (++opened > MAX_JSON_DEPTH) return true;
-  }
-  return false;
-}
-
 function serializableIssue(path: IssuePath, type: NonJsonType): Issue {
   const why = type === 'too_deep' ? `nested deeper than ${MAX_JSON_DEPTH} levels` : type.replace('_', '-');
   return { code: 'serializable', message: `not JSON-serializable: ${why}`, path, type };
