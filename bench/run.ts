@@ -71,18 +71,27 @@ function sanityCheck(lines: string[]): void {
   }
 }
 
-function speed(lines: string[]): Map<string, number> {
+/** Per round, the ns/event of every contender; rounds interleave contenders in chunks of CHUNK lines. */
+const CHUNK = 10_000;
+
+function speed(lines: string[]): Map<string, number[]> {
   const samples = new Map(contenders.map((c) => [c.name, [] as number[]]));
   for (const c of contenders) time(c, lines.slice(0, 5000)); // warm-up
   for (let round = 0; round < ROUNDS; round++) {
-    // Rotate the order each round so no contender always runs first or last.
-    for (let k = 0; k < contenders.length; k++) {
-      const c = contenders[(k + round) % contenders.length];
-      samples.get(c.name)!.push(time(c, lines));
+    const total = new Map(contenders.map((c) => [c.name, 0]));
+    // Every contender runs on each chunk in turn (order rotated), so a drift in machine speed
+    // (frequency, neighbours on a shared host) hits all of them alike within a round.
+    for (let start = 0, n = 0; start < lines.length; start += CHUNK, n++) {
+      const chunk = lines.slice(start, start + CHUNK);
+      for (let k = 0; k < contenders.length; k++) {
+        const c = contenders[(k + n + round) % contenders.length];
+        total.set(c.name, total.get(c.name)! + time(c, chunk) * chunk.length);
+      }
     }
+    for (const c of contenders) samples.get(c.name)!.push(total.get(c.name)! / lines.length);
     log(`round ${round + 1}/${ROUNDS} done`);
   }
-  return new Map([...samples].map(([name, values]) => [name, median(values)]));
+  return samples;
 }
 
 function gc(): void {
@@ -131,21 +140,28 @@ function growth(): { bytes: number; nsPerMB: number }[] {
 
 const lines = corpus(LINES);
 sanityCheck(lines);
-const times = speed(lines);
+const rounds = speed(lines);
+const times = new Map([...rounds].map(([name, values]) => [name, median(values)]));
 const heap = retainedHeap(lines);
 const sizes = growth();
 
 const get = (prefix: string): number => [...times].find(([name]) => name.startsWith(prefix))?.[1] ?? NaN;
-const library = get('library fromJSON');
+const perRound = (prefix: string): number[] => [...rounds].find(([name]) => name.startsWith(prefix))?.[1] ?? [];
+/** Median over rounds of a/b, each ratio taken within one round (paired, so drift between rounds cancels). */
+const ratio = (a: string, b: string): number => {
+  const x = perRound(a);
+  const y = perRound(b);
+  return x.length && y.length ? median(x.map((v, i) => v / y[i])) : NaN;
+};
 const result = {
   lines: LINES,
   rounds: ROUNDS,
   ns_per_event: Object.fromEntries([...times].map(([name, ns]) => [name, Math.round(ns)])),
-  ratio_vs_json_roundtrip: library / get('JSON.parse + JSON.stringify'),
-  ratio_vs_json_parse: library / get('JSON.parse'),
-  ratio_vs_zod: get('zod') / library,
-  ratio_vs_reference: get('library reference') / library,
-  ratio_vs_ajv_validate: get('ajv') / library,
+  ratio_vs_json_roundtrip: ratio('library fromJSON', 'JSON.parse + JSON.stringify'),
+  ratio_vs_json_parse: ratio('library fromJSON', 'JSON.parse'),
+  ratio_vs_zod: ratio('zod', 'library fromJSON'),
+  ratio_vs_reference: ratio('library reference', 'library fromJSON'),
+  ratio_vs_ajv_validate: ratio('ajv', 'library fromJSON'),
   retained_heap_ratio: heap.library / heap.plain,
   retained_heap_bytes: heap,
   ns_per_mb: Object.fromEntries(sizes.map((s) => [`${s.bytes / 1000}KB`, Math.round(s.nsPerMB)])),
