@@ -145,6 +145,16 @@ describe('Event', () => {
     expect(second).toBe(first);
   });
 
+  it.each(MODES)('keeps an incoming key named "extra" as data at both levels (%s)', (mode) => {
+    const line = '{"kind":"raw","extra":{"a":1},"payload":{"extra":[2]}}';
+    const event = Event.fromJSON(line, { mode });
+    expect(event.extra).toEqual({ extra: { a: 1 } });
+    expect(event.payload.extra).toEqual({ extra: [2] });
+    const out = JSON.parse(JSON.stringify(event));
+    expect(out.extra).toEqual({ a: 1 });
+    expect(out.payload.extra).toEqual([2]);
+  });
+
   it('toMap keeps the Date and maps the payload; toJSON is JSON-ready', () => {
     const event = Event.create('tool_use', { payload: { tool_name: 'x' }, extra_a: 1 });
     const map = event.toMap();
