@@ -50,6 +50,9 @@ function stringList(items: unknown[], spec: FieldSpec, path: IssuePath, ctx: Par
 
 const quote = JSON.stringify;
 
+/** Own-key test used by the generated extra loops (for-in also sees inherited enumerable keys). */
+const hasOwn = (o: object, k: string): boolean => Object.prototype.hasOwnProperty.call(o, k);
+
 /**
  * `text.trim()`, skipping the builtin call when both ends are printable ASCII, which
  * String.prototype.trim never removes: most wire strings need no trimming.
@@ -175,7 +178,7 @@ export function compileParse(cls: ModelClass, fields: readonly FieldSpec[], payl
     toPreciseDate,
     payloadField,
     setOwn,
-    hasOwn: (o: object, k: string) => Object.prototype.hasOwnProperty.call(o, k),
+    hasOwn,
   };
   return new Function(...Object.keys(env), source)(...Object.values(env)) as CompiledParse;
 }
@@ -205,6 +208,6 @@ export function compileToMap(fields: readonly FieldSpec[], mapNested: CompiledTo
       }
       return out;
     };`;
-  const env = { mapNested, setOwn, EMPTY_OBJECT, EMPTY_ARRAY, hasOwn: (o: object, k: string) => Object.prototype.hasOwnProperty.call(o, k) };
+  const env = { mapNested, setOwn, EMPTY_OBJECT, EMPTY_ARRAY, hasOwn };
   return new Function(...Object.keys(env), source)(...Object.values(env)) as CompiledToMap;
 }

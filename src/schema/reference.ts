@@ -46,7 +46,7 @@ export function referenceParse(cls: ModelClass, input: unknown, path: IssuePath,
     return INVALID;
   }
   if (payloadSpec) {
-    instance[payloadSpec.key] = parsePayload(input[payloadSpec.key], [...path, payloadSpec.key], ctx, instance.kind, referencePayload);
+    instance[payloadSpec.key] = parsePayload(input[payloadSpec.key], [...path, payloadSpec.key], ctx, instance.kind, referenceParse);
   }
   instance.extra = extra;
   return ctx.issues.length === before ? instance : INVALID;
@@ -64,10 +64,6 @@ function rejectBoxed(spec: FieldSpec, value: unknown, path: IssuePath, ctx: Pars
     const bad = firstNonString(value); // findIndex visits holes
     if (bad >= 0) ctx.issues.push(itemIssue(value[bad], [...path, spec.key, bad]));
   }
-}
-
-function referencePayload(cls: ModelClass, input: unknown, path: IssuePath, ctx: ParseContext): Parsed<object> {
-  return referenceParse(cls, input, path, ctx);
 }
 
 /** class-validator constraint names, most basic first: a field reports only its first failure, as the fast path does. */
