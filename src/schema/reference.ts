@@ -12,6 +12,17 @@ import { walkJson } from './json';
 const OPAQUE = new Set<FieldType>(['object', 'array', 'any']);
 
 /**
+ * Whether class-transformer is given this field's value. It copies objects recursively (a
+ * 10,000-deep array overflows the stack), so JSON data, and any object a single-value field
+ * or string list refuses anyway, is set directly; a Date and an array of scalars go through.
+ */
+function throughTransformer(spec: FieldSpec, value: unknown): boolean {
+  if (OPAQUE.has(spec.type)) return false;
+  if (typeof value !== 'object' || value === null || value instanceof Date) return true;
+  return Array.isArray(value) && value.every((item) => typeof item !== 'object' || item === null);
+}
+
+/**
  * The reference path: what NestJS's ValidationPipe does with the same classes —
  * class-transformer `plainToInstance`, then class-validator `validateSync` —
  * plus the library's extra split. Slower; kept to check the fast path against.
@@ -24,15 +35,20 @@ export function referenceParse(cls: ModelClass, input: unknown, path: IssuePath,
   const extra = splitExtra(input, knownKeys(fields), path, ctx);
   const payloadSpec = fields.find((spec) => spec.type === 'payload');
   const given = fields.filter((spec) => spec !== payloadSpec && Object.prototype.hasOwnProperty.call(input, spec.key));
-  const plain: Record<string, unknown> = {};
-  for (const spec of given) if (!OPAQUE.has(spec.type)) plain[spec.key] = input[spec.key];
 
   let instance: Record<string, unknown>;
   try {
+    const plain: Record<string, unknown> = {};
+    const direct = new Map<FieldSpec, unknown>();
+    for (const spec of given) {
+      const value = input[spec.key];
+      if (throughTransformer(spec, value)) plain[spec.key] = value;
+      else direct.set(spec, value);
+    }
     instance = plainToInstance(cls, plain) as Record<string, unknown>;
-    // JSON data is set with the same normalization the field's @Transform applies, because
-    // class-transformer's recursive copy breaks on data keys such as `constructor` and `__proto__`.
-    for (const spec of given) if (OPAQUE.has(spec.type)) instance[spec.key] = normalize(spec, input[spec.key]);
+    // Set with the same normalization the field's @Transform applies, because class-transformer's
+    // recursive copy breaks on data keys such as `constructor` and `__proto__`, and on deep nesting.
+    for (const [spec, value] of direct) instance[spec.key] = normalize(spec, value);
     const errors = validateSync(instance, { forbidUnknownValues: false });
     for (const error of errors) {
       const spec = fields.find((f) => f.key === error.property);

@@ -167,4 +167,21 @@ describe('hardening regressions', () => {
     expect(manyError.message).toContain('… 990 more');
     expect(manyError.message.length).toBeLessThan(1000);
   });
+
+  it.each([
+    ['a text field', 'stderr', 'content'],
+    ['a string list', 'run_started', 'args'],
+    ['a timestamp', 'raw', 'timestamp'],
+  ])(
+    'regression: a 10,000-deep value in %s is the same issue in both paths, not "unreadable" from a class-transformer stack overflow',
+    (_where, kind, key) => {
+      for (const shape of ['array', 'object'] as const) {
+        const deep = nested(10_000, shape);
+        const input = key === 'timestamp' ? { kind, timestamp: deep } : { kind, payload: { [key]: deep } };
+        const [fast, reference] = MODES.map((mode) => errorOf(() => Event.parse(input, { mode })).issues);
+        expect(reference).toEqual(fast);
+        expect(fast[0].code).toBe(key === 'timestamp' ? 'invalid_date' : 'invalid_type');
+      }
+    },
+  );
 });
