@@ -1,7 +1,7 @@
 import { INVALID, ModelClass, ParseContext, Parsed, expectObject, readJson } from './context';
 import { FieldSpec, fieldIssue } from './field';
 import { IssueCode, IssuePath, typeName } from './issue';
-import { EMPTY_ARRAY, EMPTY_OBJECT, setOwn } from './json';
+import { EMPTY_ARRAY, EMPTY_OBJECT, hasOwn, setOwn } from './json';
 import { toPreciseDate } from './precise-date';
 
 /*
@@ -49,9 +49,6 @@ function stringList(items: unknown[], spec: FieldSpec, path: IssuePath, ctx: Par
 }
 
 const quote = JSON.stringify;
-
-/** Own-key test used by the generated extra loops (for-in also sees inherited enumerable keys). */
-const hasOwn = (o: object, k: string): boolean => Object.prototype.hasOwnProperty.call(o, k);
 
 /**
  * `text.trim()`, skipping the builtin call when both ends are printable ASCII, which

@@ -1,4 +1,4 @@
-import { setOwn } from './json';
+import { hasOwn, setOwn } from './json';
 
 /** Where a problem sits, from the root of what was parsed: keys and array indices. */
 export type IssuePath = (string | number)[];
@@ -114,7 +114,7 @@ export class SchemaError extends Error {
 
 /** A node's own entry: a path key such as "__proto__" is data, never the prototype. */
 function own(node: ErrorTree, key: string): ErrorTree | string[] | undefined {
-  return Object.prototype.hasOwnProperty.call(node, key) ? node[key] : undefined;
+  return hasOwn(node, key) ? node[key] : undefined;
 }
 
 /**

@@ -15,6 +15,11 @@ export type JsonObject = { [key: string]: JsonValue };
 export const EMPTY_OBJECT: JsonObject = Object.freeze({}) as JsonObject;
 export const EMPTY_ARRAY: JsonValue[] = Object.freeze([]) as unknown as JsonValue[];
 
+/** Own-key test (for-in and `in` also see inherited keys such as "constructor"). */
+export function hasOwn(target: object, key: string): boolean {
+  return Object.prototype.hasOwnProperty.call(target, key);
+}
+
 /** Assigns an own property, so that a key named `__proto__` stays data instead of changing a prototype. */
 export function setOwn(target: Record<string, unknown>, key: string, value: unknown): void {
   if (key === '__proto__') {

@@ -6,7 +6,7 @@ import { INVALID, ModelClass, ParseContext, Parsed, expectObject, splitExtra } f
 import { FieldSpec, FieldType, fieldIssue, fieldsOf, normalize } from './field';
 import { Issue, IssueCode, IssuePath, preview } from './issue';
 import { IS_JSON_VALUE } from './is-json-value';
-import { walkJson } from './json';
+import { hasOwn, walkJson } from './json';
 
 /** Field types holding arbitrary JSON data, which class-transformer has nothing to convert in. */
 const OPAQUE = new Set<FieldType>(['object', 'array', 'any']);
@@ -34,7 +34,7 @@ export function referenceParse(cls: ModelClass, input: unknown, path: IssuePath,
   const before = ctx.issues.length;
   const extra = splitExtra(input, knownKeys(fields), path, ctx);
   const payloadSpec = fields.find((spec) => spec.type === 'payload');
-  const given = fields.filter((spec) => spec !== payloadSpec && Object.prototype.hasOwnProperty.call(input, spec.key));
+  const given = fields.filter((spec) => spec !== payloadSpec && hasOwn(input, spec.key));
 
   let instance: Record<string, unknown>;
   try {
