@@ -42,7 +42,7 @@ const FULL_PAYLOADS: Record<EventKind, Record<string, unknown>> = {
   approval_requested: { approval_id: 'a-1', subject: 'shell', details: { cmd: 'rm -rf /tmp/x' } },
   approval_resolved: { approval_id: 'a-1', decision: 'allow', reason: 'ok' },
   cost_update: { input_tokens: 1200, output_tokens: 80, total_tokens: 1280, cost_usd: 0.0042 },
-  result: { status: 'completed', stop_reason: 'end_turn', output: { text: 'done' } },
+  result: { status: 'completed', stop_reason: 'end_turn', output: { text: 'done' }, object: { answer: 42 } },
   error: { message: 'boom', code: 'E1', severity: 'fatal' },
   stderr: { content: 'warning: x\n' },
   raw: { stream: 'stderr', content: { any: ['thing'] } },

@@ -8,4 +8,6 @@ export class ResultPayload extends Payload {
   @AnyJson() status!: JsonValue;
   @AnyJson() stop_reason!: JsonValue;
   @AnyJson() output!: JsonValue;
+  /** A structured object the provider returned because one was requested (Elixir `Payload.Result.object`). */
+  @AnyJson() object!: JsonValue;
 }
