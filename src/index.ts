@@ -20,3 +20,4 @@ export { validateSerializable, type JsonPrimitive } from './schema/json';
 export type { JsonSchema } from './schema/json-schema';
 export { Model, type ModelInput } from './schema/model';
 export { PreciseDate } from './schema/precise-date';
+export { PROVIDERS, createDecoder, decodeLines, detectProvider, type Decoder, type DecoderOptions, type EventDraft, type ExitInfo, type LineSource, type ProviderId, type ProviderProfile } from './providers';

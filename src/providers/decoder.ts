@@ -46,7 +46,34 @@ export interface Decoder {
  */
 export function createDecoder(provider: ProviderId | 'auto', options: DecoderOptions = {}): Decoder {
   const id = assertProviderId(provider, true);
-  return new LineDecoder(id === 'auto' ? null : profileFor(id), options);
+  return decoderFor(id === 'auto' ? null : profileFor(id), options);
+}
+
+/**
+ * @internal A decoder over any profile (null: detect it with `detect`, as `'auto'` does).
+ * Not exported from the package: tests use it to drive the machinery with a test profile.
+ */
+export function decoderFor(profile: ProviderProfile | null, options: DecoderOptions = {}, detect: (line: JsonObject) => ProviderProfile | null = detectProfile): Decoder {
+  checkOptions(options);
+  return new LineDecoder(profile, options, detect);
+}
+
+const KEEP_RAW = ['all', 'unmapped', 'none'];
+
+/** Options are the caller's, not the stream's: a wrong one is a TypeError now rather than a raw event per line later. */
+function checkOptions(options: DecoderOptions): void {
+  const { keepRaw, startSequence, clock } = options;
+  if (keepRaw !== undefined && !KEEP_RAW.includes(keepRaw)) throw new TypeError(`keepRaw must be one of ${KEEP_RAW.join(', ')}; got ${JSON.stringify(keepRaw)}`);
+  if (startSequence !== undefined && !(Number.isSafeInteger(startSequence) && startSequence >= 0)) {
+    throw new TypeError(`startSequence must be a non-negative integer; got ${String(startSequence)}`);
+  }
+  if (clock !== undefined && typeof clock !== 'function') throw new TypeError('clock must be a function returning a Date');
+}
+
+/** One native line as the decoder saw it: its text, and its JSON value (the text itself when it is not JSON). */
+interface Source {
+  readonly text: string;
+  readonly value: JsonValue;
 }
 
 /** The per-run machinery every provider shares: sequence, session id, time, raw, terminal state. */
@@ -62,6 +89,7 @@ class LineDecoder implements Decoder {
   constructor(
     profile: ProviderProfile | null,
     private readonly options: DecoderOptions,
+    private readonly detect: (line: JsonObject) => ProviderProfile | null,
   ) {
     this.profile = profile;
     this.state = profile?.newState();
@@ -76,24 +104,27 @@ class LineDecoder implements Decoder {
     const text = typeof line === 'string' ? line : String(line);
     if (text.trim() === '') return [];
     const parsed = parseLine(text);
+    // Held drafts (Gemini's open text) belong to the lines before this one: they are built
+    // with the envelope state as it was (session, time), before this line is noted.
     if (!isObject(parsed)) {
       // Not a JSON object (plain stdout text, a bare number…): held drafts are complete now.
-      const released = this.release(null);
-      return [...this.build(released, null), ...this.unmapped(parsed === undefined ? text : parsed, text)];
+      const released = this.build(this.release(null), null);
+      return [...released, this.unmapped({ text, value: parsed === undefined ? text : parsed })];
     }
+    const source: Source = { text, value: parsed };
     if (!this.profile) this.adopt(parsed);
     const profile = this.profile;
-    if (!profile) return this.unmapped(parsed, parsed);
+    if (!profile) return [this.unmapped(source)];
+    const released = this.build(this.release(parsed), null);
     this.noteLine(profile, parsed);
-    const released = this.release(parsed);
     let drafts: EventDraft[];
     try {
-      drafts = profile.decode(parsed, this.state);
+      drafts = checkDrafts(profile.decode(parsed, this.state));
     } catch (error) {
-      return [...this.build(released, parsed), ...this.unmapped(parsed, parsed, { decode_error: describe(error) })];
+      return [...released, this.unmapped(source, { decode_error: describe(error) })];
     }
-    if (drafts.length === 0) return [...this.build(released, parsed), ...this.unmapped(parsed, parsed)];
-    return [...this.build(released, parsed), ...this.build(drafts, parsed)];
+    if (drafts.length === 0) return [...released, this.unmapped(source)];
+    return [...released, ...this.build(drafts, source)];
   }
 
   end(exit?: ExitInfo): AnyEvent[] {
@@ -106,7 +137,7 @@ class LineDecoder implements Decoder {
 
   /** For `'auto'`: the first recognised line names the provider. */
   private adopt(line: JsonObject): void {
-    const profile = detectProfile(line);
+    const profile = this.detect(line);
     if (!profile) return;
     this.profile = profile;
     this.state = profile.newState();
@@ -114,36 +145,43 @@ class LineDecoder implements Decoder {
 
   /** A line's session id and time apply to its own events and every later one. */
   private noteLine(profile: ProviderProfile, line: JsonObject): void {
+    // A malformed id or time field is ignored: the line's events take the previous ones.
     try {
       const id = profile.sessionId(line);
-      if (typeof id === 'string' && id !== '') this.sessionId = id;
+      if (typeof id === 'string' && id.trim() !== '') this.sessionId = id;
+    } catch {
+      // keep the previous session id
+    }
+    try {
       const time = toPreciseDate(profile.timestamp(line));
       if (time) this.lastTime = time;
     } catch {
-      // A malformed id or time field is ignored: the line's events take the previous ones.
+      // keep the previous time
     }
   }
 
   private release(next: JsonObject | null): EventDraft[] {
     if (!this.profile?.release) return [];
     try {
-      return this.profile.release(next, this.state);
+      return [...checkDrafts(this.profile.release(next, this.state))];
     } catch {
       return [];
     }
   }
 
   /** The `raw` event of a line with no normalized meaning: its payload keeps the whole line. */
-  private unmapped(content: JsonValue, line: JsonValue, metadata: JsonObject = {}): AnyEvent[] {
-    return [this.event({ kind: 'raw', payload: { stream: 'stdout', content, metadata } }, line, true)];
+  private unmapped(source: Source, metadata: JsonObject = {}): AnyEvent {
+    return this.event({ kind: 'raw', payload: { stream: 'stdout', content: source.value, metadata } }, source, true);
   }
 
-  private build(drafts: EventDraft[], line: JsonValue): AnyEvent[] {
-    return drafts.map((draft) => this.event(draft, line, false));
+  /** Events of `drafts`; `source` is the line they came from, or null for drafts of no one line (held text, end of stream). */
+  private build(drafts: EventDraft[], source: Source | null): AnyEvent[] {
+    return drafts.map((draft) => this.event(draft, source, false));
   }
 
-  private event(draft: EventDraft, line: JsonValue, unmapped: boolean): AnyEvent {
+  private event(draft: EventDraft, source: Source | null, unmapped: boolean): AnyEvent {
     const keepRaw = this.options.keepRaw ?? 'all';
+    const line = source?.value ?? null;
     const raw = keepRaw === 'all' || (keepRaw === 'unmapped' && unmapped) ? line : null;
     const attrs = {
       kind: draft.kind,
@@ -159,12 +197,19 @@ class LineDecoder implements Decoder {
     this.sequence += 1;
     if (parsed.success) return parsed.data;
     // A draft the payload class refuses (a provider sent an odd value): keep what it was as raw data.
-    const fallback = Event.parse({
-      ...attrs,
+    const metadata = { draft_kind: draft.kind, decode_error: parsed.error.message };
+    const fallback = Event.safeParse({ ...attrs, kind: 'raw', payload: { stream: 'stdout', content: line, metadata } }, { registry: this.options.registry });
+    if (fallback.success) return fallback.data;
+    // Even that was refused (a line nested deeper than any event may be): keep the line's text.
+    return Event.parse({
       kind: 'raw',
-      payload: { stream: 'stdout', content: line, metadata: { draft_kind: draft.kind, decode_error: parsed.error.message } },
+      provider: attrs.provider,
+      provider_session_id: attrs.provider_session_id,
+      sequence: attrs.sequence,
+      timestamp: this.lastTime ?? new Date(),
+      payload: { stream: 'stdout', content: source?.text ?? null, metadata },
+      raw: keepRaw === 'none' || source === null ? null : source.text,
     });
-    return fallback;
   }
 }
 
@@ -185,6 +230,14 @@ function missingResult(exit: ExitInfo | undefined): EventDraft[] {
     stop_reason: 'no_result',
     metadata,
   });
+}
+
+/** A profile's answer when it is an array of draft objects; anything else is the profile's bug, reported as one. */
+function checkDrafts(drafts: unknown): EventDraft[] {
+  if (!Array.isArray(drafts) || !drafts.every((draft) => typeof draft === 'object' && draft !== null)) {
+    throw new TypeError('the profile did not answer an array of drafts');
+  }
+  return drafts as EventDraft[];
 }
 
 /** The parsed line, or undefined when it is not JSON. */

@@ -1,0 +1,10 @@
+/*
+ * The provider decoders' public API: what the package root exports from src/providers.
+ * Profiles and the shared draft helpers stay internal.
+ */
+export { createDecoder, type Decoder, type DecoderOptions, type ExitInfo } from './decoder';
+export { decodeLines } from './decode-lines';
+export { detectProvider } from './detect';
+export type { LineSource } from './lines';
+export type { EventDraft, ProviderProfile } from './profile';
+export { PROVIDERS, type ProviderId } from './provider-id';
