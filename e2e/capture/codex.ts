@@ -1,0 +1,164 @@
+/*
+ * Captures real `codex exec --json` transcripts against the scripted OpenAI Responses endpoint.
+ * Usage (from the project root): npx ts-node --transpile-only e2e/capture/codex.ts [scenario…]
+ * Each scenario runs the real Codex CLI once in a fresh temp CODEX_HOME and cwd, with stdin
+ * closed and a timeout, and writes its stdout verbatim to
+ * test/fixtures/providers/codex/captured-<scenario>.jsonl plus captured-<scenario>.exit.json.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startOpenAIResponsesEndpoint, type ResponsesTurn } from '../scripted/openai-responses';
+import type { ScriptedServer } from '../scripted/server';
+
+const CODEX = join(__dirname, '..', 'node_modules', '.bin', 'codex');
+const OUT_DIR = join(__dirname, '..', '..', 'test', 'fixtures', 'providers', 'codex');
+const TIMEOUT_MS = 60_000;
+
+/** One Codex run: the prompt, what the model answers, and (for a second run) a resume of the first. */
+interface Run {
+  prompt: string;
+  script: readonly ResponsesTurn[];
+}
+
+interface Scenario {
+  name: string;
+  /** Runs in order in the same CODEX_HOME; the second and later ones resume the first thread. */
+  runs: Run[];
+  /** Configure the stdio MCP server `echo` (mcp-echo-server.js). */
+  mcpEcho?: boolean;
+}
+
+const SCENARIOS: Scenario[] = [
+  { name: 'plain', runs: [{ prompt: 'Say hello.', script: [{ text: 'Hello from the scripted model.' }] }] },
+  {
+    name: 'shell',
+    runs: [{ prompt: 'Run echo hello-from-tool.', script: [{ shell: 'echo hello-from-tool' }, { text: 'The command printed hello-from-tool.' }] }],
+  },
+  {
+    name: 'failing-command',
+    runs: [{ prompt: 'List /nonexistent-dir.', script: [{ shell: 'ls /nonexistent-dir' }, { text: 'That directory does not exist.' }] }],
+  },
+  {
+    name: 'reasoning',
+    runs: [{ prompt: 'What is 6 times 7?', script: [{ thinking: 'Six sevens are forty-two.', text: '42' }] }],
+  },
+  {
+    name: 'mcp',
+    mcpEcho: true,
+    runs: [{ prompt: 'Ask the echo tool to echo ping, then ask it to fail.', script: [{ toolSearch: 'echo' }, { call: 'echo', namespace: 'mcp__echo', args: { text: 'ping' } }, { call: 'echo', namespace: 'mcp__echo', args: { text: 'boom', fail: true } }, { text: 'The echo tool answered.' }] }],
+  },
+  {
+    name: 'file-change',
+    runs: [{ prompt: 'Create hello.txt.', script: [{ patch: '*** Begin Patch\n*** Add File: hello.txt\n+hello\n*** End Patch\n' }, { text: 'Created hello.txt.' }] }],
+  },
+  { name: 'web-search', runs: [{ prompt: 'Search the web for codex.', script: [{ webSearch: 'openai codex cli', text: 'Codex is a coding agent.' }] }] },
+  {
+    // A 500 answer: Codex retries the stream once ("Reconnecting… 1/1") before the next answer.
+    name: 'reconnect',
+    runs: [{ prompt: 'Say hello.', script: [{ httpError: 500, message: 'scripted server error' }, { text: 'Hello after a retry.' }] }],
+  },
+  { name: 'api-error-400', runs: [{ prompt: 'Say hello.', script: [{ httpError: 400, message: 'Invalid request: scripted bad request.' }] }] },
+  {
+    // `codex exec resume`: the second turn's turn.completed shows that usage is a running total.
+    name: 'resume-two-turns',
+    runs: [
+      { prompt: 'Say one.', script: [{ text: 'one' }] },
+      { prompt: 'Say two.', script: [{ text: 'two' }] },
+    ],
+  },
+];
+
+async function main(): Promise<void> {
+  const only = process.argv.slice(2);
+  for (const scenario of SCENARIOS) {
+    if (only.length > 0 && !only.includes(scenario.name)) continue;
+    await capture(scenario);
+  }
+}
+
+async function capture(scenario: Scenario): Promise<void> {
+  const home = mkdtempSync(join(tmpdir(), 'codex-home-'));
+  const cwd = mkdtempSync(join(tmpdir(), 'codex-cwd-'));
+  const stdout: string[] = [];
+  let exit: Exit = { code: null, signal: null };
+  let threadId: string | null = null;
+  try {
+    for (const run of scenario.runs) {
+      const server = await startOpenAIResponsesEndpoint(run.script);
+      try {
+        writeConfig(home, server, scenario.mcpEcho === true);
+        const resume = threadId ? ['resume', threadId] : [];
+        const result = await runCodex([...resume, run.prompt], home, cwd);
+        stdout.push(result.stdout);
+        exit = result.exit;
+        threadId ??= /"thread_id":"([^"]+)"/.exec(result.stdout)?.[1] ?? null;
+        if (process.env.CAPTURE_DEBUG) {
+          process.stderr.write(result.stderr);
+          for (const request of server.requests) process.stderr.write(`${request.method} ${request.url} ${JSON.stringify(request.body)}\n`);
+        }
+      } finally {
+        await server.close();
+      }
+    }
+    writeFileSync(join(OUT_DIR, `captured-${scenario.name}.jsonl`), stdout.join(''));
+    writeFileSync(join(OUT_DIR, `captured-${scenario.name}.exit.json`), JSON.stringify(exit) + '\n');
+    process.stdout.write(`captured-${scenario.name}: exit ${JSON.stringify(exit)}\n`);
+  } finally {
+    rmSync(home, { recursive: true, force: true });
+    rmSync(cwd, { recursive: true, force: true });
+  }
+}
+
+/** Codex ignores OPENAI_BASE_URL; a custom model provider in CODEX_HOME/config.toml is what redirects it. */
+function writeConfig(home: string, server: ScriptedServer, mcpEcho: boolean): void {
+  const config = [
+    'model_provider = "fake"',
+    'model = "gpt-5.5"',
+    '',
+    '[model_providers.fake]',
+    'name = "scripted"',
+    `base_url = "${server.url}/v1"`,
+    'wire_api = "responses"',
+    'env_key = "OPENAI_API_KEY"',
+    'supports_websockets = false',
+    'request_max_retries = 0',
+    'stream_max_retries = 1',
+    '',
+    ...(mcpEcho ? ['[mcp_servers.echo]', 'command = "node"', `args = [${JSON.stringify(join(__dirname, 'mcp-echo-server.js'))}]`, ''] : []),
+  ].join('\n');
+  writeFileSync(join(home, 'config.toml'), config);
+}
+
+interface Exit {
+  code: number | null;
+  signal: string | null;
+}
+
+/** Runs `codex exec --json …` with stdin closed; kills only its own child on timeout. */
+function runCodex(args: string[], home: string, cwd: string): Promise<{ stdout: string; stderr: string; exit: Exit }> {
+  const argv = ['exec', '--json', '--skip-git-repo-check', '--dangerously-bypass-approvals-and-sandbox', ...args];
+  const child = spawn(CODEX, argv, {
+    cwd,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { PATH: process.env.PATH ?? '', HOME: home, CODEX_HOME: home, OPENAI_API_KEY: 'sk-scripted', RUST_LOG: 'off', NO_COLOR: '1' },
+  });
+  const out: Buffer[] = [];
+  const err: Buffer[] = [];
+  child.stdout.on('data', (chunk: Buffer) => out.push(chunk));
+  child.stderr.on('data', (chunk: Buffer) => err.push(chunk));
+  const timer = setTimeout(() => child.kill('SIGKILL'), TIMEOUT_MS);
+  return new Promise((resolve, reject) => {
+    child.on('error', reject);
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      resolve({ stdout: Buffer.concat(out).toString('utf8'), stderr: Buffer.concat(err).toString('utf8'), exit: { code, signal } });
+    });
+  });
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`${String(error)}\n`);
+  process.exitCode = 1;
+});
