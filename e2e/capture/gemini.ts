@@ -1,0 +1,115 @@
+/*
+ * Captures real Gemini CLI stdout transcripts against the scripted Gemini endpoint.
+ * Run from the project root: npx ts-node --transpile-only e2e/capture/gemini.ts [scenario…]
+ * Each scenario runs `gemini -p … --output-format stream-json --yolo` once, in a fresh
+ * temporary HOME and cwd (removed afterwards), with stdin closed and a timeout, and writes
+ * test/fixtures/providers/gemini/captured-<scenario>.jsonl (stdout verbatim) and
+ * captured-<scenario>.exit.json ({"code","signal"}). Set CAPTURE_LOG=1 to print the
+ * requests the endpoint received and the CLI's stderr.
+ */
+import { spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startGeminiEndpoint } from '../scripted/gemini';
+import type { ScriptedTurn } from '../scripted/script';
+
+const ROOT = join(__dirname, '..', '..');
+const GEMINI = join(ROOT, 'e2e', 'node_modules', '.bin', 'gemini');
+const OUT_DIR = join(ROOT, 'test', 'fixtures', 'providers', 'gemini');
+const TIMEOUT_MS = 120_000;
+
+/** API-key auth without a prompt, and no folder-trust question (the cwd is a fresh temp dir). */
+const SETTINGS = { security: { auth: { selectedType: 'gemini-api-key' }, folderTrust: { enabled: false } } };
+
+interface Scenario {
+  name: string;
+  prompt: string;
+  script: ScriptedTurn[];
+}
+
+const SCENARIOS: Scenario[] = [
+  { name: 'plain', prompt: 'Say hello.', script: [{ text: 'Hello from the scripted model.' }] },
+  {
+    name: 'tool',
+    prompt: 'Run echo hello-from-tool.',
+    script: [{ shell: 'echo hello-from-tool' }, { text: 'The command printed hello-from-tool.' }],
+  },
+  {
+    name: 'failing-command',
+    prompt: 'List /nonexistent-dir.',
+    script: [{ shell: 'ls /nonexistent-dir' }, { text: 'The directory /nonexistent-dir does not exist.' }],
+  },
+  {
+    name: 'thinking',
+    prompt: 'What is 6 times 7? Think first.',
+    script: [{ thinking: 'Six times seven is forty-two.', text: 'The answer is 42.' }],
+  },
+  { name: 'api-error', prompt: 'Say hello.', script: [{ httpError: 400, message: 'scripted invalid request' }] },
+  // An empty command fails the tool's own validation: the one way to see a tool_result with status "error".
+  { name: 'tool-error', prompt: 'Run an empty command.', script: [{ shell: '' }, { text: 'The command was rejected.' }] },
+];
+
+/** Runs one scenario and writes its fixture files. */
+async function capture(scenario: Scenario): Promise<void> {
+  const server = await startGeminiEndpoint(scenario.script);
+  const home = mkdtempSync(join(tmpdir(), 'gemini-home-'));
+  const cwd = mkdtempSync(join(tmpdir(), 'gemini-cwd-'));
+  try {
+    mkdirSync(join(home, '.gemini'));
+    writeFileSync(join(home, '.gemini', 'settings.json'), JSON.stringify(SETTINGS));
+    const args = ['-p', scenario.prompt, '--output-format', 'stream-json', '--yolo'];
+    const child = spawn(GEMINI, args, {
+      cwd,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      // Only what the CLI needs: no API keys or settings from the capturing machine leak in.
+      env: {
+        PATH: process.env.PATH ?? '/usr/bin:/bin',
+        HOME: home,
+        LANG: 'C.UTF-8',
+        GOOGLE_GEMINI_BASE_URL: server.url,
+        GEMINI_API_KEY: 'scripted-gemini-key',
+        // The CLI writes error reports (gemini-client-error-*.json) to the temp dir: keep them in ours.
+        TMPDIR: home,
+      },
+    });
+    const stdout: Buffer[] = [];
+    const stderr: Buffer[] = [];
+    child.stdout.on('data', (chunk: Buffer) => stdout.push(chunk));
+    child.stderr.on('data', (chunk: Buffer) => stderr.push(chunk));
+    const timer = setTimeout(() => child.kill('SIGKILL'), TIMEOUT_MS);
+    const exit = await new Promise<{ code: number | null; signal: string | null }>((resolve) =>
+      child.on('close', (code, signal) => resolve({ code, signal })),
+    );
+    clearTimeout(timer);
+    writeFileSync(join(OUT_DIR, `captured-${scenario.name}.jsonl`), Buffer.concat(stdout));
+    writeFileSync(join(OUT_DIR, `captured-${scenario.name}.exit.json`), JSON.stringify(exit) + '\n');
+    process.stdout.write(`${scenario.name}: exit ${JSON.stringify(exit)}, ${server.requests.length} requests\n`);
+    if (process.env.CAPTURE_LOG) {
+      for (const request of server.requests) {
+        const body = request.body as Record<string, unknown> | null;
+        const contents = body && Array.isArray(body.contents) ? body.contents.length : undefined;
+        process.stdout.write(`  ${request.method} ${request.url} contents=${String(contents)}\n`);
+      }
+      process.stdout.write(`  stderr: ${Buffer.concat(stderr).toString('utf8').trim().slice(0, 2000)}\n`);
+    }
+  } finally {
+    await server.close();
+    rmSync(home, { recursive: true, force: true });
+    rmSync(cwd, { recursive: true, force: true });
+  }
+}
+
+async function main(): Promise<void> {
+  mkdirSync(OUT_DIR, { recursive: true });
+  const only = process.argv.slice(2);
+  for (const scenario of SCENARIOS) {
+    if (only.length > 0 && !only.includes(scenario.name)) continue;
+    await capture(scenario);
+  }
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`${String(error)}\n`);
+  process.exitCode = 1;
+});
