@@ -1,3 +1,4 @@
+import { createReadStream } from 'node:fs';
 import type { Readable, Writable } from 'node:stream';
 
 /** The streams a CLI run uses; `main` passes the process's, tests pass their own. */
@@ -14,4 +15,15 @@ export interface CliIo {
 /** Writes `text`, waiting for the stream to drain when its buffer is full (so a slow reader never makes us buffer a whole file). */
 export async function write(stream: Writable, text: string): Promise<void> {
   if (!stream.write(text)) await new Promise<void>((resolve) => stream.once('drain', resolve));
+}
+
+/** The input a command names ("-" is standard input), and how messages call it. */
+export function openInput(file: string, io: CliIo): { source: string; input: Readable } {
+  return file === '-' ? { source: '<stdin>', input: io.stdin } : { source: file, input: createReadStream(file) };
+}
+
+/** Reports an input that could not be read (missing file, read error) and answers exit code 2. */
+export function unreadable(io: CliIo, source: string, cause: unknown): number {
+  io.stderr.write(`cli-subprocess-core: cannot read ${source}: ${(cause as Error).message}\n`);
+  return 2;
 }

@@ -14,16 +14,18 @@ export class Progress {
     private readonly out: Writable | undefined,
     private readonly label: string,
     private readonly everyMs = 1000,
+    /** What the second count counts: invalid lines (validate), events (decode). */
+    private readonly counted = 'invalid',
   ) {}
 
   /** Called for every line; looks at the clock only every 1024 lines, as the check is per line. */
-  tick(lines: number, invalid: number): void {
+  tick(lines: number, count: number): void {
     if (!this.out || lines % 1024 !== 0) return;
     const now = Date.now();
     if (now - this.lastDrawn < this.everyMs) return;
     this.lastDrawn = now;
     this.shown = true;
-    this.out.write(`${CLEAR_LINE}${this.label}: ${lines.toLocaleString('en-US')} lines, ${invalid.toLocaleString('en-US')} invalid…`);
+    this.out.write(`${CLEAR_LINE}${this.label}: ${lines.toLocaleString('en-US')} lines, ${count.toLocaleString('en-US')} ${this.counted}…`);
   }
 
   /** Removes the progress line (before other output on the same terminal, and at the end). */

@@ -1,4 +1,5 @@
 import { USAGE, UsageError, parseArgs } from './args';
+import { decodeCommand } from './decode-command';
 import { CliIo } from './io';
 import { schemaCommand } from './schema-command';
 import { validateCommand } from './validate-command';
@@ -21,5 +22,7 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
       return schemaCommand(command.kind, io);
     case 'validate':
       return validateCommand(command, io);
+    case 'decode':
+      return decodeCommand(command, io);
   }
 }

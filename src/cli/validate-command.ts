@@ -1,7 +1,6 @@
-import { createReadStream } from 'node:fs';
-import { createInterface } from 'node:readline';
 import { Event } from '../index';
-import { CliIo, write } from './io';
+import { splitLines } from '../providers/lines';
+import { CliIo, openInput, unreadable, write } from './io';
 import { formatIssues } from './issue-lines';
 import { Progress } from './progress';
 import { Tally, formatSummary } from './summary';
@@ -14,16 +13,14 @@ const BLANK = /^\s*$/;
  * normalized events as JSONL. Answers the exit code: 0 all valid, 1 some invalid, 2 unreadable input.
  */
 export async function validateCommand(options: { file: string; json: boolean }, io: CliIo): Promise<number> {
-  const source = options.file === '-' ? '<stdin>' : options.file;
-  const input = options.file === '-' ? io.stdin : createReadStream(options.file);
+  const { source, input } = openInput(options.file, io);
   const report = options.json ? io.stderr : io.stdout;
   const tally = new Tally();
   const progress = new Progress(io.progress, source, io.progressEveryMs);
   let lineNumber = 0;
   try {
-    for await (let line of createInterface({ input, crlfDelay: Infinity })) {
+    for await (const line of splitLines(input)) {
       lineNumber++;
-      if (lineNumber === 1 && line.charCodeAt(0) === 0xfeff) line = line.slice(1); // a byte order mark is not part of the JSON
       if (BLANK.test(line)) {
         tally.blank++;
         continue;
@@ -41,8 +38,7 @@ export async function validateCommand(options: { file: string; json: boolean }, 
     }
   } catch (cause) {
     progress.clear();
-    io.stderr.write(`cli-subprocess-core: cannot read ${source}: ${(cause as Error).message}\n`);
-    return 2;
+    return unreadable(io, source, cause);
   }
   progress.clear();
   await write(report, formatSummary(source, tally));

@@ -82,6 +82,8 @@ class LineDecoder implements Decoder {
   private state: unknown;
   private sequence: number;
   private lastTime: Date | null = null;
+  /** When the current line (or end) was decoded; read from the clock once per line, only if needed. */
+  private decodedAt: Date | null = null;
   private sawResult = false;
   private ended = false;
   sessionId: string | null = null;
@@ -103,6 +105,7 @@ class LineDecoder implements Decoder {
   push(line: string): AnyEvent[] {
     const text = typeof line === 'string' ? line : String(line);
     if (text.trim() === '') return [];
+    this.decodedAt = null;
     const parsed = parseLine(text);
     // Held drafts (Gemini's open text) belong to the lines before this one: they are built
     // with the envelope state as it was (session, time), before this line is noted.
@@ -130,6 +133,7 @@ class LineDecoder implements Decoder {
   end(exit?: ExitInfo): AnyEvent[] {
     if (this.ended) return [];
     this.ended = true;
+    this.decodedAt = null;
     const drafts = this.release(null);
     if (!this.sawResult) drafts.push(...missingResult(exit));
     return this.build(drafts, null);
@@ -169,6 +173,12 @@ class LineDecoder implements Decoder {
     }
   }
 
+  /** A line without a time of its own, before any line had one, takes the time it was decoded (Codex lines carry none). */
+  private timeOfDecoding(): Date {
+    this.decodedAt ??= this.options.clock?.() ?? new Date();
+    return this.decodedAt;
+  }
+
   /** The `raw` event of a line with no normalized meaning: its payload keeps the whole line. */
   private unmapped(source: Source, metadata: JsonObject = {}): AnyEvent {
     return this.event({ kind: 'raw', payload: { stream: 'stdout', content: source.value, metadata } }, source, true);
@@ -188,7 +198,7 @@ class LineDecoder implements Decoder {
       provider: this.profile?.id ?? null,
       provider_session_id: this.sessionId,
       sequence: this.sequence,
-      timestamp: this.lastTime ?? this.options.clock?.() ?? new Date(),
+      timestamp: this.lastTime ?? this.timeOfDecoding(),
       payload: draft.payload,
       raw,
     };

@@ -129,6 +129,13 @@ describe('timestamp', () => {
     ]);
   });
 
+  it('is read from the clock once per line: the events of one line share it', () => {
+    let tick = 0;
+    const decoder = decoderFor(testProfile, { clock: () => new Date(Date.UTC(2026, 0, 1, 0, 0, tick++)) });
+    const times = [...decoder.push(line({ t: 'tools' })), ...decoder.push(line({ t: 'say' })), ...decoder.end()].map((e) => e.timestamp.toISOString());
+    expect(times).toEqual(['2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:01.000Z', '2026-01-01T00:00:02.000Z', '2026-01-01T00:00:02.000Z']);
+  });
+
   it('is now when no clock is given', () => {
     const before = Date.now();
     const [event] = decoderFor(testProfile).push(line({ t: 'say' }));
