@@ -1,0 +1,112 @@
+/*
+ * Captures real Claude Code stdout transcripts against the scripted Anthropic endpoint.
+ * Run from the project root: npx ts-node --transpile-only e2e/capture/claude.ts [scenario…]
+ * Each scenario runs `claude -p … --output-format stream-json --verbose` once, in a fresh
+ * temporary HOME and cwd (removed afterwards), with stdin closed and a timeout, and writes
+ * test/fixtures/providers/claude/captured-<scenario>.jsonl (stdout verbatim) and
+ * captured-<scenario>.exit.json ({"code","signal"}). Set CAPTURE_LOG=1 to print the
+ * requests the endpoint received.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startAnthropicEndpoint } from '../scripted/anthropic';
+import type { ScriptedTurn } from '../scripted/script';
+
+const ROOT = join(__dirname, '..', '..');
+const CLAUDE = join(ROOT, 'e2e', 'node_modules', '.bin', 'claude');
+const OUT_DIR = join(ROOT, 'test', 'fixtures', 'providers', 'claude');
+const TIMEOUT_MS = 120_000;
+
+interface Scenario {
+  name: string;
+  prompt: string;
+  script: ScriptedTurn[];
+  extraArgs?: string[];
+}
+
+const toolScript: ScriptedTurn[] = [{ shell: 'echo hello-from-tool' }, { text: 'The command printed hello-from-tool.' }];
+
+const SCENARIOS: Scenario[] = [
+  { name: 'plain', prompt: 'Say hello.', script: [{ text: 'Hello from the scripted model.' }] },
+  { name: 'tool', prompt: 'Run echo hello-from-tool.', script: toolScript },
+  {
+    name: 'failing-command',
+    prompt: 'List /nonexistent-dir.',
+    script: [{ shell: 'ls /nonexistent-dir' }, { text: 'The directory /nonexistent-dir does not exist.' }],
+  },
+  {
+    name: 'thinking',
+    prompt: 'What is 6 times 7? Think first.',
+    script: [{ thinking: 'Six times seven is forty-two.', text: 'The answer is 42.' }],
+  },
+  { name: 'api-error', prompt: 'Say hello.', script: [{ httpError: 400, message: 'scripted invalid request' }] },
+  { name: 'tool-partial', prompt: 'Run echo hello-from-tool.', script: toolScript, extraArgs: ['--include-partial-messages'] },
+  {
+    name: 'thinking-partial',
+    prompt: 'What is 6 times 7? Think first.',
+    script: [{ thinking: 'Six times seven is forty-two.', text: 'The answer is 42.' }],
+    extraArgs: ['--include-partial-messages'],
+  },
+];
+
+/** Runs one scenario and writes its fixture files. */
+async function capture(scenario: Scenario): Promise<void> {
+  const server = await startAnthropicEndpoint(scenario.script);
+  const home = mkdtempSync(join(tmpdir(), 'claude-home-'));
+  const cwd = mkdtempSync(join(tmpdir(), 'claude-cwd-'));
+  try {
+    const args = ['-p', scenario.prompt, '--output-format', 'stream-json', '--verbose', '--allowedTools', 'Bash', ...(scenario.extraArgs ?? [])];
+    const child = spawn(CLAUDE, args, {
+      cwd,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      // Only what the CLI needs: no API keys or settings from the capturing machine leak in.
+      env: {
+        PATH: process.env.PATH ?? '/usr/bin:/bin',
+        HOME: home,
+        LANG: 'C.UTF-8',
+        ANTHROPIC_BASE_URL: server.url,
+        ANTHROPIC_API_KEY: 'sk-ant-scripted',
+        DISABLE_AUTOUPDATER: '1',
+      },
+    });
+    const stdout: Buffer[] = [];
+    const stderr: Buffer[] = [];
+    child.stdout.on('data', (chunk: Buffer) => stdout.push(chunk));
+    child.stderr.on('data', (chunk: Buffer) => stderr.push(chunk));
+    const timer = setTimeout(() => child.kill('SIGKILL'), TIMEOUT_MS);
+    const exit = await new Promise<{ code: number | null; signal: string | null }>((resolve) =>
+      child.on('close', (code, signal) => resolve({ code, signal })),
+    );
+    clearTimeout(timer);
+    writeFileSync(join(OUT_DIR, `captured-${scenario.name}.jsonl`), Buffer.concat(stdout));
+    writeFileSync(join(OUT_DIR, `captured-${scenario.name}.exit.json`), JSON.stringify(exit) + '\n');
+    const err = Buffer.concat(stderr).toString('utf8').trim();
+    process.stdout.write(`${scenario.name}: exit ${JSON.stringify(exit)}, ${server.requests.length} requests${err ? `, stderr: ${err.slice(0, 300)}` : ''}\n`);
+    if (process.env.CAPTURE_LOG) {
+      for (const request of server.requests) {
+        const body = request.body as Record<string, unknown> | null;
+        const summary = body && typeof body === 'object' ? { model: body.model, stream: body.stream, tools: Array.isArray(body.tools) ? body.tools.length : undefined, max_tokens: body.max_tokens, thinking: body.thinking, keys: Object.keys(body) } : body;
+        process.stdout.write(`  ${request.method} ${request.url} ${JSON.stringify(summary)}\n`);
+      }
+    }
+  } finally {
+    await server.close();
+    rmSync(home, { recursive: true, force: true });
+    rmSync(cwd, { recursive: true, force: true });
+  }
+}
+
+async function main(): Promise<void> {
+  const only = process.argv.slice(2);
+  for (const scenario of SCENARIOS) {
+    if (only.length > 0 && !only.includes(scenario.name)) continue;
+    await capture(scenario);
+  }
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`${String(error)}\n`);
+  process.exitCode = 1;
+});
