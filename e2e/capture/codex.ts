@@ -4,6 +4,7 @@
  * Each scenario runs the real Codex CLI once in a fresh temp CODEX_HOME and cwd, with stdin
  * closed and a timeout, and writes its stdout verbatim to
  * test/fixtures/providers/codex/captured-<scenario>.jsonl plus captured-<scenario>.exit.json.
+ * CAPTURE_DEBUG=1 also prints Codex's stderr and every request the endpoint received.
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';

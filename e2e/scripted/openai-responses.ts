@@ -1,6 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import { turnAt, type ScriptedTurn } from './script';
-import { sendJson, sendSse, startScriptedServer, startSse, type RecordedRequest, type ScriptedServer } from './server';
+import { sendJson, sendSse, startScriptedServer, startSse, type ScriptedServer } from './server';
 
 /*
  * A scripted OpenAI Responses API (`POST /v1/responses`, streamed as server-sent events) for
@@ -18,8 +18,9 @@ export const CODEX_SHELL_TOOL = 'exec_command';
 
 /**
  * The shared script plus turns only a Responses model can play to Codex: any function call
- * (an MCP tool, say), an `apply_patch` edit (a freeform custom tool call holding the patch
- * text), a client-side `tool_search` (Codex 0.169 exposes MCP tools only after one) and a hosted web search (a `web_search_call` item, run by the API itself).
+ * (an MCP tool, say), a client-side `tool_search` (Codex 0.169 exposes MCP tools only after
+ * one), an `apply_patch` edit (a freeform custom tool call holding the patch text) and a
+ * hosted web search (a `web_search_call` item, which the API runs itself) before an answer.
  */
 export type ResponsesTurn =
   | ScriptedTurn
@@ -39,6 +40,7 @@ export async function startOpenAIResponsesEndpoint(script: readonly ResponsesTur
     if (request.method === 'POST' && path.endsWith('/responses')) {
       const index = calls;
       calls += 1;
+      // Past the end of the script: the shared closing turn.
       await playTurn(script[index] ?? turnAt([], index), index, response);
       return;
     }
@@ -228,5 +230,3 @@ function words(text: string): number {
 function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
-
-export type { RecordedRequest };
