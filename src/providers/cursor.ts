@@ -29,7 +29,8 @@ const CURSOR_ONLY_TYPES = new Set(['tool_call', 'thinking', 'connection', 'retry
 /**
  * Tool outcomes that are not failures. A completed tool's `result` holds one outcome key:
  * `success`, or `rejected`, `error`, `failure`, `timeout`, `permissionDenied`,
- * `fileNotFound`… (the CLI's protobuf oneof). Anything not listed here counts as an error.
+ * `fileNotFound`… (the CLI's protobuf oneof). Anything not listed here, and not named
+ * `…Success` (`startSuccess`, `saveSuccess`), counts as an error.
  */
 const NON_FAILURE_OUTCOMES = new Set(['success', 'complete', 'registered', 'approved', 'async', 'stillRunning']);
 
@@ -45,6 +46,7 @@ const HANDLERS: Record<string, Handler> = {
   connection: (line) =>
     // The CLI retries a dropped stream by itself; the run goes on, so only a warning.
     str(line.subtype) === 'reconnecting' ? [errorDraft(`reconnecting (attempt ${String(num(line.attempt) ?? '?')})`, 'warning', 'reconnecting')] : [],
+  // Not in the public captures (failures went to stderr there); parsers of newer CLIs list it.
   error: (line) => [errorDraft(messageOf(line) ?? 'the Cursor CLI reported an error', 'error', str(line.subtype))],
   result: resultDrafts,
 };
