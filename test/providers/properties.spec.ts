@@ -99,12 +99,17 @@ describe.each(all.map((fixture) => [`${fixture.provider}/${fixture.name}`, fixtu
     for (const event of events) if (event.kind === 'result') expect(['completed', 'failed']).toContain(event.payload.status);
   });
 
-  it("'auto' names the provider from the lines and decodes them the same", () => {
+  it("'auto' names the provider from the lines and decodes them the same (lines before it is named have no provider)", () => {
     const auto = createDecoder('auto', { clock: FIXTURE_CLOCK });
     const events = [...nativeLines(fixture).flatMap((line) => auto.push(line)), ...auto.end(fixture.exit)];
     // Amp prints Claude Code's stream-json: where no field tells them apart, 'auto' says claude.
     const expected = fixture.provider === 'amp' && auto.provider === 'claude' ? 'claude' : fixture.provider;
     expect(auto.provider).toBe(expected);
-    if (expected === fixture.provider) expect(events.map(withoutId)).toEqual(decodeAll(fixture).map(withoutId));
+    if (expected !== fixture.provider) return;
+    const named = events.findIndex((event) => event.provider !== null);
+    expect(events.slice(0, named).filter((event) => event.kind !== 'raw')).toEqual([]);
+    expect(events.slice(named).every((event) => event.provider === expected)).toBe(true);
+    const withoutProvider = (event: AnyEvent) => ({ ...withoutId(event), provider: undefined });
+    expect(events.map(withoutProvider)).toEqual(decodeAll(fixture).map(withoutProvider));
   });
 });
