@@ -24,6 +24,7 @@ interface Scenario {
   prompt: string;
   script: ScriptedTurn[];
   extraArgs?: string[];
+  env?: Record<string, string>;
 }
 
 const toolScript: ScriptedTurn[] = [{ shell: 'echo hello-from-tool' }, { text: 'The command printed hello-from-tool.' }];
@@ -42,6 +43,13 @@ const SCENARIOS: Scenario[] = [
     script: [{ thinking: 'Six times seven is forty-two.', text: 'The answer is 42.' }],
   },
   { name: 'api-error', prompt: 'Say hello.', script: [{ httpError: 400, message: 'scripted invalid request' }] },
+  {
+    // Claude retries a 5xx ten times with backoff (minutes); one retry shows the api_retry line.
+    name: 'api-error-500-retry',
+    prompt: 'Say hello.',
+    script: [{ httpError: 500, message: 'scripted server error' }],
+    env: { CLAUDE_CODE_MAX_RETRIES: '1' },
+  },
   { name: 'tool-partial', prompt: 'Run echo hello-from-tool.', script: toolScript, extraArgs: ['--include-partial-messages'] },
   {
     name: 'thinking-partial',
@@ -69,6 +77,7 @@ async function capture(scenario: Scenario): Promise<void> {
         ANTHROPIC_BASE_URL: server.url,
         ANTHROPIC_API_KEY: 'sk-ant-scripted',
         DISABLE_AUTOUPDATER: '1',
+        ...scenario.env,
       },
     });
     const stdout: Buffer[] = [];

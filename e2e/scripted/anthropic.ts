@@ -20,7 +20,9 @@ import { sendJson, sendSse, startScriptedServer, startSse, type RecordedRequest,
  * beta fallback, which also reshapes the tool list and the first message), and 429/5xx by
  * retrying with backoff. A call with as many `messages` as the call that got the scripted
  * error is such a retry (a new agent turn always adds messages), so it gets the same
- * error: the CLI then really gives up and prints its API-error transcript.
+ * error: the CLI then really gives up and prints its API-error transcript. For 429/5xx
+ * Claude backs off for minutes over ten retries and ignores `retry-after`: run it with
+ * `CLAUDE_CODE_MAX_RETRIES=1` (or 0) to get there quickly.
  */
 
 /** Usage numbers reported for every scripted turn (fixed, so transcripts are stable). */
