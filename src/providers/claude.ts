@@ -42,7 +42,7 @@ export function isAmpThreadId(value: unknown): boolean {
  * Cursor's lines use the same `type` names but carry no `uuid`, `parent_tool_use_id`,
  * `tools` list, `num_turns` or cost; `stream_event` and the control protocol are Claude's own.
  */
-export function isClaudeShaped(line: JsonObject): boolean {
+function isClaudeShaped(line: JsonObject): boolean {
   switch (line.type) {
     case 'stream_event':
       return obj(line.event) !== null;
