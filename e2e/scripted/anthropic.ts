@@ -4,8 +4,8 @@ import { sendJson, sendSse, startScriptedServer, startSse, type RecordedRequest,
 
 /*
  * A scripted Anthropic Messages API for Claude Code (ANTHROPIC_BASE_URL=<url>). Claude Code
- * calls `HEAD /` first (a reachability probe), then `POST /v1/messages?beta=true` with
- * `stream: true` for every model turn. Each streamed call plays the next scripted turn as
+ * 2.1.328 first probes `HEAD /api/hello` (not with CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC),
+ * then calls `POST /v1/messages?beta=true` with `stream: true` for every model turn. Each streamed call plays the next scripted turn as
  * the real SSE sequence: message_start, per block content_block_start / _delta / _stop,
  * message_delta (stop_reason, usage), message_stop.
  *
@@ -164,7 +164,7 @@ export async function startAnthropicEndpoint(script: readonly ScriptedTurn[]): P
   return startScriptedServer(async (request, response) => {
     const path = request.url.split('?')[0];
     if (request.method !== 'POST') {
-      // Claude Code's HEAD / probe (and any other GET): the endpoint is up.
+      // Claude Code's HEAD /api/hello probe (and any other non-POST): the endpoint is up.
       response.writeHead(200, { 'content-type': 'text/plain' });
       response.end();
       return;
