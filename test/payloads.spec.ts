@@ -94,7 +94,11 @@ describe.each(CASES)('%p', (Cls, attrs, expected) => {
   });
 
   it('new() gives the same defaults (what NestJS and class-transformer construct)', () => {
-    expect({ ...new Cls() }).toEqual({ ...DEFAULTS[kind], metadata: {}, extra: {} });
+    const made = new Cls();
+    // Own properties are exactly the fields; unknown keys sit behind the `extra` accessor.
+    expect(Object.keys(made)).toEqual(Object.keys(Cls.create({})));
+    expect(JSON.parse(JSON.stringify(made))).toEqual({ ...DEFAULTS[kind], metadata: {} });
+    expect(made.extra).toEqual({});
   });
 
   it('missing containers are one shared frozen {}; new() and toMap() give fresh ones', () => {

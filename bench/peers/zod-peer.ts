@@ -54,7 +54,7 @@ const PAYLOADS: Record<(typeof KINDS)[number], Record<string, z.ZodType>> = {
   approval_requested: { approval_id: trimmed(), subject: trimmed(), details: object() },
   approval_resolved: { approval_id: trimmed(), decision: any(), reason: trimmed() },
   cost_update: { input_tokens: nonNegInt(0), output_tokens: nonNegInt(0), total_tokens: nonNegInt(0), cost_usd: orDefault(z.number().min(0), () => 0) },
-  result: { status: any(), stop_reason: any(), output: any() },
+  result: { status: any(), stop_reason: any(), output: any(), object: any() },
   error: { message: orDefault(z.string().trim(), () => ''), code: trimmed(), severity: enumOf(['info', 'warning', 'error', 'fatal'], 'error') },
   stderr: { content: text() },
   raw: { stream: any('stdout'), content: any() },

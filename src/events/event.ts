@@ -16,6 +16,7 @@ import {
   Timestamp,
 } from '../schema/conventions';
 import { ParseOptions, ParseSetup, safeParseAs, safeParseJsonAs, toPlain, unwrap } from '../schema/engine';
+import { EXTRA, Instance } from '../schema/extra';
 import { ModelClass } from '../schema/context';
 import { applyDefaults } from '../schema/field';
 import { ParseResult, SchemaError } from '../schema/issue';
@@ -73,7 +74,13 @@ export class Event<K extends EventKind = EventKind, P extends Payload = PayloadF
   @Metadata() metadata!: JsonObject;
   /** Unknown envelope keys, kept exactly and written back by `toMap`. */
   // @Allow: class-validator's `whitelist` would otherwise delete it (and `forbidNonWhitelisted` reject every body).
-  @Allow() extra!: JsonObject;
+  @Allow()
+  get extra(): JsonObject {
+    return (this as unknown as Instance)[EXTRA] as JsonObject;
+  }
+  set extra(value: JsonObject) {
+    (this as unknown as Instance)[EXTRA] = value;
+  }
 
   /** An event with every field at its default (kind and payload unset); prefer `Event.create`. */
   constructor() {
@@ -126,7 +133,7 @@ export class Event<K extends EventKind = EventKind, P extends Payload = PayloadF
     return toPlain(this, false);
   }
 
-  /** The JSON-ready form (`JSON.stringify` calls this). */
+  /** The JSON-ready form, as `toMap` but with timestamps as text (`JSON.stringify` calls this). */
   toJSON(): Record<string, unknown> {
     return toPlain(this, true);
   }

@@ -1,77 +1,207 @@
-import { CompiledParse, CompiledToMap, PayloadParse, compileParse, compileToMap } from './compile';
-import { INVALID, ModelClass, ParseContext } from './context';
+import { generateParse, generateToMap } from './accelerate';
+import { INVALID, ModelClass, ParseContext, Parsed, expectObject } from './context';
+import { EXTRA, Instance } from './extra';
 import { FieldSpec, fieldsOf } from './field';
-import { IssuePath } from './issue';
+import { MISSING } from './fields/define';
+import { NestedParse, readPayload } from './fields/payload';
+import { getInput, isInstanceInput, keysOfInput } from './input';
+import { Invalid, IssuePath } from './issue';
+import { EMPTY_ARRAY, EMPTY_OBJECT, readJsonData, setOwn } from './json';
 
-/**
- * An event's payload: missing or null builds the kind's default payload; an instance of the
- * kind's class passes through; an instance of any other class is refused; a plain object is parsed.
+/*
+ * The fast path: per class, once, a parse and a toMap composed from closures over the field
+ * specs (no code generated from strings, so it runs where `eval` is banned). A parse reads each
+ * value once, asks the field's rule for the stored value or an `Invalid`, and builds the
+ * instance with one fixed shape without running constructors. The rules decide every issue.
  */
-export function parsePayload(
-  raw: unknown,
-  at: IssuePath,
-  ctx: ParseContext,
-  kind: unknown,
-  parse: PayloadParse,
-): unknown {
-  if (typeof kind !== 'string') return INVALID; // the kind's own issue is already recorded
-  const cls = ctx.payloadClass?.(kind);
-  if (!cls) return INVALID;
-  ctx.kind = kind;
-  if (raw === undefined || raw === null) return parse(cls, {}, at, ctx);
-  if (raw instanceof cls) return raw;
-  if (typeof raw === 'object' && !Array.isArray(raw) && Object.getPrototypeOf(raw) !== Object.prototype && Object.getPrototypeOf(raw) !== null) {
-    const got = (raw as object).constructor?.name ?? 'object';
-    ctx.issues.push({
-      code: 'invalid_payload_class',
-      message: `expected a ${cls.name} for kind "${kind}", got ${got}`,
-      path: [...at],
-    });
-    return INVALID;
-  }
-  return parse(cls, raw, at, ctx);
-}
 
-/** The compiled form of a class: everything the fast path needs, looked up once. */
+/** The parse and toMap of one class. */
 export interface Codec {
   readonly cls: ModelClass;
-  readonly fields: readonly FieldSpec[];
-  /** Declared keys (null-prototype map, so `__proto__` is never "known"). */
-  readonly known: Readonly<Record<string, true>>;
-  readonly parse: CompiledParse;
-  readonly toMap: CompiledToMap;
+  /** Parses a plain object (or passes an instance of the class through). */
+  parse(input: unknown, path: IssuePath, ctx: ParseContext): Parsed<object>;
+  /** The unknown keys of an input, each checked as JSON data (issues go to `ctx`); undefined when there are none. */
+  readExtra(input: Record<string, unknown>, path: IssuePath, ctx: ParseContext): Record<string, unknown> | undefined;
+  /** Builds an instance from one value per field (in field order) and the unknown keys. */
+  build(values: readonly unknown[], extra: Record<string, unknown> | undefined): object;
+  /** The plain object: declared fields in order, then the unknown keys (`json`: timestamps as text). */
+  toMap(instance: object, json: boolean): Record<string, unknown>;
 }
 
 /** Where a class keeps its codec: a symbol-keyed static, checked against `cls` because subclasses inherit statics. */
 const CODEC = Symbol('codec');
 
-/** The codec of a class, compiled on first use. */
+/** The codec of a class, built on first use. */
 export function codecOf(cls: ModelClass): Codec {
-  let codec = (cls as unknown as { [CODEC]?: Codec })[CODEC];
+  const codec = (cls as unknown as { [CODEC]?: Codec })[CODEC];
   if (codec?.cls === cls) return codec;
-  codec = compile(cls);
-  Object.defineProperty(cls, CODEC, { value: codec });
-  return codec;
+  const built = makeCodec(cls, fieldsOf(cls));
+  Object.defineProperty(cls, CODEC, { value: built });
+  return built;
 }
 
-/** The known-key map of a set of fields. */
-export function knownKeys(fields: readonly FieldSpec[]): Record<string, true> {
-  const known: Record<string, true> = Object.create(null);
-  for (const spec of fields) known[spec.key] = true;
-  return known;
+const fastNested: NestedParse = (cls, input, path, ctx) => codecOf(cls).parse(input, path, ctx);
+
+/** How a missing or null value is filled in a parsed instance. */
+const enum Missing {
+  /** Required: an issue. */
+  Required,
+  /** A constant: a primitive, or the shared frozen empty container. */
+  Constant,
+  /** A fresh value per instance (ids, now, non-empty container defaults). */
+  Made,
 }
 
-const fastPayload: PayloadParse = (cls, input, path, ctx) => codecOf(cls).parse(input, path, ctx);
+/**
+ * The default a parsed instance holds: missing containers are one shared frozen `{}`/`[]`
+ * (as protobuf.js does), so a stream of events does not pay for empty objects; changing
+ * one throws instead of silently touching every event. `new X()` gives fresh ones.
+ */
+function parsedDefault(spec: FieldSpec): [Missing, unknown] {
+  if (!spec.default) return [Missing.Required, undefined];
+  if (spec.generated) return [Missing.Made, spec.default];
+  const sample = spec.default();
+  if (sample === null || typeof sample !== 'object') return [Missing.Constant, sample];
+  if (Array.isArray(sample) && sample.length === 0) return [Missing.Constant, EMPTY_ARRAY];
+  return Object.keys(sample).length === 0 ? [Missing.Constant, EMPTY_OBJECT] : [Missing.Made, spec.default];
+}
 
-const mapNested: CompiledToMap = (instance, json) => codecOf(instance.constructor as ModelClass).toMap(instance, json);
+/** The value of a missing field in a parsed instance (only called for fields that have a default). */
+export function missingValue(spec: FieldSpec): unknown {
+  const [how, value] = parsedDefault(spec);
+  return how === Missing.Made ? (value as () => unknown)() : value;
+}
 
-function compile(cls: ModelClass): Codec {
-  const fields = fieldsOf(cls);
-  return {
+/** A field value as `toMap` writes it: timestamps as text for JSON, fresh containers for the shared frozen empties. */
+function write(value: unknown, json: boolean): unknown {
+  if (value === null || typeof value !== 'object') return value;
+  if (json) return value instanceof Date ? value.toJSON() : value;
+  return value === EMPTY_OBJECT ? {} : value === EMPTY_ARRAY ? [] : value;
+}
+
+/** The payload as `toMap` writes it: mapped by its own class. */
+function writePayload(value: unknown, json: boolean): unknown {
+  return value !== null && typeof value === 'object' ? codecOf(value.constructor as ModelClass).toMap(value, json) : value;
+}
+
+function makeCodec(cls: ModelClass, fields: readonly FieldSpec[]): Codec {
+  const n = fields.length;
+  const keys = fields.map((spec) => spec.key);
+  const defaults = fields.map(parsedDefault);
+  const missing = defaults.map(([how]) => how);
+  const fallback = defaults.map(([, value]) => value);
+  const payloadAt = fields.findIndex((spec) => spec.type === 'payload');
+  const kindAt = keys.indexOf('kind');
+  const known = new Set(keys);
+  // At the root a field's path is always [key]: one array per field serves every parse, since
+  // every issue copies the path it is given.
+  const rootPaths = keys.map((key) => [key]);
+  const childPath = (path: IssuePath, i: number): IssuePath => (path.length === 0 ? rootPaths[i] : [...path, keys[i]]);
+
+  // Instances get the class's prototype (methods, instanceof) and one fixed shape, with no
+  // constructor run: the parse decides every field, in either mode (see README, Parse modes).
+  const Shape = function Shape() {} as unknown as new () => Instance;
+  Shape.prototype = cls.prototype as Instance;
+
+  /** The unknown keys of an input, each value checked as JSON data; undefined when there are none. */
+  function readExtra(input: Record<string, unknown>, path: IssuePath, ctx: ParseContext): Record<string, unknown> | undefined {
+    let extra: Record<string, unknown> | undefined;
+    if (ctx.trusted) {
+      // JSON.parse output has only own, plain keys (a `__proto__` key is an own key too).
+      for (const key in input) {
+        if (known.has(key)) continue;
+        const value = readJsonData(input[key], true);
+        if (value instanceof Invalid) ctx.issues.push(value.issueAt([...path, key]));
+        else setOwn((extra ??= {}), key, value);
+      }
+      return extra;
+    }
+    for (const key of keysOfInput(input)) {
+      if (known.has(key)) continue;
+      const value = readJsonData(getInput(input, key), false);
+      if (value instanceof Invalid) ctx.issues.push(value.issueAt([...path, key]));
+      else setOwn((extra ??= {}), key, value);
+    }
+    return extra;
+  }
+
+  function parse(input: unknown, path: IssuePath, ctx: ParseContext): Parsed<object> {
+    const trusted = ctx.trusted;
+    if (!trusted && isInstanceInput(input, cls)) return input as object;
+    if (!expectObject(input, path, ctx)) return INVALID;
+    const before = ctx.issues.length;
+    const instance = new Shape();
+    let payloadFailed = false;
+    for (let i = 0; i < n; i++) {
+      const spec = fields[i];
+      const raw = trusted ? input[keys[i]] : getInput(input, keys[i]);
+      let value: unknown;
+      if (i === payloadAt) {
+        value = readPayload(raw, childPath(path, i), ctx, kindAt >= 0 ? instance[keys[kindAt]] : undefined, fastNested);
+        payloadFailed = value === INVALID;
+      } else if (raw === undefined || raw === null) {
+        if (missing[i] === Missing.Required) {
+          ctx.issues.push(MISSING.issueAt(childPath(path, i)));
+        } else value = missing[i] === Missing.Constant ? fallback[i] : (fallback[i] as () => unknown)();
+      } else {
+        value = spec.rule.read(raw, spec, trusted);
+        if (value instanceof Invalid) ctx.issues.push(value.issueAt(childPath(path, i)));
+      }
+      instance[keys[i]] = value;
+    }
+    const extra = readExtra(input, path, ctx);
+    if (payloadFailed || ctx.issues.length !== before) return INVALID;
+    instance[EXTRA] = extra ?? EMPTY_OBJECT;
+    return instance;
+  }
+
+  function build(values: readonly unknown[], extra: Record<string, unknown> | undefined): object {
+    const instance = new Shape();
+    for (let i = 0; i < n; i++) instance[keys[i]] = values[i];
+    instance[EXTRA] = extra ?? EMPTY_OBJECT;
+    return instance;
+  }
+
+  /** Merges the unknown keys back after the declared fields. */
+  function writeExtra(instance: object, out: Record<string, unknown>): Record<string, unknown> {
+    const extra = (instance as Instance)[EXTRA];
+    if (extra !== EMPTY_OBJECT && extra !== null && typeof extra === 'object') {
+      for (const key of Object.keys(extra)) if (!known.has(key)) setOwn(out, key, extra[key]);
+    }
+    return out;
+  }
+
+  function toMap(instance: object, json: boolean): Record<string, unknown> {
+    const source = instance as Instance;
+    const out: Record<string, unknown> = {};
+    for (let i = 0; i < n; i++) out[keys[i]] = i === payloadAt ? writePayload(source[keys[i]], json) : write(source[keys[i]], json);
+    return writeExtra(instance, out);
+  }
+
+  const how = missing.map((m, i) => (i === payloadAt ? 'payload' : m === Missing.Required ? 'required' : m === Missing.Constant ? 'constant' : 'made') as 'payload');
+  const generatedParse = generateParse({
     cls,
-    fields,
-    known: knownKeys(fields),
-    parse: compileParse(cls, fields, (raw, at, ctx, kind) => parsePayload(raw, at, ctx, kind, fastPayload)),
-    toMap: compileToMap(fields, mapNested),
-  };
+    keys,
+    how,
+    env: {
+      ...Object.fromEntries(fields.map((spec, i) => [`R${i}`, spec.rule.read])),
+      S: fields,
+      C: fallback,
+      M: fallback,
+      INVALID,
+      MISSING,
+      EMPTY_OBJECT,
+      EXTRA,
+      Invalid,
+      getInput,
+      isInstanceInput,
+      expectObject,
+      readPayload,
+      readExtra,
+      childPath,
+      nested: fastNested,
+    },
+  });
+  const generatedToMap = generateToMap(keys, payloadAt, { write, writePayload, writeExtra });
+  return { cls, parse: generatedParse ?? parse, readExtra, build, toMap: generatedToMap ?? toMap };
 }

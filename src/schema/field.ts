@@ -1,7 +1,7 @@
-import { Issue, IssueCode, IssuePath, preview, typeName } from './issue';
-import { toPreciseDate } from './precise-date';
+import { EXTRA, Instance } from './extra';
+import type { JsonSchema } from './json-schema';
 
-/** The value shapes a field can have; each convention decorator picks one. */
+/** The value shapes a field can have; each has one rule module in `src/schema/fields/`. */
 export type FieldType =
   | 'text'
   | 'trimmed'
@@ -16,19 +16,36 @@ export type FieldType =
   | 'timestamp'
   | 'payload';
 
-/** What a convention decorator records about one field; both parse paths and the JSON Schema read it. */
+/**
+ * Everything about one field type, in one module per type: how a value is read and
+ * normalized, which issue a bad value gets, its JSON Schema and its class-validator
+ * decorators. The parser, the reference path, the schema and the decorators all read it.
+ */
+export interface FieldRule {
+  readonly type: FieldType;
+  /**
+   * Reads a present, non-null input value: what the instance stores, or an `Invalid` naming
+   * the issue. `trusted`: the value came straight out of JSON.parse (no copy needed).
+   */
+  read(value: unknown, spec: FieldSpec, trusted: boolean): unknown;
+  /** The JSON Schema of the field's accepted input. */
+  schema(spec: FieldSpec): JsonSchema;
+  /** class-validator (and class-transformer) decorators with the same meaning, for NestJS pipes and the reference path. */
+  validators(spec: FieldSpec): PropertyDecorator[];
+}
+
+/** What a convention decorator records about one field. */
 export interface FieldSpec {
   /** Property name, which is also the JSON key. */
   readonly key: string;
   readonly type: FieldType;
+  readonly rule: FieldRule;
   /** Fresh default for a missing or null input; absent on required fields. */
   readonly default?: () => unknown;
   /** The default is generated per value (ids, now), not a constant: the JSON Schema names none and never calls it. */
   readonly generated?: boolean;
   /** Missing, null or (for strings) blank input is an error. */
   readonly required: boolean;
-  /** Null is a legal stored value (the default is null). */
-  readonly nullable: boolean;
   /** Lower bound for `int` and `number`. */
   readonly min?: number;
   /** Allowed values for `enum`. */
@@ -61,69 +78,13 @@ export function fieldsOf(cls: object): readonly FieldSpec[] {
   return fields;
 }
 
-/** Sets every defaulted field of a fresh instance (what `new X()` gives, as NestJS and class-transformer build it). */
+/**
+ * Sets every field of a fresh instance (what `new X()` gives, as NestJS and class-transformer
+ * build it): defaults as fresh values, required fields as undefined so that every instance
+ * holds its fields in wire order, and an empty, mutable `extra`.
+ */
 export function applyDefaults(instance: object, cls: object): void {
   const target = instance as Record<string, unknown>;
-  for (const spec of fieldsOf(cls)) if (spec.default) target[spec.key] = spec.default();
-  target.extra = {};
-}
-
-/**
- * Input normalization shared by the fast path and the class-transformer `@Transform`:
- * missing or null takes the default, trimmed strings and enum names are trimmed,
- * timestamps are read. Never validates; a value it cannot read is returned unchanged.
- */
-export function normalize(spec: FieldSpec, raw: unknown): unknown {
-  if (raw === undefined || raw === null) return spec.default ? spec.default() : undefined;
-  switch (spec.type) {
-    case 'trimmed':
-    case 'enum':
-      return typeof raw === 'string' ? raw.trim() : raw;
-    case 'string_list':
-      return Array.isArray(raw) ? raw.map((item) => (typeof item === 'string' ? item.trim() : item)) : raw;
-    case 'timestamp':
-      // A Date it cannot take (outside the years 0000-9999) becomes an invalid Date, which IsDate refuses too.
-      return toPreciseDate(raw) ?? (raw instanceof Date ? new Date(NaN) : raw);
-    default:
-      return raw;
-  }
-}
-
-const EXPECTED: Record<FieldType, string> = {
-  text: 'string',
-  trimmed: 'string',
-  int: 'integer',
-  number: 'finite number',
-  bool: 'boolean',
-  enum: 'string',
-  object: 'object',
-  array: 'array',
-  any: 'JSON value',
-  string_list: 'array of strings',
-  timestamp: 'timestamp',
-  payload: 'object',
-};
-
-/** The one place issue messages are worded, so both parse paths say the same thing. */
-export function fieldIssue(code: IssueCode, spec: FieldSpec, value: unknown, path: IssuePath): Issue {
-  return { code, message: fieldMessage(code, spec, value), path };
-}
-
-function fieldMessage(code: IssueCode, spec: FieldSpec, value: unknown): string {
-  switch (code) {
-    case 'required':
-      return spec.type === 'trimmed' && typeof value === 'string' ? 'required: must not be blank' : 'required';
-    case 'invalid_type':
-      return `expected ${EXPECTED[spec.type]}, got ${typeName(value)}`;
-    case 'too_small':
-      return `too small: must be at least ${spec.min ?? 0}`;
-    case 'too_big':
-      return `too big: must be at most ${Number.MAX_SAFE_INTEGER}`;
-    case 'invalid_enum':
-      return `expected one of ${(spec.values ?? []).map((v) => JSON.stringify(v)).join(', ')}; got ${preview(value)}`;
-    case 'invalid_date':
-      return `expected an ISO 8601 timestamp, a Date or epoch milliseconds; got ${preview(value)}`;
-    default:
-      return `invalid: ${preview(value)}`;
-  }
+  for (const spec of fieldsOf(cls)) target[spec.key] = spec.default ? spec.default() : undefined;
+  (instance as Instance)[EXTRA] = {};
 }

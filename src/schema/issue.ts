@@ -52,16 +52,25 @@ export function preview(value: unknown): string {
   let text: string;
   if (typeof value === 'string') text = JSON.stringify(value.length > PREVIEW_LIMIT ? value.slice(0, PREVIEW_LIMIT) : value);
   else if (value === null || typeof value !== 'object') text = typeof value === 'symbol' ? 'symbol' : String(value);
-  else text = Array.isArray(value) ? 'array' : 'object';
+  else text = isArraySafe(value) ? 'array' : 'object';
   return text.length > PREVIEW_LIMIT + 2 ? `${text.slice(0, PREVIEW_LIMIT)}…` : text;
 }
 
 /** The JSON-ish type name of a value, for "expected X, got Y" messages. */
 export function typeName(value: unknown): string {
   if (value === null) return 'null';
-  if (Array.isArray(value)) return 'array';
+  if (isArraySafe(value)) return 'array';
   if (typeof value === 'number' && !Number.isFinite(value)) return String(value);
   return typeof value;
+}
+
+/** `Array.isArray`, false for a revoked Proxy (which throws): a message about bad input must not throw. */
+function isArraySafe(value: unknown): boolean {
+  try {
+    return Array.isArray(value);
+  } catch {
+    return false;
+  }
 }
 
 function buildTree(issues: readonly Issue[]): ErrorTree {
@@ -125,14 +134,51 @@ function own(node: ErrorTree, key: string): ErrorTree | string[] | undefined {
 const MESSAGE_ISSUES = 10;
 const MESSAGE_PATH_KEYS = 8;
 
-function formatPath(path: IssuePath): string {
+const IDENTIFIER = /^[A-Za-z_$][\w$]*$/;
+
+/**
+ * An issue path as bounded text, `payload.args[1]` or `payload["a b"]` ('' for the root): at most
+ * MESSAGE_PATH_KEYS keys (the middle ones elided) and each key cut to PREVIEW_LIMIT characters.
+ * The one rendering of a path, for error messages and the CLI's reports alike.
+ */
+export function formatPath(path: IssuePath): string {
   const half = MESSAGE_PATH_KEYS / 2;
-  const keys = path.length > MESSAGE_PATH_KEYS ? [...path.slice(0, half), '…', ...path.slice(-half)] : path;
-  return keys.map((key) => (typeof key === 'string' && key.length > PREVIEW_LIMIT ? `${key.slice(0, PREVIEW_LIMIT)}…` : key)).join('.');
+  const keys = path.length > MESSAGE_PATH_KEYS ? [...path.slice(0, half), null, ...path.slice(-half)] : path;
+  let text = '';
+  for (const key of keys) {
+    if (key === null) text += '…';
+    else if (typeof key === 'number') text += `[${key}]`;
+    else {
+      const cut = key.length > PREVIEW_LIMIT ? `${key.slice(0, PREVIEW_LIMIT)}…` : key;
+      text += IDENTIFIER.test(key) ? (text ? `.${cut}` : cut) : `[${JSON.stringify(cut)}]`;
+    }
+  }
+  return text;
 }
 
 function formatIssue(issue: Issue): string {
   return issue.path.length ? `${formatPath(issue.path)}: ${issue.message}` : issue.message;
+}
+
+/**
+ * A value a field rule refused: the issue it gets, without its position. `at` is the path
+ * inside the value (a string list's bad item). Rules answer with this instead of throwing,
+ * and only on failure, so a valid parse allocates none.
+ */
+export class Invalid {
+  constructor(
+    readonly code: IssueCode,
+    readonly message: string,
+    readonly at: IssuePath = [],
+    readonly type?: NonJsonType,
+  ) {}
+
+  /** The issue at `path`, on a path array of its own (issues never share one). */
+  issueAt(path: readonly (string | number)[]): Issue {
+    const issue: Issue = { code: this.code, message: this.message, path: [...path, ...this.at] };
+    if (this.type) issue.type = this.type;
+    return issue;
+  }
 }
 
 /** `safeParse` answers with this instead of throwing. */

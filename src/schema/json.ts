@@ -1,4 +1,5 @@
-import { Issue, IssuePath, NonJsonType } from './issue';
+import { getInput, isArrayInput, keysOfInput, prototypeOfInput } from './input';
+import { Invalid, Issue, IssuePath, NonJsonType } from './issue';
 
 /** A JSON scalar. */
 export type JsonPrimitive = string | number | boolean | null;
@@ -31,8 +32,8 @@ export function setOwn(target: Record<string, unknown>, key: string, value: unkn
 
 /** True for `{}`-style objects: not arrays, not class instances. */
 export function isPlainObject(value: unknown): value is Record<string, unknown> {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
-  const proto = Object.getPrototypeOf(value);
+  if (typeof value !== 'object' || value === null || isArrayInput(value)) return false;
+  const proto = prototypeOfInput(value);
   return proto === Object.prototype || proto === null;
 }
 
@@ -44,7 +45,7 @@ function nonJsonType(value: unknown): NonJsonType | undefined {
     case 'number':
       return Number.isFinite(value) ? undefined : 'non_finite';
     case 'object':
-      return value === null || Array.isArray(value) || isPlainObject(value) ? undefined : 'instance';
+      return value === null || isArrayInput(value) || isPlainObject(value) ? undefined : 'instance';
     default:
       return typeof value as NonJsonType;
   }
@@ -83,11 +84,11 @@ export function walkJson(value: unknown, path: IssuePath, copy: boolean): { issu
   const ancestors = new Set<object>();
   const open = (source: Record<string, unknown> | unknown[], key: string | number): Frame => {
     ancestors.add(source);
-    const isArray = Array.isArray(source);
+    const isArray = isArrayInput(source);
     return {
       source,
-      copy: copy ? (isArray ? new Array(source.length) : {}) : source,
-      keys: isArray ? null : Object.keys(source),
+      copy: copy ? (isArray ? new Array(getInput(source, 'length') as number) : {}) : source,
+      keys: isArray ? null : keysOfInput(source),
       index: 0,
       key,
     };
@@ -97,7 +98,7 @@ export function walkJson(value: unknown, path: IssuePath, copy: boolean): { issu
   const pathTo = (key: string | number): IssuePath => [...path, ...stack.slice(1).map((f) => f.key), key];
   while (stack.length) {
     const frame = stack[stack.length - 1];
-    const size = frame.keys ? frame.keys.length : (frame.source as unknown[]).length;
+    const size = frame.keys ? frame.keys.length : (getInput(frame.source, 'length') as number);
     if (frame.index >= size) {
       ancestors.delete(frame.source);
       stack.pop();
@@ -105,7 +106,7 @@ export function walkJson(value: unknown, path: IssuePath, copy: boolean): { issu
     }
     const key = frame.keys ? frame.keys[frame.index] : frame.index;
     frame.index++;
-    const child = (frame.source as Record<string | number, unknown>)[key];
+    const child = getInput(frame.source, key);
     const type = nonJsonType(child);
     if (type) return { issue: serializableIssue(pathTo(key), type) };
     let childCopy = child;
@@ -166,4 +167,23 @@ function unwritable(node: unknown, depth: number): { type: NonJsonType; keys: (s
 export function validateSerializable(value: unknown, path: IssuePath = []): Issue[] {
   const { issue } = walkJson(value, path, false);
   return issue ? [issue] : [];
+}
+
+/**
+ * A field's JSON data, read once: untrusted input is checked and deep-copied (a later change
+ * to the caller's object cannot reach the parsed value); trusted input (straight out of
+ * JSON.parse) is only checked for what JSON.parse can still produce. Invalid when it is not JSON.
+ */
+export function readJsonData(value: unknown, trusted: boolean): unknown {
+  let issue: Issue | undefined;
+  if (trusted) {
+    if ((typeof value !== 'object' || value === null) && (typeof value !== 'number' || Number.isFinite(value))) return value;
+    issue = checkParsedJson(value, []);
+    if (!issue) return value;
+  } else {
+    const walked = walkJson(value, [], true);
+    if (!walked.issue) return walked.value;
+    issue = walked.issue;
+  }
+  return new Invalid(issue.code, issue.message, issue.path, issue.type);
 }

@@ -1,6 +1,7 @@
 import { Allow } from 'class-validator';
 import { ModelClass } from './context';
 import { ParseOptions, ParseSetup, safeParseAs, safeParseJsonAs, toPlain, unwrap } from './engine';
+import { EXTRA, Instance } from './extra';
 import { applyDefaults } from './field';
 import { ParseResult } from './issue';
 import { JsonObject } from './json';
@@ -33,7 +34,13 @@ export type ConcreteModel<T extends Model> = ModelClass<T> & { readonly parseSet
 export abstract class Model {
   /** Keys the class does not declare, kept exactly as received and written back by `toMap`. */
   // @Allow: class-validator's `whitelist` would otherwise delete it (and `forbidNonWhitelisted` reject every body).
-  @Allow() extra!: JsonObject;
+  @Allow()
+  get extra(): JsonObject {
+    return (this as unknown as Instance)[EXTRA] as JsonObject;
+  }
+  set extra(value: JsonObject) {
+    (this as unknown as Instance)[EXTRA] = value;
+  }
 
   /** A model with every field at its default (required fields stay unset). */
   constructor() {
@@ -73,7 +80,7 @@ export abstract class Model {
     return toPlain(this, false);
   }
 
-  /** The JSON-ready form (`JSON.stringify` calls this). */
+  /** The JSON-ready form, as `toMap` but with timestamps as text (`JSON.stringify` calls this). */
   toJSON(): Record<string, unknown> {
     return toPlain(this, true);
   }

@@ -112,27 +112,39 @@ const MAX_TIME = 8.64e15;
  * written as `toISOString()`, which outside these years has a 6-digit year (`+010000-…`)
  * that no ISO 8601 reader here accepts back, so such inputs are refused.
  */
-const MIN_WRITABLE_MS = -62167219200000;
-const MAX_WRITABLE_MS = 253402300799999;
+export const MIN_WRITABLE_MS = -62167219200000;
+export const MAX_WRITABLE_MS = 253402300799999;
 
 function writable(ms: number): boolean {
   return ms >= MIN_WRITABLE_MS && ms <= MAX_WRITABLE_MS;
 }
 
+const getTime = Date.prototype.getTime;
+
 /**
- * Reads an ISO 8601 string, a `Date` or epoch milliseconds as a `PreciseDate`;
- * answers undefined for anything else (including invalid dates).
+ * Reads an ISO 8601 string, a `Date` or epoch milliseconds as a new `PreciseDate` (never the
+ * caller's object, whose later `setTime` must not reach a parsed value); answers undefined for
+ * anything else, including invalid dates and times outside the years 0000-9999.
  */
 export function toPreciseDate(value: unknown): PreciseDate | undefined {
   if (typeof value === 'string') {
     const ms = parseIsoMs(value);
     return Math.abs(ms) <= MAX_TIME ? new PreciseDate(ms, value) : undefined;
   }
-  if (value instanceof PreciseDate) return value;
-  if (value instanceof Date) {
-    const ms = value.getTime();
-    return writable(ms) ? new PreciseDate(ms) : undefined;
-  }
   if (typeof value === 'number') return writable(value) ? new PreciseDate(value) : undefined;
-  return undefined;
+  if (typeof value !== 'object' || value === null) return undefined;
+  let ms: number;
+  try {
+    // The Date's own time slot: a subclass overriding getTime, or a Proxy, cannot lie about it
+    // (a non-Date throws here, without running any of the caller's code).
+    ms = getTime.call(value);
+  } catch {
+    return undefined;
+  }
+  if (!writable(ms)) return undefined;
+  // A PreciseDate's text is kept only when it names that very time (new PreciseDate(0, 'x') does not).
+  const own = Object.getOwnPropertyDescriptor(value, 'text');
+  const text: unknown = own && 'value' in own ? own.value : undefined;
+  if (typeof text === 'string' && parseIsoMs(text) === ms) return new PreciseDate(ms, text);
+  return text === undefined ? new PreciseDate(ms) : undefined;
 }

@@ -1,20 +1,21 @@
-import { plainToInstance } from 'class-transformer';
+import { plainToClassFromExist } from 'class-transformer';
 import { ValidationError, validateSync } from 'class-validator';
-import { knownKeys, parsePayload } from './codec';
-import { firstNonString, itemIssue } from './compile';
-import { INVALID, ModelClass, ParseContext, Parsed, expectObject, splitExtra } from './context';
-import { FieldSpec, FieldType, fieldIssue, fieldsOf, normalize } from './field';
-import { Issue, IssueCode, IssuePath, preview } from './issue';
-import { IS_JSON_VALUE } from './is-json-value';
-import { hasOwn, walkJson } from './json';
+import { codecOf, missingValue } from './codec';
+import { INVALID, ModelClass, ParseContext, Parsed, expectObject } from './context';
+import { FieldSpec, fieldsOf } from './field';
+import { MISSING } from './fields/define';
+import { readPayload } from './fields/payload';
+import { getInput, isInstanceInput } from './input';
+import { Invalid, Issue, IssuePath, preview } from './issue';
 
 /** Field types holding arbitrary JSON data, which class-transformer has nothing to convert in. */
-const OPAQUE = new Set<FieldType>(['object', 'array', 'any']);
+const OPAQUE = new Set(['object', 'array', 'any']);
 
 /**
  * Whether class-transformer is given this field's value. It copies objects recursively (a
  * 10,000-deep array overflows the stack), so JSON data, and any object a single-value field
- * or string list refuses anyway, is set directly; a Date and an array of scalars go through.
+ * or string list refuses anyway, is set directly through the field's rule; a Date and an
+ * array of scalars go through.
  */
 function throughTransformer(spec: FieldSpec, value: unknown): boolean {
   if (OPAQUE.has(spec.type)) return false;
@@ -23,92 +24,54 @@ function throughTransformer(spec: FieldSpec, value: unknown): boolean {
 }
 
 /**
- * The reference path: what NestJS's ValidationPipe does with the same classes —
- * class-transformer `plainToInstance`, then class-validator `validateSync` —
- * plus the library's extra split. Slower; kept to check the fast path against.
+ * The reference path: what NestJS's ValidationPipe does with the same classes, class-transformer
+ * (whose `@Transform` reads each value with the field's rule) and then class-validator
+ * `validateSync`, which decides. The instance returned is built by the same builder as the
+ * fast path's, so both modes give the same instance; the issues are the rules' own.
  */
 export function referenceParse(cls: ModelClass, input: unknown, path: IssuePath, ctx: ParseContext): Parsed<object> {
-  if (input instanceof cls) return input;
+  if (!ctx.trusted && isInstanceInput(input, cls)) return input as object;
   if (!expectObject(input, path, ctx)) return INVALID;
   const fields = fieldsOf(cls);
   const before = ctx.issues.length;
-  const extra = splitExtra(input, knownKeys(fields), path, ctx);
-  const payloadSpec = fields.find((spec) => spec.type === 'payload');
-  const given = fields.filter((spec) => spec !== payloadSpec && hasOwn(input, spec.key));
+  const raw = fields.map((spec) => (ctx.trusted ? input[spec.key] : getInput(input, spec.key)));
+  const given = fields.map((spec, i) => spec.type !== 'payload' && raw[i] !== undefined && raw[i] !== null);
 
-  let instance: Record<string, unknown>;
-  try {
-    const plain: Record<string, unknown> = {};
-    const direct = new Map<FieldSpec, unknown>();
-    for (const spec of given) {
-      const value = input[spec.key];
-      if (throughTransformer(spec, value)) plain[spec.key] = value;
-      else direct.set(spec, value);
-    }
-    instance = plainToInstance(cls, plain) as Record<string, unknown>;
-    // Set with the same normalization the field's @Transform applies, because class-transformer's
-    // recursive copy breaks on data keys such as `constructor` and `__proto__`, and on deep nesting.
-    for (const [spec, value] of direct) instance[spec.key] = normalize(spec, value);
-    const errors = validateSync(instance, { forbidUnknownValues: false });
-    for (const error of errors) {
-      const spec = fields.find((f) => f.key === error.property);
-      if (spec && spec !== payloadSpec) ctx.issues.push(toIssue(error, spec, path));
-    }
-    for (const spec of given) if (!errors.some((error) => error.property === spec.key)) rejectBoxed(spec, instance[spec.key], path, ctx);
-    // As the fast path does, keep a copy of JSON data from an object input, never the caller's objects.
-    if (!ctx.trusted) for (const spec of given) if (OPAQUE.has(spec.type)) instance[spec.key] = walkJson(instance[spec.key], [], true).value;
-  } catch (cause) {
-    ctx.issues.push({ code: 'unreadable', message: `could not read input: ${preview(String(cause))}`, path });
-    return INVALID;
-  }
-  if (payloadSpec) {
-    instance[payloadSpec.key] = parsePayload(input[payloadSpec.key], [...path, payloadSpec.key], ctx, instance.kind, referenceParse);
-  }
-  instance.extra = extra;
-  return ctx.issues.length === before ? instance : INVALID;
+  // Into an instance made without its constructor (which would use up an id), as the fast path does.
+  const target = Object.create(cls.prototype) as Record<string, unknown>;
+  const plain: Record<string, unknown> = {};
+  fields.forEach((spec, i) => {
+    if (!given[i]) target[spec.key] = spec.default && spec.type !== 'payload' ? missingValue(spec) : undefined;
+    else if (throughTransformer(spec, raw[i])) plain[spec.key] = raw[i];
+    else target[spec.key] = spec.rule.read(raw[i], spec, ctx.trusted);
+  });
+  plainToClassFromExist(target, plain);
+  const errors = validateSync(target, { forbidUnknownValues: false });
+
+  const values = fields.map((spec, i) => {
+    if (spec.type === 'payload') return readPayload(raw[i], [...path, spec.key], ctx, target.kind, referenceParse);
+    const error = errors.find((e) => e.property === spec.key);
+    if (error) ctx.issues.push(issueOf(error, spec, target[spec.key], raw[i], [...path, spec.key], ctx.trusted));
+    return target[spec.key];
+  });
+  const codec = codecOf(cls);
+  const extra = codec.readExtra(input, path, ctx);
+  if (values.includes(INVALID) || ctx.issues.length !== before) return INVALID;
+  return codec.build(values, extra);
 }
 
 /**
- * What class-validator lets through and the fast path does not: IsString and IsBoolean pass
- * boxed `new String()` / `new Boolean()` objects, and `each` skips the holes of a sparse array
- * (`[, 'a']`, written out as `[null,"a"]`). JSON has neither, so they are refused here too.
+ * The issue of a field class-validator refused, as its rule words it: the `Invalid` the
+ * `@Transform` left, or the rule's verdict on the value as it came (a bad scalar is handed to
+ * class-validator unchanged), or `required` for a missing value. A value the rule accepts
+ * means class-validator and the rule disagree, a bug the differential tests look for: it is
+ * still reported, never let through.
  */
-function rejectBoxed(spec: FieldSpec, value: unknown, path: IssuePath, ctx: ParseContext): void {
-  if ((spec.type === 'text' || spec.type === 'trimmed' || spec.type === 'bool') && (value instanceof String || value instanceof Boolean)) {
-    ctx.issues.push(fieldIssue('invalid_type', spec, value, [...path, spec.key]));
-  } else if (spec.type === 'string_list' && Array.isArray(value)) {
-    const bad = firstNonString(value); // findIndex visits holes
-    if (bad >= 0) ctx.issues.push(itemIssue(value[bad], [...path, spec.key, bad]));
-  }
-}
-
-/** class-validator constraint names, most basic first: a field reports only its first failure, as the fast path does. */
-const CONSTRAINT_CODES: [string, IssueCode][] = [
-  ['isDefined', 'required'],
-  ['isString', 'invalid_type'],
-  ['isInt', 'invalid_type'],
-  ['isNumber', 'invalid_type'],
-  ['isBoolean', 'invalid_type'],
-  ['isObject', 'invalid_type'],
-  ['isArray', 'invalid_type'],
-  ['isDate', 'invalid_date'],
-  ['isIn', 'invalid_enum'],
-  ['isNotEmpty', 'required'],
-  ['min', 'too_small'],
-  ['max', 'too_big'],
-  [IS_JSON_VALUE, 'serializable'],
-];
-
-/** The one adapter from a class-validator error to the library's issue shape. */
-export function toIssue(error: ValidationError, spec: FieldSpec, path: IssuePath): Issue {
-  const failed = error.constraints ?? {};
-  const [name, code] = CONSTRAINT_CODES.find(([constraint]) => constraint in failed) ?? ['', 'invalid_type'];
-  const at = [...path, spec.key];
-  const value: unknown = error.value;
-  if (code === 'serializable') return walkJson(value, at, false).issue ?? fieldIssue(code, spec, value, path);
-  if (name === 'isString' && spec.type === 'string_list' && Array.isArray(value)) {
-    const bad = firstNonString(value);
-    return itemIssue(value[bad], [...at, bad]);
-  }
-  return fieldIssue(code, spec, value, at);
+function issueOf(error: ValidationError, spec: FieldSpec, value: unknown, raw: unknown, path: IssuePath, trusted: boolean): Issue {
+  if (value instanceof Invalid) return value.issueAt(path);
+  if (raw === undefined || raw === null) return MISSING.issueAt(path);
+  const verdict = spec.rule.read(raw, spec, trusted);
+  if (verdict instanceof Invalid) return verdict.issueAt(path);
+  const constraints = Object.keys(error.constraints ?? {}).join(', ');
+  return { code: 'invalid_type', message: `refused by ${constraints || 'class-validator'}: ${preview(value)}`, path: [...path] };
 }

@@ -398,7 +398,14 @@ export function firstDifference(a: unknown, b: unknown, path: (string | number)[
   if (Object.getPrototypeOf(a) !== Object.getPrototypeOf(b)) return at('different prototypes');
   if (seen.has(a)) return seen.get(a) === b ? undefined : at('cycles differ');
   seen.set(a, b);
-  if (Object.getOwnPropertySymbols(a).length || Object.getOwnPropertySymbols(b).length) return at('symbol keys');
+  // Symbol-keyed slots (an instance's `extra`) are compared like any other property.
+  const symbolsA = Object.getOwnPropertySymbols(a);
+  const symbolsB = Object.getOwnPropertySymbols(b);
+  if (symbolsA.length !== symbolsB.length || symbolsA.some((symbol) => !symbolsB.includes(symbol))) return at('symbol keys differ');
+  for (const symbol of symbolsA) {
+    const diff = firstDifference((a as Record<symbol, unknown>)[symbol], (b as Record<symbol, unknown>)[symbol], [...path, String(symbol)], seen);
+    if (diff) return diff;
+  }
   // The key order of JSON data is part of its text; a class instance's field order is not (toMap fixes it).
   const proto = Object.getPrototypeOf(a);
   const ordered = proto === Object.prototype || proto === null || Array.isArray(a);

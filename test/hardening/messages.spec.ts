@@ -98,6 +98,6 @@ describe.each(MODES)('bounded error messages (%s path)', (mode) => {
     if (result.success) return;
     expect(result.error.issues[0].path).toEqual(['metadata', key]);
     expect(Object.keys(result.error.errors.metadata)).toEqual([key]);
-    expect(result.error.message).toBe(`invalid_event: metadata.${KEY_MARK.repeat(40)}…: not JSON-serializable: function`);
+    expect(result.error.message).toBe(`invalid_event: metadata["${KEY_MARK.repeat(40)}…"]: not JSON-serializable: function`);
   });
 });
