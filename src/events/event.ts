@@ -38,10 +38,17 @@ export type AnyEvent<M extends PayloadClassMap = DefaultPayloadClasses> = {
 /** Input of `Event.create(kind, attrs)`: envelope fields and the payload (an instance or its attributes). */
 export type EventInput<K extends EventKind> = ModelInput<Event<K>, 'kind'>;
 
+/** One setup per registry, made once: a Nest `EventParser` passes its registry on every call. */
+const SETUPS = new WeakMap<object, ParseSetup>();
+
 function setupFor(registry: { classFor(kind: string): ModelClass | undefined } | undefined): ParseSetup {
-  return registry && registry !== (Registry.default as object)
-    ? { toError: eventError, payloadClass: (kind) => registry.classFor(kind) }
-    : DEFAULT_SETUP;
+  if (!registry || registry === (Registry.default as object)) return DEFAULT_SETUP;
+  let setup = SETUPS.get(registry);
+  if (!setup) {
+    setup = { toError: eventError, payloadClass: (kind) => registry.classFor(kind) };
+    SETUPS.set(registry, setup);
+  }
+  return setup;
 }
 
 /** Envelope problems make an `invalid_event`; problems only inside the payload, an `invalid_event_payload` of that kind. */

@@ -155,31 +155,16 @@ describe.each(MODES)('hostile inputs (%s path)', (mode: Mode) => {
   });
 
   describe('10 MB strings', () => {
-    const time = (run: () => void): number => {
-      const start = process.hrtime.bigint();
-      run();
-      return Number(process.hrtime.bigint() - start) / 1e6;
-    };
-
-    it('a 10 MB content parses, writes and reads back whole, in time linear in its size', () => {
-      const roundTrip = (content: string) => {
-        const event = Event.parse({ kind: 'stderr', payload: { content } }, { mode });
-        const text = JSON.stringify(event);
-        const back = Event.fromJSON(text, { mode });
-        expect((back.payload as StderrPayload).content === content).toBe(true);
-      };
+    // Linear time is measured in bench/ (npm run bench: ns per MB at 1 KB, 100 KB and 1 MB), not here:
+    // a timed assertion fails on a loaded machine.
+    it('a 10 MB content parses, writes and reads back whole', () => {
       const unit = ' ünïcødé 😀 \\ " line\n'; // escapes and surrogate pairs, not just ASCII
-      const small = unit.repeat(Math.ceil(1_000_000 / unit.length));
-      const large = unit.repeat(Math.ceil(10_000_000 / unit.length));
-      roundTrip(small); // warm-up
-      // Ten 1 MB round trips against one 10 MB round trip, best of three each, so that timer
-      // noise, GC pauses and other processes weigh on both sides alike. Linear time gives a
-      // ratio near 1; a quadratic step would give about 10. (A ratio < 3 here is the 1 MB vs
-      // 10 MB ratio < 30 of a single run each.)
-      const best = (run: () => void) => Math.min(...[0, 1, 2].map(() => time(run)));
-      const smallMs = Math.max(best(() => { for (let i = 0; i < 10; i++) roundTrip(small); }), 1);
-      const largeMs = best(() => roundTrip(large));
-      expect(largeMs / smallMs).toBeLessThan(3);
+      const content = unit.repeat(Math.ceil(10_000_000 / unit.length));
+      const event = Event.parse({ kind: 'stderr', payload: { content } }, { mode });
+      const text = JSON.stringify(event);
+      const back = Event.fromJSON(text, { mode });
+      expect((back.payload as StderrPayload).content === content).toBe(true);
+      expect(JSON.stringify(back)).toBe(text);
     });
 
     it('a 10 MB value in a field that rejects it: the message quotes at most 40 characters of it', () => {
@@ -277,7 +262,14 @@ describe.each(MODES)('hostile inputs (%s path)', (mode: Mode) => {
     it.each(['get', 'ownKeys', 'getPrototypeOf', 'getOwnPropertyDescriptor', 'has'] as const)(
       'a Proxy whose %s trap throws, at the root or nested: SchemaError or an event, never the trap\'s error',
       (trap) => {
-        const hostile = <T extends object>(value: T): T => new Proxy(value, { [trap]: () => { throw new Error(`trap ${trap}`); } });
+        let called = false;
+        const hostile = <T extends object>(value: T): T =>
+          new Proxy(value, {
+            [trap]: () => {
+              called = true;
+              throw new Error(`trap ${trap}`);
+            },
+          });
         for (const input of [
           hostile({ kind: 'raw' }),
           { kind: 'raw', metadata: hostile({ a: 1 }) },
@@ -285,9 +277,11 @@ describe.each(MODES)('hostile inputs (%s path)', (mode: Mode) => {
           { kind: 'tool_use', payload: hostile({ tool_name: 'x' }) },
           { kind: 'raw', x: hostile({}) },
         ]) {
+          called = false;
           const result = outcome(() => Event.parse(input, { mode }));
-          if (result.error) expect(result.error.issues.length).toBeGreaterThan(0);
-          else expect(result.value).toBeInstanceOf(Event); // a trap the parser never calls changes nothing
+          // A trap the parser calls makes the input unreadable; one it never calls changes nothing.
+          if (called) expect(result.error?.issues.map((issue) => issue.code)).toEqual(['unreadable']);
+          else expect(result.value).toBeInstanceOf(Event);
         }
       },
     );

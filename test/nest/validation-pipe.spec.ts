@@ -1,6 +1,6 @@
 import { Body, Controller, type INestApplication, Post, ValidationPipe } from '@nestjs/common';
 import request from 'supertest';
-import { AssistantDeltaPayload, ToolUsePayload } from '../../src';
+import { AssistantDeltaPayload, Event, ToolUsePayload } from '../../src';
 import { startApp } from './start-app';
 
 // Stock NestJS validation, nothing from this library: if the payload classes' decorators were
@@ -20,6 +20,11 @@ class DtoController {
   @Post('strict')
   strict(@Body(new ValidationPipe({ transform: true, whitelist: true, forbidNonWhitelisted: true })) body: ToolUsePayload): Record<string, unknown> {
     return { tool_name: body.tool_name };
+  }
+
+  @Post('event')
+  event(@Body(new ValidationPipe({ transform: true })) body: Event): Record<string, unknown> {
+    return { is_event: body instanceof Event, payload_class: body.payload?.constructor.name, tool_name: (body.payload as ToolUsePayload).tool_name };
   }
 
   @Post('whitelist')
@@ -76,5 +81,18 @@ describe('payload classes as DTOs behind stock ValidationPipe', () => {
       .expect(400);
     expect(res.body.message).toEqual(['property server should not exist']);
     await request(app.getHttpServer()).post('/dto/strict').send({ tool_name: ' shell ' }).expect(201, { tool_name: 'shell' });
+  });
+
+  it('an Event body validates its nested payload by kind (@Type + @ValidateNested)', async () => {
+    const good = await request(app.getHttpServer())
+      .post('/dto/event')
+      .send({ kind: 'tool_use', payload: { tool_name: ' shell ' } })
+      .expect(201);
+    expect(good.body).toEqual({ is_event: true, payload_class: 'ToolUsePayload', tool_name: 'shell' });
+    const bad = await request(app.getHttpServer())
+      .post('/dto/event')
+      .send({ kind: 'tool_use', payload: { tool_name: 42 } })
+      .expect(400);
+    expect(bad.body.message).toEqual([expect.stringContaining('tool_name')]);
   });
 });
