@@ -16,6 +16,11 @@ describe('README', () => {
     expect(readme).toContain(example);
   });
 
+  it('shows the decoding example verbatim', () => {
+    const example = readFileSync(join(root, 'examples/decode.ts'), 'utf8').replace("from '../src'", "from 'cli-subprocess-core'");
+    expect(readme).toContain(example);
+  });
+
   it('names the test command that .ci/run runs', () => {
     const ci = readFileSync(join(root, '.ci/run'), 'utf8');
     expect(ci).toContain('npm ci');
@@ -23,9 +28,9 @@ describe('README', () => {
     expect(readme).toContain('npm ci && npm test');
   });
 
-  it('names the main job command, a script that runs the CLI on the bundled sample', () => {
+  it('names the main job command, a script that decodes the bundled real Claude Code transcript', () => {
     const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
     expect(readme).toMatch(/^npm ci && npm run demo +# the main job/m);
-    expect(pkg.scripts.demo).toContain(`node ${pkg.bin['cli-subprocess-core']} validate examples/sample.jsonl`);
+    expect(pkg.scripts.demo).toContain(`node ${pkg.bin['cli-subprocess-core']} decode --provider claude examples/claude-tool-run.jsonl`);
   });
 });
