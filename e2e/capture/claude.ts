@@ -7,12 +7,12 @@
  * captured-<scenario>.exit.json ({"code","signal"}). Set CAPTURE_LOG=1 to print the
  * requests the endpoint received.
  */
-import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startAnthropicEndpoint } from '../scripted/anthropic';
 import type { ScriptedTurn } from '../scripted/script';
+import { captureAll, runCli, writeCapture } from './run-cli';
 
 const ROOT = join(__dirname, '..', '..');
 const CLAUDE = join(ROOT, 'e2e', 'node_modules', '.bin', 'claude');
@@ -66,10 +66,9 @@ async function capture(scenario: Scenario): Promise<void> {
   const cwd = mkdtempSync(join(tmpdir(), 'claude-cwd-'));
   try {
     const args = ['-p', scenario.prompt, '--output-format', 'stream-json', '--verbose', '--allowedTools', 'Bash', ...(scenario.extraArgs ?? [])];
-    const child = spawn(CLAUDE, args, {
+    const { stdout, stderr, exit } = await runCli(CLAUDE, args, {
       cwd,
-      stdio: ['ignore', 'pipe', 'pipe'],
-      // Only what the CLI needs: no API keys or settings from the capturing machine leak in.
+      timeoutMs: TIMEOUT_MS,
       env: {
         PATH: process.env.PATH ?? '/usr/bin:/bin',
         HOME: home,
@@ -80,18 +79,8 @@ async function capture(scenario: Scenario): Promise<void> {
         ...scenario.env,
       },
     });
-    const stdout: Buffer[] = [];
-    const stderr: Buffer[] = [];
-    child.stdout.on('data', (chunk: Buffer) => stdout.push(chunk));
-    child.stderr.on('data', (chunk: Buffer) => stderr.push(chunk));
-    const timer = setTimeout(() => child.kill('SIGKILL'), TIMEOUT_MS);
-    const exit = await new Promise<{ code: number | null; signal: string | null }>((resolve) =>
-      child.on('close', (code, signal) => resolve({ code, signal })),
-    );
-    clearTimeout(timer);
-    writeFileSync(join(OUT_DIR, `captured-${scenario.name}.jsonl`), Buffer.concat(stdout));
-    writeFileSync(join(OUT_DIR, `captured-${scenario.name}.exit.json`), JSON.stringify(exit) + '\n');
-    const err = Buffer.concat(stderr).toString('utf8').trim();
+    writeCapture(OUT_DIR, scenario.name, stdout, exit);
+    const err = stderr.trim();
     process.stdout.write(`${scenario.name}: exit ${JSON.stringify(exit)}, ${server.requests.length} requests${err ? `, stderr: ${err.slice(0, 300)}` : ''}\n`);
     if (process.env.CAPTURE_LOG) {
       for (const request of server.requests) {
@@ -107,15 +96,4 @@ async function capture(scenario: Scenario): Promise<void> {
   }
 }
 
-async function main(): Promise<void> {
-  const only = process.argv.slice(2);
-  for (const scenario of SCENARIOS) {
-    if (only.length > 0 && !only.includes(scenario.name)) continue;
-    await capture(scenario);
-  }
-}
-
-main().catch((error: unknown) => {
-  process.stderr.write(`${String(error)}\n`);
-  process.exitCode = 1;
-});
+captureAll(SCENARIOS, capture);

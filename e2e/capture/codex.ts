@@ -6,12 +6,12 @@
  * test/fixtures/providers/codex/captured-<scenario>.jsonl plus captured-<scenario>.exit.json.
  * CAPTURE_DEBUG=1 also prints Codex's stderr and every request the endpoint received.
  */
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startOpenAIResponsesEndpoint, type ResponsesTurn } from '../scripted/openai-responses';
 import type { ScriptedServer } from '../scripted/server';
+import { captureAll, runCli, writeCapture, type CliRun, type Exit } from './run-cli';
 
 const CODEX = join(__dirname, '..', 'node_modules', '.bin', 'codex');
 const OUT_DIR = join(__dirname, '..', '..', 'test', 'fixtures', 'providers', 'codex');
@@ -71,14 +71,6 @@ const SCENARIOS: Scenario[] = [
   },
 ];
 
-async function main(): Promise<void> {
-  const only = process.argv.slice(2);
-  for (const scenario of SCENARIOS) {
-    if (only.length > 0 && !only.includes(scenario.name)) continue;
-    await capture(scenario);
-  }
-}
-
 async function capture(scenario: Scenario): Promise<void> {
   const home = mkdtempSync(join(tmpdir(), 'codex-home-'));
   const cwd = mkdtempSync(join(tmpdir(), 'codex-cwd-'));
@@ -103,8 +95,7 @@ async function capture(scenario: Scenario): Promise<void> {
         await server.close();
       }
     }
-    writeFileSync(join(OUT_DIR, `captured-${scenario.name}.jsonl`), stdout.join(''));
-    writeFileSync(join(OUT_DIR, `captured-${scenario.name}.exit.json`), JSON.stringify(exit) + '\n');
+    writeCapture(OUT_DIR, scenario.name, stdout.join(''), exit);
     process.stdout.write(`captured-${scenario.name}: exit ${JSON.stringify(exit)}\n`);
   } finally {
     rmSync(home, { recursive: true, force: true });
@@ -132,34 +123,14 @@ function writeConfig(home: string, server: ScriptedServer, mcpEcho: boolean): vo
   writeFileSync(join(home, 'config.toml'), config);
 }
 
-interface Exit {
-  code: number | null;
-  signal: string | null;
-}
-
-/** Runs `codex exec --json …` with stdin closed; kills only its own child on timeout. */
-function runCodex(args: string[], home: string, cwd: string): Promise<{ stdout: string; stderr: string; exit: Exit }> {
+/** Runs `codex exec --json …` (stdin closed: Codex waits forever on an open stdin pipe). */
+function runCodex(args: string[], home: string, cwd: string): Promise<CliRun> {
   const argv = ['exec', '--json', '--skip-git-repo-check', '--dangerously-bypass-approvals-and-sandbox', ...args];
-  const child = spawn(CODEX, argv, {
+  return runCli(CODEX, argv, {
     cwd,
-    stdio: ['ignore', 'pipe', 'pipe'],
+    timeoutMs: TIMEOUT_MS,
     env: { PATH: process.env.PATH ?? '', HOME: home, CODEX_HOME: home, OPENAI_API_KEY: 'sk-scripted', RUST_LOG: 'off', NO_COLOR: '1' },
   });
-  const out: Buffer[] = [];
-  const err: Buffer[] = [];
-  child.stdout.on('data', (chunk: Buffer) => out.push(chunk));
-  child.stderr.on('data', (chunk: Buffer) => err.push(chunk));
-  const timer = setTimeout(() => child.kill('SIGKILL'), TIMEOUT_MS);
-  return new Promise((resolve, reject) => {
-    child.on('error', reject);
-    child.on('close', (code, signal) => {
-      clearTimeout(timer);
-      resolve({ stdout: Buffer.concat(out).toString('utf8'), stderr: Buffer.concat(err).toString('utf8'), exit: { code, signal } });
-    });
-  });
 }
 
-main().catch((error: unknown) => {
-  process.stderr.write(`${String(error)}\n`);
-  process.exitCode = 1;
-});
+captureAll(SCENARIOS, capture);

@@ -7,12 +7,12 @@
  * captured-<scenario>.exit.json ({"code","signal"}). Set CAPTURE_LOG=1 to print the
  * requests the endpoint received and the CLI's stderr.
  */
-import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startGeminiEndpoint } from '../scripted/gemini';
 import type { ScriptedTurn } from '../scripted/script';
+import { captureAll, runCli, writeCapture } from './run-cli';
 
 const ROOT = join(__dirname, '..', '..');
 const GEMINI = join(ROOT, 'e2e', 'node_modules', '.bin', 'gemini');
@@ -59,10 +59,9 @@ async function capture(scenario: Scenario): Promise<void> {
     mkdirSync(join(home, '.gemini'));
     writeFileSync(join(home, '.gemini', 'settings.json'), JSON.stringify(SETTINGS));
     const args = ['-p', scenario.prompt, '--output-format', 'stream-json', '--yolo'];
-    const child = spawn(GEMINI, args, {
+    const { stdout, stderr, exit } = await runCli(GEMINI, args, {
       cwd,
-      stdio: ['ignore', 'pipe', 'pipe'],
-      // Only what the CLI needs: no API keys or settings from the capturing machine leak in.
+      timeoutMs: TIMEOUT_MS,
       env: {
         PATH: process.env.PATH ?? '/usr/bin:/bin',
         HOME: home,
@@ -73,17 +72,7 @@ async function capture(scenario: Scenario): Promise<void> {
         TMPDIR: home,
       },
     });
-    const stdout: Buffer[] = [];
-    const stderr: Buffer[] = [];
-    child.stdout.on('data', (chunk: Buffer) => stdout.push(chunk));
-    child.stderr.on('data', (chunk: Buffer) => stderr.push(chunk));
-    const timer = setTimeout(() => child.kill('SIGKILL'), TIMEOUT_MS);
-    const exit = await new Promise<{ code: number | null; signal: string | null }>((resolve) =>
-      child.on('close', (code, signal) => resolve({ code, signal })),
-    );
-    clearTimeout(timer);
-    writeFileSync(join(OUT_DIR, `captured-${scenario.name}.jsonl`), Buffer.concat(stdout));
-    writeFileSync(join(OUT_DIR, `captured-${scenario.name}.exit.json`), JSON.stringify(exit) + '\n');
+    writeCapture(OUT_DIR, scenario.name, stdout, exit);
     process.stdout.write(`${scenario.name}: exit ${JSON.stringify(exit)}, ${server.requests.length} requests\n`);
     if (process.env.CAPTURE_LOG) {
       for (const request of server.requests) {
@@ -91,7 +80,7 @@ async function capture(scenario: Scenario): Promise<void> {
         const contents = body && Array.isArray(body.contents) ? body.contents.length : undefined;
         process.stdout.write(`  ${request.method} ${request.url} contents=${String(contents)}\n`);
       }
-      process.stdout.write(`  stderr: ${Buffer.concat(stderr).toString('utf8').trim().slice(0, 2000)}\n`);
+      process.stdout.write(`  stderr: ${stderr.trim().slice(0, 2000)}\n`);
     }
   } finally {
     await server.close();
@@ -100,16 +89,5 @@ async function capture(scenario: Scenario): Promise<void> {
   }
 }
 
-async function main(): Promise<void> {
-  mkdirSync(OUT_DIR, { recursive: true });
-  const only = process.argv.slice(2);
-  for (const scenario of SCENARIOS) {
-    if (only.length > 0 && !only.includes(scenario.name)) continue;
-    await capture(scenario);
-  }
-}
-
-main().catch((error: unknown) => {
-  process.stderr.write(`${String(error)}\n`);
-  process.exitCode = 1;
-});
+mkdirSync(OUT_DIR, { recursive: true });
+captureAll(SCENARIOS, capture);
