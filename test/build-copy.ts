@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { cpSync, mkdtempSync, readdirSync, symlinkSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -27,4 +27,28 @@ export function buildCopy(): string {
 export function runNode(cwd: string, script: string, esm = false): unknown {
   const args = esm ? ['--input-type=module', '-e', script] : ['-e', script];
   return JSON.parse(execFileSync(process.execPath, args, { cwd, encoding: 'utf8' }));
+}
+
+/**
+ * Compiles src/ with tsc into a fresh folder inside node_modules/.cache (so that the compiled
+ * code resolves this repository's dependencies) and answers it, with a cleanup: tests that run
+ * the CLI as a child never race other tests over the package's own dist/.
+ */
+export function privateBuild(prefix: string): { dir: string; remove(): void } {
+  mkdirSync(join(repoRoot, 'node_modules/.cache'), { recursive: true });
+  const dir = mkdtempSync(join(repoRoot, `node_modules/.cache/${prefix}-`));
+  execFileSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', 'tsconfig.build.json', '--outDir', dir], { cwd: repoRoot, stdio: 'pipe' });
+  return { dir, remove: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/** Registers a private build for the spec file's tests (built before them, removed after); `dir` is set once built. */
+export function usePrivateBuild(prefix: string): { readonly dir: string } {
+  const state = { dir: '' };
+  let build: ReturnType<typeof privateBuild> | undefined;
+  beforeAll(() => {
+    build = privateBuild(prefix);
+    state.dir = build.dir;
+  }, 120_000);
+  afterAll(() => build?.remove());
+  return state;
 }

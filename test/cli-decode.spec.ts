@@ -1,19 +1,17 @@
 import 'reflect-metadata';
-import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
 import { join, relative } from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
 import { Event, KINDS, PROVIDERS, createDecoder } from '../src';
 import { run } from '../src/cli/run';
 import { fixtures, nativeLines, type Fixture } from './providers/fixtures';
+import { usePrivateBuild } from './build-copy';
 
 const root = join(__dirname, '..');
-let dir: string;
-let main: string;
 
 /** Runs the built CLI from the repository root, as a user would. */
 function cli(args: string[], input?: string) {
-  const result = spawnSync(process.execPath, [main, ...args], { cwd: root, input, encoding: 'utf8' });
+  const result = spawnSync(process.execPath, [mainJs(), ...args], { cwd: root, input, encoding: 'utf8' });
   return { status: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
@@ -34,17 +32,10 @@ const parsedLines = (stdout: string) => stdout.trimEnd().split('\n').map((line) 
 /** The first fixture of each provider that has one. */
 const samples: Fixture[] = PROVIDERS.flatMap((provider) => fixtures(provider).slice(0, 1));
 
-beforeAll(() => {
-  // A private build, as test/cli.spec.ts does: dist/ belongs to `npm run build`.
-  mkdirSync(join(root, 'node_modules/.cache'), { recursive: true });
-  dir = mkdtempSync(join(root, 'node_modules/.cache/cli-decode-test-'));
-  execFileSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', 'tsconfig.build.json', '--outDir', join(dir, 'build')], { cwd: root, stdio: 'pipe' });
-  main = join(dir, 'build/cli/main.js');
-}, 120_000);
-
-afterAll(() => {
-  if (dir) rmSync(dir, { recursive: true, force: true });
-});
+// A private build: the package's own build (dist/) belongs to `npm run build`.
+/** The built CLI's entry point. */
+const mainJs = (): string => join(build.dir, 'cli/main.js');
+const build = usePrivateBuild('cli-decode-test');
 
 describe('cli-subprocess-core decode', () => {
   it('reads standard input: text, unknown JSON, blank lines, CRLF and a byte order mark; exit 0', () => {
@@ -107,29 +98,6 @@ describe('cli-subprocess-core decode', () => {
     expect(status).toBe(0);
     expect(stdout).toContain('decode --provider <id|auto> <file.jsonl | ->');
     expect(stdout).toContain('claude, codex, gemini, cursor, opencode, amp,');
-  });
-
-  it.each([
-    [['decode', 'a.jsonl'], 'decode needs --provider <id|auto>'],
-    [['decode', '--provider'], '--provider needs a value'],
-    [['decode', '--provider', 'claude'], 'decode takes one file (or - for standard input)'],
-    [['decode', '--provider', 'claude', 'a.jsonl', 'b.jsonl'], 'decode takes one file (or - for standard input)'],
-    [['decode', '--provider', 'claude-code', 'a.jsonl'], 'unknown provider "claude-code": expected one of claude, codex, gemini, cursor, opencode, amp, auto'],
-    [['decode', '--provider=', 'a.jsonl'], 'unknown provider "": expected one of claude, codex, gemini, cursor, opencode, amp, auto'],
-    [['decode', '--json', '--provider', 'claude', 'a.jsonl'], '--json is an option of validate'],
-    [['validate', '--provider', 'claude', 'a.jsonl'], '--provider is an option of decode'],
-    [['schema', '--provider', 'claude'], '--provider is an option of decode'],
-  ])('usage error %j → exit 2 with the usage on stderr', (args, message) => {
-    const { status, stdout, stderr } = cli(args as string[]);
-    expect([status, stdout]).toEqual([2, '']);
-    expect(stderr).toContain(`cli-subprocess-core: ${message}\n`);
-    expect(stderr).toContain('Usage: cli-subprocess-core');
-  });
-
-  it('"--" ends the options, so a file may start with a dash', () => {
-    const { status, stderr } = cli(['decode', '--provider', 'gemini', '--', '--no-such.jsonl']);
-    expect(status).toBe(2);
-    expect(stderr).toContain('cannot read --no-such.jsonl');
   });
 });
 

@@ -1,17 +1,16 @@
 import 'reflect-metadata';
 import Ajv2020 from 'ajv/dist/2020';
-import { execFileSync, spawnSync } from 'node:child_process';
-import { closeSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync, writeSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { closeSync, openSync, readFileSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { Event, KINDS, ToolUsePayload } from '../src';
+import { usePrivateBuild } from './build-copy';
 
 const root = join(__dirname, '..');
-let dir: string;
-let main: string;
 
 /** Runs the built CLI from the repository root, as a user would. */
 function cli(args: string[], options: { input?: string; node?: string[] } = {}) {
-  const result = spawnSync(process.execPath, [...(options.node ?? []), main, ...args], { cwd: root, input: options.input, encoding: 'utf8' });
+  const result = spawnSync(process.execPath, [...(options.node ?? []), mainJs(), ...args], { cwd: root, input: options.input, encoding: 'utf8' });
   return { status: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
@@ -26,18 +25,10 @@ function kindTable(report: string): Record<string, [number, number]> {
   return Object.fromEntries([...report.matchAll(/^(\(no kind\)|[a-z_]+) +(\d+) +(\d+)$/gm)].map((m) => [m[1], [Number(m[2]), Number(m[3])]]));
 }
 
-beforeAll(() => {
-  // A private build: the package's own build (dist/) belongs to `npm run build`. Inside
-  // node_modules/.cache so that the compiled CLI resolves this repository's dependencies.
-  mkdirSync(join(root, 'node_modules/.cache'), { recursive: true });
-  dir = mkdtempSync(join(root, 'node_modules/.cache/cli-test-'));
-  execFileSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', 'tsconfig.build.json', '--outDir', join(dir, 'build')], { cwd: root, stdio: 'pipe' });
-  main = join(dir, 'build/cli/main.js');
-}, 120_000);
-
-afterAll(() => {
-  if (dir) rmSync(dir, { recursive: true, force: true });
-});
+// A private build: the package's own build (dist/) belongs to `npm run build`.
+/** The built CLI's entry point. */
+const mainJs = (): string => join(build.dir, 'cli/main.js');
+const build = usePrivateBuild('cli-test');
 
 describe('cli-subprocess-core validate', () => {
   it('accepts a valid file: exit 0, a summary with one event of every kind, nothing on stderr', () => {
@@ -184,6 +175,15 @@ describe('cli-subprocess-core usage', () => {
     [['validate', '--strict', 'a.jsonl'], 'unknown option: --strict'],
     [['schema', 'raw', 'error'], 'schema takes at most one kind'],
     [['schema', '--json'], '--json is an option of validate'],
+    [['decode', 'a.jsonl'], 'decode needs --provider <id|auto>'],
+    [['decode', '--provider'], '--provider needs a value'],
+    [['decode', '--provider', 'claude'], 'decode takes one file (or - for standard input)'],
+    [['decode', '--provider', 'claude', 'a.jsonl', 'b.jsonl'], 'decode takes one file (or - for standard input)'],
+    [['decode', '--provider', 'claude-code', 'a.jsonl'], 'unknown provider "claude-code": expected one of claude, codex, gemini, cursor, opencode, amp, auto'],
+    [['decode', '--provider=', 'a.jsonl'], 'unknown provider "": expected one of claude, codex, gemini, cursor, opencode, amp, auto'],
+    [['decode', '--json', '--provider', 'claude', 'a.jsonl'], '--json is an option of validate'],
+    [['validate', '--provider', 'claude', 'a.jsonl'], '--provider is an option of decode'],
+    [['schema', '--provider', 'claude'], '--provider is an option of decode'],
   ])('usage error %j → exit 2 with the usage on stderr', (args, message) => {
     const { status, stdout, stderr } = cli(args as string[]);
     expect([status, stdout]).toEqual([2, '']);
@@ -192,9 +192,11 @@ describe('cli-subprocess-core usage', () => {
   });
 
   it('"--" ends the options, so a file may start with a dash', () => {
-    const { status, stderr } = cli(['validate', '--', '--no-such.jsonl']);
-    expect(status).toBe(2);
-    expect(stderr).toContain('cannot read --no-such.jsonl');
+    for (const args of [['validate', '--', '--no-such.jsonl'], ['decode', '--provider', 'gemini', '--', '--no-such.jsonl']]) {
+      const { status, stderr } = cli(args);
+      expect(status).toBe(2);
+      expect(stderr).toContain('cannot read --no-such.jsonl');
+    }
   });
 });
 
@@ -203,7 +205,7 @@ describe('cli-subprocess-core packaging and README', () => {
     const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
     const outDir = JSON.parse(readFileSync(join(root, 'tsconfig.build.json'), 'utf8')).compilerOptions.outDir;
     expect(pkg.bin).toEqual({ 'cli-subprocess-core': `${outDir}/cli/main.js` });
-    expect(readFileSync(main, 'utf8')).toMatch(/^#!\/usr\/bin\/env node\n/);
+    expect(readFileSync(mainJs(), 'utf8')).toMatch(/^#!\/usr\/bin\/env node\n/);
   });
 
   it('the README shows the real output and exit code of the demo command', () => {
@@ -216,13 +218,13 @@ describe('cli-subprocess-core packaging and README', () => {
 describe('cli-subprocess-core memory', () => {
   it('streams: with the heap capped below the file size, a ~50 MB file validates and RSS grows by far less than the file', () => {
     const lines = readFileSync(join(root, 'examples/valid.jsonl'), 'utf8').trimEnd().split('\n');
-    const big = join(dir, 'big.jsonl');
+    const big = join(build.dir, 'big.jsonl');
     const fd = openSync(big, 'w');
     const block = `${lines.join('\n')}\n`.repeat(500); // ~1.3 MB
     let size = 0;
     for (; size < 50e6; size += Buffer.byteLength(block)) writeSync(fd, block);
     closeSync(fd);
-    const hook = join(dir, 'rss.js');
+    const hook = join(build.dir, 'rss.js');
     writeFileSync(hook, 'process.on("exit", () => process.stderr.write(`maxrss_kb=${process.resourceUsage().maxRSS}\\n`));\n');
     // Without caps V8 grows its heap lazily and RSS says little about streaming; with them, a program
     // that held the file in memory would run out of heap.

@@ -1,8 +1,9 @@
 import 'reflect-metadata';
-import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Event } from '../src';
+import { usePrivateBuild } from './build-copy';
 
 /*
  * Where code generation from strings is banned (`--disallow-code-generation-from-strings`,
@@ -12,17 +13,9 @@ import { Event } from '../src';
 
 const root = join(__dirname, '..');
 const BANNED = '--disallow-code-generation-from-strings';
-let dir: string;
 
-beforeAll(() => {
-  mkdirSync(join(root, 'node_modules/.cache'), { recursive: true });
-  dir = mkdtempSync(join(root, 'node_modules/.cache/eval-free-'));
-  execFileSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', 'tsconfig.build.json', '--outDir', dir], { cwd: root, stdio: 'pipe' });
-}, 120_000);
-
-afterAll(() => {
-  if (dir) rmSync(dir, { recursive: true, force: true });
-});
+// A private build: the package's own build (dist/) belongs to `npm run build`.
+const build = usePrivateBuild('eval-free');
 
 /** Every line of the bundled samples: valid and invalid, every kind. */
 const LINES = ['examples/valid.jsonl', 'examples/sample.jsonl', 'examples/invalid.jsonl']
@@ -45,7 +38,7 @@ const OUTCOMES = `
 `;
 
 function outcomes(flags: string[]): { out: unknown[] } {
-  const script = OUTCOMES.replace('DIR', dir);
+  const script = OUTCOMES.replace('DIR', build.dir);
   const result = spawnSync(process.execPath, [...flags, '-e', script, JSON.stringify(LINES)], { encoding: 'utf8' });
   if (result.status !== 0) throw new Error(result.stderr);
   return JSON.parse(result.stdout) as { out: unknown[] };
@@ -66,7 +59,7 @@ it('the flag really bans code generation in that process', () => {
 });
 
 it('the CLI validates examples/valid.jsonl with code generation banned', () => {
-  const result = spawnSync(process.execPath, [BANNED, join(dir, 'cli/main.js'), 'validate', 'examples/valid.jsonl'], { cwd: root, encoding: 'utf8' });
+  const result = spawnSync(process.execPath, [BANNED, join(build.dir, 'cli/main.js'), 'validate', 'examples/valid.jsonl'], { cwd: root, encoding: 'utf8' });
   expect(result.stderr).not.toMatch(/unreadable|EvalError/);
   expect(result.status).toBe(0);
 });

@@ -11,38 +11,22 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startAnthropicEndpoint } from '../scripted/anthropic';
-import type { ScriptedTurn } from '../scripted/script';
-import { captureAll, runCli, writeCapture } from './run-cli';
+import { COMMON_SCENARIOS, scenario, type Scenario } from '../scripted/script';
+import { captureAll, isolatedEnv, runCli, writeCapture } from './run-cli';
 
 const ROOT = join(__dirname, '..', '..');
 const CLAUDE = join(ROOT, 'e2e', 'node_modules', '.bin', 'claude');
 const OUT_DIR = join(ROOT, 'test', 'fixtures', 'providers', 'claude');
 const TIMEOUT_MS = 120_000;
 
-interface Scenario {
-  name: string;
-  prompt: string;
-  script: ScriptedTurn[];
+/** A scenario with Claude-only extras: more arguments, more environment. */
+interface ClaudeScenario extends Scenario {
   extraArgs?: string[];
   env?: Record<string, string>;
 }
 
-const toolScript: ScriptedTurn[] = [{ shell: 'echo hello-from-tool' }, { text: 'The command printed hello-from-tool.' }];
-
-const SCENARIOS: Scenario[] = [
-  { name: 'plain', prompt: 'Say hello.', script: [{ text: 'Hello from the scripted model.' }] },
-  { name: 'tool', prompt: 'Run echo hello-from-tool.', script: toolScript },
-  {
-    name: 'failing-command',
-    prompt: 'List /nonexistent-dir.',
-    script: [{ shell: 'ls /nonexistent-dir' }, { text: 'The directory /nonexistent-dir does not exist.' }],
-  },
-  {
-    name: 'thinking',
-    prompt: 'What is 6 times 7? Think first.',
-    script: [{ thinking: 'Six times seven is forty-two.', text: 'The answer is 42.' }],
-  },
-  { name: 'api-error', prompt: 'Say hello.', script: [{ httpError: 400, message: 'scripted invalid request' }] },
+const SCENARIOS: ClaudeScenario[] = [
+  ...COMMON_SCENARIOS,
   {
     // Claude retries a 5xx ten times with backoff (minutes); one retry shows the api_retry line.
     name: 'api-error-500-retry',
@@ -50,17 +34,12 @@ const SCENARIOS: Scenario[] = [
     script: [{ httpError: 500, message: 'scripted server error' }],
     env: { CLAUDE_CODE_MAX_RETRIES: '1' },
   },
-  { name: 'tool-partial', prompt: 'Run echo hello-from-tool.', script: toolScript, extraArgs: ['--include-partial-messages'] },
-  {
-    name: 'thinking-partial',
-    prompt: 'What is 6 times 7? Think first.',
-    script: [{ thinking: 'Six times seven is forty-two.', text: 'The answer is 42.' }],
-    extraArgs: ['--include-partial-messages'],
-  },
+  { ...scenario('tool'), name: 'tool-partial', extraArgs: ['--include-partial-messages'] },
+  { ...scenario('thinking'), name: 'thinking-partial', extraArgs: ['--include-partial-messages'] },
 ];
 
 /** Runs one scenario and writes its fixture files. */
-async function capture(scenario: Scenario): Promise<void> {
+async function capture(scenario: ClaudeScenario): Promise<void> {
   const server = await startAnthropicEndpoint(scenario.script);
   const home = mkdtempSync(join(tmpdir(), 'claude-home-'));
   const cwd = mkdtempSync(join(tmpdir(), 'claude-cwd-'));
@@ -69,15 +48,12 @@ async function capture(scenario: Scenario): Promise<void> {
     const { stdout, stderr, exit } = await runCli(CLAUDE, args, {
       cwd,
       timeoutMs: TIMEOUT_MS,
-      env: {
-        PATH: process.env.PATH ?? '/usr/bin:/bin',
-        HOME: home,
-        LANG: 'C.UTF-8',
+      env: isolatedEnv(home, {
         ANTHROPIC_BASE_URL: server.url,
         ANTHROPIC_API_KEY: 'sk-ant-scripted',
         DISABLE_AUTOUPDATER: '1',
         ...scenario.env,
-      },
+      }),
     });
     writeCapture(OUT_DIR, scenario.name, stdout, exit);
     const err = stderr.trim();

@@ -11,8 +11,8 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startGeminiEndpoint } from '../scripted/gemini';
-import type { ScriptedTurn } from '../scripted/script';
-import { captureAll, runCli, writeCapture } from './run-cli';
+import { COMMON_SCENARIOS, type Scenario } from '../scripted/script';
+import { captureAll, isolatedEnv, runCli, writeCapture } from './run-cli';
 
 const ROOT = join(__dirname, '..', '..');
 const GEMINI = join(ROOT, 'e2e', 'node_modules', '.bin', 'gemini');
@@ -22,30 +22,8 @@ const TIMEOUT_MS = 120_000;
 /** API-key auth without a prompt, and no folder-trust question (the cwd is a fresh temp dir). */
 const SETTINGS = { security: { auth: { selectedType: 'gemini-api-key' }, folderTrust: { enabled: false } } };
 
-interface Scenario {
-  name: string;
-  prompt: string;
-  script: ScriptedTurn[];
-}
-
 const SCENARIOS: Scenario[] = [
-  { name: 'plain', prompt: 'Say hello.', script: [{ text: 'Hello from the scripted model.' }] },
-  {
-    name: 'tool',
-    prompt: 'Run echo hello-from-tool.',
-    script: [{ shell: 'echo hello-from-tool' }, { text: 'The command printed hello-from-tool.' }],
-  },
-  {
-    name: 'failing-command',
-    prompt: 'List /nonexistent-dir.',
-    script: [{ shell: 'ls /nonexistent-dir' }, { text: 'The directory /nonexistent-dir does not exist.' }],
-  },
-  {
-    name: 'thinking',
-    prompt: 'What is 6 times 7? Think first.',
-    script: [{ thinking: 'Six times seven is forty-two.', text: 'The answer is 42.' }],
-  },
-  { name: 'api-error', prompt: 'Say hello.', script: [{ httpError: 400, message: 'scripted invalid request' }] },
+  ...COMMON_SCENARIOS,
   // An empty command fails the tool's own validation: the one way to see a tool_result with status "error".
   { name: 'tool-error', prompt: 'Run an empty command.', script: [{ shell: '' }, { text: 'The command was rejected.' }] },
 ];
@@ -62,15 +40,12 @@ async function capture(scenario: Scenario): Promise<void> {
     const { stdout, stderr, exit } = await runCli(GEMINI, args, {
       cwd,
       timeoutMs: TIMEOUT_MS,
-      env: {
-        PATH: process.env.PATH ?? '/usr/bin:/bin',
-        HOME: home,
-        LANG: 'C.UTF-8',
+      env: isolatedEnv(home, {
         GOOGLE_GEMINI_BASE_URL: server.url,
         GEMINI_API_KEY: 'scripted-gemini-key',
         // The CLI writes error reports (gemini-client-error-*.json) to the temp dir: keep them in ours.
         TMPDIR: home,
-      },
+      }),
     });
     writeCapture(OUT_DIR, scenario.name, stdout, exit);
     process.stdout.write(`${scenario.name}: exit ${JSON.stringify(exit)}, ${server.requests.length} requests\n`);

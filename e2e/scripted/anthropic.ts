@@ -1,6 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import { turnAt, type ScriptedTurn } from './script';
-import { sendJson, sendSse, startScriptedServer, startSse, type RecordedRequest, type ScriptedServer } from './server';
+import { jsonBody, sendJson, sendSse, startScriptedServer, startSse, type ScriptedServer } from './server';
 
 /*
  * A scripted Anthropic Messages API for Claude Code (ANTHROPIC_BASE_URL=<url>). Claude Code
@@ -148,10 +148,6 @@ function plainMessage(id: string, model: string, text: string): unknown {
   };
 }
 
-function bodyOf(request: RecordedRequest): Record<string, unknown> {
-  return typeof request.body === 'object' && request.body !== null ? (request.body as Record<string, unknown>) : {};
-}
-
 /**
  * Starts a scripted Anthropic Messages endpoint on 127.0.0.1 that plays `script`, one turn
  * per agent model call, in order (then "done."). Point Claude Code at it with
@@ -169,7 +165,7 @@ export async function startAnthropicEndpoint(script: readonly ScriptedTurn[]): P
       response.end();
       return;
     }
-    const body = bodyOf(request);
+    const body = jsonBody(request);
     const model = typeof body.model === 'string' ? body.model : 'claude-scripted';
     const id = `msg_scripted${String(++messages).padStart(4, '0')}`;
     if (path.endsWith('/count_tokens')) {

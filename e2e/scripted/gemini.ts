@@ -1,6 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import { turnAt, type ScriptedTurn } from './script';
-import { sendJson, sendSse, startScriptedServer, startSse, type RecordedRequest, type ScriptedServer } from './server';
+import { jsonBody, sendJson, sendSse, startScriptedServer, startSse, type ScriptedServer } from './server';
 
 /*
  * A scripted Gemini API (generativelanguage v1beta) for Gemini CLI
@@ -133,10 +133,6 @@ function routingAnswer(responseId: string, model: string): unknown {
   };
 }
 
-function bodyOf(request: RecordedRequest): Record<string, unknown> {
-  return typeof request.body === 'object' && request.body !== null ? (request.body as Record<string, unknown>) : {};
-}
-
 /**
  * Starts a scripted Gemini API endpoint on 127.0.0.1 that plays `script`, one turn per
  * agent model call (`streamGenerateContent`), in order (then "done."). Point Gemini CLI at
@@ -155,7 +151,7 @@ export async function startGeminiEndpoint(script: readonly ScriptedTurn[]): Prom
       return;
     }
     const [, model, method] = route;
-    const body = bodyOf(request);
+    const body = jsonBody(request);
     const responseId = `scripted-${String(++calls).padStart(4, '0')}`;
     if (method === 'countTokens') {
       sendJson(response, 200, { totalTokens: PROMPT_TOKENS });

@@ -20,3 +20,33 @@ export type ScriptedTurn =
 export function turnAt(script: readonly ScriptedTurn[], index: number): ScriptedTurn {
   return script[index] ?? { text: 'done.' };
 }
+
+/** One scripted run: a prompt for the CLI and the turns its model endpoint plays. */
+export interface Scenario {
+  readonly name: string;
+  readonly prompt: string;
+  readonly script: readonly ScriptedTurn[];
+}
+
+/**
+ * The scenarios every CLI is run through (captures now, the real-CLI suite later): a plain
+ * answer, a shell command the CLI really runs, a failing one, thinking, and an API error.
+ */
+export const COMMON_SCENARIOS: readonly Scenario[] = [
+  { name: 'plain', prompt: 'Say hello.', script: [{ text: 'Hello from the scripted model.' }] },
+  { name: 'tool', prompt: 'Run echo hello-from-tool.', script: [{ shell: 'echo hello-from-tool' }, { text: 'The command printed hello-from-tool.' }] },
+  {
+    name: 'failing-command',
+    prompt: 'List /nonexistent-dir.',
+    script: [{ shell: 'ls /nonexistent-dir' }, { text: 'The directory /nonexistent-dir does not exist.' }],
+  },
+  { name: 'thinking', prompt: 'What is 6 times 7? Think first.', script: [{ thinking: 'Six times seven is forty-two.', text: 'The answer is 42.' }] },
+  { name: 'api-error', prompt: 'Say hello.', script: [{ httpError: 400, message: 'scripted invalid request' }] },
+];
+
+/** A common scenario by name. */
+export function scenario(name: string): Scenario {
+  const found = COMMON_SCENARIOS.find((s) => s.name === name);
+  if (!found) throw new Error(`no common scenario ${name}`);
+  return found;
+}

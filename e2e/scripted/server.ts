@@ -75,3 +75,8 @@ export function sendJson(response: ServerResponse, status: number, body: unknown
   response.writeHead(status, { 'content-type': 'application/json' });
   response.end(JSON.stringify(body));
 }
+
+/** A request's JSON body as an object ({} when it has none or it is not an object). */
+export function jsonBody(request: RecordedRequest): Record<string, unknown> {
+  return typeof request.body === 'object' && request.body !== null && !Array.isArray(request.body) ? (request.body as Record<string, unknown>) : {};
+}

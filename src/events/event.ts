@@ -15,7 +15,7 @@ import {
   PositiveInt,
   Timestamp,
 } from '../schema/conventions';
-import { ParseOptions, ParseSetup, safeParseAs, safeParseJsonAs, toPlain, unwrap } from '../schema/engine';
+import { ParseOptions, ParseSetup, parseAs, parseJsonAs, safeParseAs, safeParseJsonAs, toPlain } from '../schema/engine';
 import { EXTRA, Instance } from '../schema/extra';
 import { ModelClass } from '../schema/context';
 import { applyDefaults } from '../schema/field';
@@ -101,7 +101,7 @@ export class Event<K extends EventKind = EventKind, P extends Payload = PayloadF
 
   /** Parses a plain object (or returns an event as is); throws `SchemaError`. */
   static parse<M extends PayloadClassMap = DefaultPayloadClasses>(input: unknown, options?: EventParseOptions<M>): AnyEvent<M> {
-    return unwrap(Event.safeParse(input, options));
+    return parseAs(Event, input, options, setupFor(options?.registry)) as AnyEvent<M>;
   }
 
   /** Like `parse`, but answers `{ success, data | error }` and never throws. */
@@ -114,7 +114,7 @@ export class Event<K extends EventKind = EventKind, P extends Payload = PayloadF
 
   /** Parses one JSON line; bad JSON throws a `SchemaError` (`invalid_event`, issue code `json`). */
   static fromJSON<M extends PayloadClassMap = DefaultPayloadClasses>(text: string, options?: EventParseOptions<M>): AnyEvent<M> {
-    return unwrap(Event.safeFromJSON(text, options));
+    return parseJsonAs(Event, text, options, setupFor(options?.registry)) as AnyEvent<M>;
   }
 
   /** Like `fromJSON`, but never throws. */

@@ -33,6 +33,20 @@ export interface ParseWiring {
   readonly how: readonly ('payload' | 'required' | 'constant' | 'made')[];
   /** The environment the generated code reads: rules' read functions, specs, defaults, helpers. */
   readonly env: Record<string, unknown>;
+  /** Holds the last object built (see KEPT). */
+  readonly kept: Kept;
+}
+
+/**
+ * The last input read and the last instance and output object built, held on purpose. Optimized
+ * code refers weakly to the hidden classes (maps) of the objects it builds; in a stream whose
+ * events are all garbage, a full GC collects those maps and deoptimizes the parser (measured:
+ * the next events ran about 2× slower). One live object of each shape keeps its map alive.
+ */
+export interface Kept {
+  input?: object;
+  instance?: object;
+  output?: object;
 }
 
 export type ParseFn = (input: unknown, path: IssuePath, ctx: ParseContext) => Parsed<object>;
@@ -51,7 +65,7 @@ export function generateParse(wiring: ParseWiring): ParseFn | null {
   const v = keys.map((_, i) => `v${i}`);
   const kindAt = keys.indexOf('kind');
   const field = (key: string, i: number): string => {
-    const read = `r = trusted ? input[${quote(key)}] : getInput(input, ${quote(key)});`;
+    const read = `r = trusted ? input[${quote(key)}] : getInput(input, ${quote(key)}); if (r !== undefined) p++;`;
     if (how[i] === 'payload') {
       return `${read} v${i} = readPayload(r, childPath(path, ${i}), ctx, ${kindAt >= 0 ? `v${kindAt}` : 'undefined'}, nested); if (v${i} === INVALID) pf = true;`;
     }
@@ -66,24 +80,27 @@ export function generateParse(wiring: ParseWiring): ParseFn | null {
       const trusted = ctx.trusted;
       if (!trusted && isInstanceInput(input, cls)) return input;
       if (!expectObject(input, path, ctx)) return INVALID;
+      kept.input = input;
       const before = ctx.issues.length;
-      let r, pf = false, ${v.join(', ')};
+      let r, p = 0, pf = false, ${v.join(', ')};
       ${keys.map(field).join('\n      ')}
-      const x = readExtra(input, path, ctx);
+      const x = readExtra(input, path, ctx, p);
       if (pf || ctx.issues.length !== before) return INVALID;
-      return new Shape(${[...v, 'x === undefined ? EMPTY_OBJECT : x'].join(', ')});
+      return (kept.instance = new Shape(${[...v, 'x === undefined ? EMPTY_OBJECT : x'].join(', ')}));
     };`;
-  const env = { ...wiring.env, cls: wiring.cls };
+  const env = { ...wiring.env, cls: wiring.cls, kept: wiring.kept };
   return new Function(...Object.keys(env), source)(...Object.values(env)) as ParseFn;
 }
 
-/** The generated toMap: one named read and one write call per field, then the unknown keys. Null when banned. */
-export function generateToMap(keys: readonly string[], payloadAt: number, env: Record<string, unknown>): ToMapFn | null {
+/** The generated toMap: one named read per field (and a write call for non-scalars), then the unknown keys. Null when banned. */
+export function generateToMap(keys: readonly string[], payloadAt: number, scalar: readonly boolean[], kept: Kept, env: Record<string, unknown>): ToMapFn | null {
   if (!canGenerateCode()) return null;
-  const entry = (key: string, i: number): string => `${quote(key)}: ${i === payloadAt ? 'writePayload' : 'write'}(e[${quote(key)}], json)`;
+  const entry = (key: string, i: number): string =>
+    scalar[i] ? `${quote(key)}: e[${quote(key)}]` : `${quote(key)}: ${i === payloadAt ? 'writePayload' : 'write'}(e[${quote(key)}], json)`;
   const source = `return function toMap(e, json) {
       const out = { ${keys.map(entry).join(', ')} };
-      return writeExtra(e, out);
+      return writeExtra(e, (kept.output = out));
     };`;
-  return new Function(...Object.keys(env), source)(...Object.values(env)) as ToMapFn;
+  const wired = { ...env, kept };
+  return new Function(...Object.keys(wired), source)(...Object.values(wired)) as ToMapFn;
 }

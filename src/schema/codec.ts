@@ -1,4 +1,4 @@
-import { generateParse, generateToMap } from './accelerate';
+import { Kept, generateParse, generateToMap } from './accelerate';
 import { INVALID, ModelClass, ParseContext, Parsed, expectObject } from './context';
 import { EXTRA, Instance } from './extra';
 import { FieldSpec, fieldsOf } from './field';
@@ -6,7 +6,7 @@ import { MISSING } from './fields/define';
 import { NestedParse, readPayload } from './fields/payload';
 import { getInput, isInstanceInput, keysOfInput } from './input';
 import { Invalid, IssuePath } from './issue';
-import { EMPTY_ARRAY, EMPTY_OBJECT, readJsonData, setOwn } from './json';
+import { EMPTY_ARRAY, EMPTY_OBJECT, hasOwn, readJsonData, setOwn } from './json';
 
 /*
  * The fast path: per class, once, a parse and a toMap composed from closures over the field
@@ -21,7 +21,7 @@ export interface Codec {
   /** Parses a plain object (or passes an instance of the class through). */
   parse(input: unknown, path: IssuePath, ctx: ParseContext): Parsed<object>;
   /** The unknown keys of an input, each checked as JSON data (issues go to `ctx`); undefined when there are none. */
-  readExtra(input: Record<string, unknown>, path: IssuePath, ctx: ParseContext): Record<string, unknown> | undefined;
+  readExtra(input: Record<string, unknown>, path: IssuePath, ctx: ParseContext, present?: number): Record<string, unknown> | undefined;
   /** Builds an instance from one value per field (in field order) and the unknown keys. */
   build(values: readonly unknown[], extra: Record<string, unknown> | undefined): object;
   /** The plain object: declared fields in order, then the unknown keys (`json`: timestamps as text). */
@@ -93,6 +93,8 @@ function makeCodec(cls: ModelClass, fields: readonly FieldSpec[]): Codec {
   const payloadAt = fields.findIndex((spec) => spec.type === 'payload');
   const kindAt = keys.indexOf('kind');
   const known = new Set(keys);
+  const scalar = fields.map((spec) => spec.rule.scalar === true);
+  const kept: Kept = {};
   // At the root a field's path is always [key]: one array per field serves every parse, since
   // every issue copies the path it is given.
   const rootPaths = keys.map((key) => [key]);
@@ -103,13 +105,22 @@ function makeCodec(cls: ModelClass, fields: readonly FieldSpec[]): Codec {
   const Shape = function Shape() {} as unknown as new () => Instance;
   Shape.prototype = cls.prototype as Instance;
 
-  /** The unknown keys of an input, each value checked as JSON data; undefined when there are none. */
-  function readExtra(input: Record<string, unknown>, path: IssuePath, ctx: ParseContext): Record<string, unknown> | undefined {
+  /**
+   * The unknown keys of an input, each value checked as JSON data; undefined when there are none.
+   * `present`: how many declared keys the input had; when it has no more keys than that, there is
+   * nothing to look up (most lines), which counting its keys tells without a lookup per key.
+   */
+  function readExtra(input: Record<string, unknown>, path: IssuePath, ctx: ParseContext, present = -1): Record<string, unknown> | undefined {
     let extra: Record<string, unknown> | undefined;
     if (ctx.trusted) {
-      // JSON.parse output has only own, plain keys (a `__proto__` key is an own key too).
+      if (present >= 0) {
+        let count = 0;
+        for (const _ in input) count++;
+        if (count === present) return undefined;
+      }
       for (const key in input) {
-        if (known.has(key)) continue;
+        // for-in also lists keys a polluted Object.prototype makes enumerable; a `__proto__` key is own.
+        if (known.has(key) || !hasOwn(input, key)) continue;
         const value = readJsonData(input[key], true);
         if (value instanceof Invalid) ctx.issues.push(value.issueAt([...path, key]));
         else setOwn((extra ??= {}), key, value);
@@ -129,12 +140,15 @@ function makeCodec(cls: ModelClass, fields: readonly FieldSpec[]): Codec {
     const trusted = ctx.trusted;
     if (!trusted && isInstanceInput(input, cls)) return input as object;
     if (!expectObject(input, path, ctx)) return INVALID;
+    kept.input = input;
     const before = ctx.issues.length;
     const instance = new Shape();
     let payloadFailed = false;
+    let present = 0;
     for (let i = 0; i < n; i++) {
       const spec = fields[i];
       const raw = trusted ? input[keys[i]] : getInput(input, keys[i]);
+      if (raw !== undefined) present++;
       let value: unknown;
       if (i === payloadAt) {
         value = readPayload(raw, childPath(path, i), ctx, kindAt >= 0 ? instance[keys[kindAt]] : undefined, fastNested);
@@ -149,10 +163,10 @@ function makeCodec(cls: ModelClass, fields: readonly FieldSpec[]): Codec {
       }
       instance[keys[i]] = value;
     }
-    const extra = readExtra(input, path, ctx);
+    const extra = readExtra(input, path, ctx, present);
     if (payloadFailed || ctx.issues.length !== before) return INVALID;
     instance[EXTRA] = extra ?? EMPTY_OBJECT;
-    return instance;
+    return (kept.instance = instance);
   }
 
   function build(values: readonly unknown[], extra: Record<string, unknown> | undefined): object {
@@ -174,8 +188,11 @@ function makeCodec(cls: ModelClass, fields: readonly FieldSpec[]): Codec {
   function toMap(instance: object, json: boolean): Record<string, unknown> {
     const source = instance as Instance;
     const out: Record<string, unknown> = {};
-    for (let i = 0; i < n; i++) out[keys[i]] = i === payloadAt ? writePayload(source[keys[i]], json) : write(source[keys[i]], json);
-    return writeExtra(instance, out);
+    for (let i = 0; i < n; i++) {
+      const value = source[keys[i]];
+      out[keys[i]] = scalar[i] ? value : i === payloadAt ? writePayload(value, json) : write(value, json);
+    }
+    return writeExtra(instance, (kept.output = out));
   }
 
   const how = missing.map((m, i) => (i === payloadAt ? 'payload' : m === Missing.Required ? 'required' : m === Missing.Constant ? 'constant' : 'made') as 'payload');
@@ -183,6 +200,7 @@ function makeCodec(cls: ModelClass, fields: readonly FieldSpec[]): Codec {
     cls,
     keys,
     how,
+    kept,
     env: {
       ...Object.fromEntries(fields.map((spec, i) => [`R${i}`, spec.rule.read])),
       S: fields,
@@ -202,6 +220,6 @@ function makeCodec(cls: ModelClass, fields: readonly FieldSpec[]): Codec {
       nested: fastNested,
     },
   });
-  const generatedToMap = generateToMap(keys, payloadAt, { write, writePayload, writeExtra });
+  const generatedToMap = generateToMap(keys, payloadAt, scalar, kept, { write, writePayload, writeExtra });
   return { cls, parse: generatedParse ?? parse, readExtra, build, toMap: generatedToMap ?? toMap };
 }

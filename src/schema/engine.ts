@@ -33,10 +33,28 @@ export function describeThrown(cause: unknown): string {
 }
 
 /**
- * Parses `input` as an instance of `cls`. Bad input is answered, never thrown: a failure to
- * read it (a throwing getter, a revoked Proxy) is an `unreadable` issue. Any other error is
- * a bug in the library and is thrown as it is. `trusted` input came straight out of
- * JSON.parse (JSON by construction and fresh), so its values are neither walked nor copied.
+ * Parses `input` as an instance of `cls` into `ctx`: the instance, or INVALID with the issues in
+ * `ctx`. Bad input is answered, never thrown: a failure to read it (a throwing getter, a revoked
+ * Proxy) is an `unreadable` issue. Any other error is a bug in the library and is thrown as it is.
+ */
+function run(cls: ModelClass, input: unknown, options: ParseOptions | undefined, ctx: ParseContext): unknown {
+  try {
+    return options?.mode === 'reference' ? referenceParse(cls, input, [], ctx) : codecOf(cls).parse(input, [], ctx);
+  } catch (thrown) {
+    if (!(thrown instanceof UnreadableInput)) throw thrown;
+    ctx.issues.push({ code: 'unreadable', message: `could not read input: ${preview(describeThrown(thrown.cause))}`, path: [] });
+    return INVALID;
+  }
+}
+
+function newContext(setup: ParseSetup, trusted: boolean): ParseContext {
+  return { issues: [], trusted, payloadClass: setup.payloadClass };
+}
+
+/**
+ * `{ success, data | error }` for `input` as an instance of `cls`; never throws on bad input.
+ * `trusted` input came straight out of JSON.parse (JSON by construction and fresh), so its
+ * values are neither walked nor copied.
  */
 export function safeParseAs<T extends object>(
   cls: ModelClass<T>,
@@ -45,44 +63,45 @@ export function safeParseAs<T extends object>(
   setup: ParseSetup,
   trusted = false,
 ): ParseResult<T> {
-  const ctx: ParseContext = { issues: [], trusted, payloadClass: setup.payloadClass };
-  let value: unknown;
-  try {
-    value = options?.mode === 'reference' ? referenceParse(cls, input, [], ctx) : codecOf(cls).parse(input, [], ctx);
-  } catch (thrown) {
-    if (!(thrown instanceof UnreadableInput)) throw thrown;
-    ctx.issues.push({ code: 'unreadable', message: `could not read input: ${preview(describeThrown(thrown.cause))}`, path: [] });
-    value = INVALID;
-  }
+  const ctx = newContext(setup, trusted);
+  const value = run(cls, input, options, ctx);
   if (value === INVALID || ctx.issues.length) return { success: false, error: setup.toError(ctx.issues, ctx, cls) };
   return { success: true, data: value as T };
 }
 
-/** Parses one line of JSON text; bad JSON is an issue with code `json`, never a raw SyntaxError. */
-export function safeParseJsonAs<T extends object>(
-  cls: ModelClass<T>,
-  text: string,
-  options: ParseOptions | undefined,
-  setup: ParseSetup,
-): ParseResult<T> {
-  let input: unknown;
+/** Like `safeParseAs`, but answers the instance and throws the `SchemaError` (no result object on the way). */
+export function parseAs<T extends object>(cls: ModelClass<T>, input: unknown, options: ParseOptions | undefined, setup: ParseSetup, trusted = false): T {
+  const ctx = newContext(setup, trusted);
+  const value = run(cls, input, options, ctx);
+  if (value === INVALID || ctx.issues.length) throw setup.toError(ctx.issues, ctx, cls);
+  return value as T;
+}
+
+/** JSON.parse of one line, or the `SchemaError` (issue code `json`) that bad JSON gets; never a raw SyntaxError. */
+function readJsonText(cls: ModelClass, text: string, setup: ParseSetup): { input: unknown } | { error: SchemaError } {
   try {
     // Only text is JSON: a number, Buffer or object would otherwise be coerced by JSON.parse.
     if (typeof text !== 'string') throw new TypeError(`expected a string, got ${typeName(text)}`);
-    input = JSON.parse(text);
+    return { input: JSON.parse(text) };
   } catch (cause) {
     const message = `invalid JSON: ${preview(cause instanceof Error ? cause.message : describeThrown(cause))}`;
     const ctx: ParseContext = { issues: [{ code: 'json', message, path: [] }], trusted: true };
-    return { success: false, error: setup.toError(ctx.issues, ctx, cls) };
+    return { error: setup.toError(ctx.issues, ctx, cls) };
   }
-  // JSON.parse output is trusted: not copied, and only checked for what JSON.parse can still produce.
-  return safeParseAs(cls, input, options, setup, true);
 }
 
-/** The data of a result, or its error thrown. */
-export function unwrap<T>(result: ParseResult<T>): T {
-  if (result.success) return result.data;
-  throw result.error;
+/** Parses one line of JSON text into `{ success, data | error }`. */
+export function safeParseJsonAs<T extends object>(cls: ModelClass<T>, text: string, options: ParseOptions | undefined, setup: ParseSetup): ParseResult<T> {
+  const read = readJsonText(cls, text, setup);
+  // JSON.parse output is trusted: not copied, and only checked for what JSON.parse can still produce.
+  return 'error' in read ? { success: false, error: read.error } : safeParseAs(cls, read.input, options, setup, true);
+}
+
+/** Parses one line of JSON text; throws the `SchemaError`. */
+export function parseJsonAs<T extends object>(cls: ModelClass<T>, text: string, options: ParseOptions | undefined, setup: ParseSetup): T {
+  const read = readJsonText(cls, text, setup);
+  if ('error' in read) throw read.error;
+  return parseAs(cls, read.input, options, setup, true);
 }
 
 /** The plain snake_case object of an instance (`json`: with timestamps as text). */

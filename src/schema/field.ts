@@ -23,6 +23,8 @@ export type FieldType =
  */
 export interface FieldRule {
   readonly type: FieldType;
+  /** Its stored values are strings, numbers or booleans: `toMap` writes them as they are. */
+  readonly scalar?: boolean;
   /**
    * Reads a present, non-null input value: what the instance stores, or an `Invalid` naming
    * the issue. `trusted`: the value came straight out of JSON.parse (no copy needed).

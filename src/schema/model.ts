@@ -1,6 +1,6 @@
 import { Allow } from 'class-validator';
 import { ModelClass } from './context';
-import { ParseOptions, ParseSetup, safeParseAs, safeParseJsonAs, toPlain, unwrap } from './engine';
+import { ParseOptions, ParseSetup, parseAs, parseJsonAs, safeParseAs, safeParseJsonAs, toPlain } from './engine';
 import { EXTRA, Instance } from './extra';
 import { applyDefaults } from './field';
 import { ParseResult } from './issue';
@@ -52,7 +52,7 @@ export abstract class Model {
 
   /** Parses `input` (a plain object, or an instance, returned as is); throws `SchemaError`. */
   static parse<C extends ConcreteModel<Model>>(this: C, input: unknown, options?: ParseOptions): InstanceType<C> {
-    return unwrap(safeParseAs(this, input, options, this.parseSetup) as ParseResult<InstanceType<C>>);
+    return parseAs(this, input, options, this.parseSetup) as InstanceType<C>;
   }
 
   /** Like `parse`, but answers `{ success, data | error }` and never throws. */
@@ -62,12 +62,12 @@ export abstract class Model {
 
   /** Validated construction from attributes; throws `SchemaError`. */
   static create<C extends ConcreteModel<Model>>(this: C, attrs: ModelInput<InstanceType<C>> = {}, options?: ParseOptions): InstanceType<C> {
-    return unwrap(safeParseAs(this, attrs, options, this.parseSetup) as ParseResult<InstanceType<C>>);
+    return parseAs(this, attrs, options, this.parseSetup) as InstanceType<C>;
   }
 
   /** Parses a JSON text; bad JSON throws a `SchemaError` with a `json` issue. */
   static fromJSON<C extends ConcreteModel<Model>>(this: C, text: string, options?: ParseOptions): InstanceType<C> {
-    return unwrap(safeParseJsonAs(this, text, options, this.parseSetup) as ParseResult<InstanceType<C>>);
+    return parseJsonAs(this, text, options, this.parseSetup) as InstanceType<C>;
   }
 
   /** The JSON Schema (draft 2020-12) of this class's accepted JSON input: null takes a default, unknown keys are allowed. */

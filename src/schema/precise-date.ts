@@ -36,21 +36,44 @@ function daysFromCivil(year: number, month: number, day: number): number {
   return era * 146097 + yearOfEra * 365 + Math.floor(yearOfEra / 4) - Math.floor(yearOfEra / 100) + dayOfYear - 719468;
 }
 
-/** The number written by `count` ASCII digits of `text` at `at`, or NaN. */
-function digitsAt(text: string, at: number, count: number): number {
-  let value = 0;
-  for (let i = at; i < at + count; i++) {
-    const d = text.charCodeAt(i) - 48;
-    if (!(d >= 0 && d <= 9)) return NaN;
-    value = value * 10 + d;
-  }
-  return value;
+/** The number written by the two ASCII digits of `text` at `at`, or -1 (also past the end: charCodeAt gives NaN). */
+function twoDigits(text: string, at: number): number {
+  const a = text.charCodeAt(at) - 48;
+  const b = text.charCodeAt(at + 1) - 48;
+  return a >= 0 && a <= 9 && b >= 0 && b <= 9 ? a * 10 + b : -1;
 }
 
 const DASH = 45;
 const COLON = 58;
 const DOT = 46;
 const PLUS = 43;
+
+/**
+ * Epoch ms at the start of the hour that `text` begins with (`YYYY-MM-DD[Tt ]HH`), or NaN when
+ * that is not a real calendar day and hour.
+ */
+function hourMs(text: string): number {
+  const sep = text.charCodeAt(10);
+  if (text.charCodeAt(4) !== DASH || text.charCodeAt(7) !== DASH) return NaN;
+  if (sep !== 84 /* T */ && sep !== 116 /* t */ && sep !== 32 /* space */) return NaN;
+  const high = twoDigits(text, 0);
+  const low = twoDigits(text, 2);
+  const month = twoDigits(text, 5);
+  const day = twoDigits(text, 8);
+  const hour = twoDigits(text, 11);
+  if (high < 0 || low < 0) return NaN;
+  const year = high * 100 + low;
+  const monthDays = month === 2 && isLeap(year) ? 29 : DAYS_IN_MONTH[month - 1];
+  if (!(month >= 1 && month <= 12 && day >= 1 && day <= monthDays && hour >= 0 && hour <= 23)) return NaN;
+  return (daysFromCivil(year, month, day) * 24 + hour) * 3_600_000;
+}
+
+/*
+ * The hour a stream's timestamps share: events of one run carry the same date and hour, so
+ * the calendar part is read and checked once per hour, not once per event.
+ */
+let cachedHour = '';
+let cachedHourMs = 0;
 
 /**
  * Epoch ms of a strict ISO 8601 date-time with an explicit offset:
@@ -61,36 +84,44 @@ const PLUS = 43;
  * rolls Feb 30 over to March.
  */
 export function parseIsoMs(text: string): number {
-  const sep = text.charCodeAt(10);
-  if (text.charCodeAt(4) !== DASH || text.charCodeAt(7) !== DASH || text.charCodeAt(13) !== COLON) return NaN;
-  if (sep !== 84 /* T */ && sep !== 116 /* t */ && sep !== 32 /* space */) return NaN;
-  const year = digitsAt(text, 0, 4);
-  const month = digitsAt(text, 5, 2);
-  const day = digitsAt(text, 8, 2);
-  const hour = digitsAt(text, 11, 2);
-  const minute = digitsAt(text, 14, 2);
+  if (text.length < 17 || text.charCodeAt(13) !== COLON) return NaN;
+  let base: number;
+  if (text.startsWith(cachedHour) && cachedHour !== '') {
+    base = cachedHourMs;
+  } else {
+    base = hourMs(text);
+    if (base !== base) return NaN; // NaN
+    cachedHour = text.slice(0, 13);
+    cachedHourMs = base;
+  }
+  const minute = twoDigits(text, 14);
+  if (minute < 0 || minute > 59) return NaN;
   let i = 16;
   let second = 0;
   let ms = 0;
   if (text.charCodeAt(i) === COLON) {
-    second = digitsAt(text, 17, 2);
+    second = twoDigits(text, 17);
+    if (second < 0 || second > 59) return NaN;
     i = 19;
     if (text.charCodeAt(i) === DOT) {
       const start = ++i;
       while (i < text.length && text.charCodeAt(i) >= 48 && text.charCodeAt(i) <= 57) i++;
-      if (i === start || i - start > 9) return NaN;
-      const count = Math.min(3, i - start);
-      ms = digitsAt(text, start, count) * (count === 1 ? 100 : count === 2 ? 10 : 1);
+      const count = i - start;
+      if (count === 0 || count > 9) return NaN;
+      // Digits past the third are below a millisecond: a Date cannot hold them.
+      ms = (text.charCodeAt(start) - 48) * 100;
+      if (count > 1) ms += (text.charCodeAt(start + 1) - 48) * 10;
+      if (count > 2) ms += text.charCodeAt(start + 2) - 48;
     }
   }
   let offset = 0;
   const zone = text.charCodeAt(i);
   if (zone === PLUS || zone === DASH) {
-    const hours = digitsAt(text, i + 1, 2);
+    const hours = twoDigits(text, i + 1);
     i += text.charCodeAt(i + 3) === COLON ? 4 : 3;
-    const minutes = digitsAt(text, i, 2);
+    const minutes = twoDigits(text, i);
     i += 2;
-    if (!(hours <= 23 && minutes <= 59)) return NaN;
+    if (!(hours >= 0 && hours <= 23 && minutes >= 0 && minutes <= 59)) return NaN;
     offset = (zone === PLUS ? 1 : -1) * (hours * 60 + minutes);
   } else if (zone === 90 /* Z */ || zone === 122 /* z */) {
     i++;
@@ -98,10 +129,7 @@ export function parseIsoMs(text: string): number {
     return NaN;
   }
   if (i !== text.length) return NaN;
-  const monthDays = month === 2 && isLeap(year) ? 29 : DAYS_IN_MONTH[month - 1];
-  // Each comparison is false for NaN, so a non-digit anywhere fails here.
-  if (!(month >= 1 && month <= 12 && day >= 1 && day <= monthDays && hour <= 23 && minute <= 59 && second <= 59)) return NaN;
-  return (daysFromCivil(year, month, day) * 1440 + hour * 60 + minute - offset) * 60_000 + second * 1000 + ms;
+  return base + (minute - offset) * 60_000 + second * 1000 + ms;
 }
 
 /** The largest |epoch ms| a Date can hold. */

@@ -6,6 +6,7 @@ import { defineField, fresh, wrongType } from './define';
 /** A boolean (a boxed `new Boolean()` is not JSON and is refused). */
 export const boolRule: FieldRule = {
   type: 'bool',
+  scalar: true,
   read: (value) => (typeof value === 'boolean' ? value : wrongType('boolean', value)),
   schema: (spec) => nullable(spec, { type: 'boolean' }),
   validators: () => [IsBoolean()],

@@ -11,6 +11,7 @@ import { defineField, fresh, trim } from './define';
  */
 export const enumRule: FieldRule = {
   type: 'enum',
+  scalar: true,
   read(value, spec) {
     const text = typeof value === 'string' ? trim(value) : value;
     const values = spec.values ?? [];

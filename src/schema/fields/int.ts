@@ -9,6 +9,7 @@ const TOO_BIG = new Invalid('too_big', `too big: must be at most ${Number.MAX_SA
 /** An integer from `min` up to the largest safe integer (ids, sequences, token counts). */
 export const intRule: FieldRule = {
   type: 'int',
+  scalar: true,
   read(value, spec) {
     if (typeof value !== 'number' || !Number.isInteger(value)) return wrongType('integer', value);
     const min = spec.min ?? 0;

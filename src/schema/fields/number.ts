@@ -7,6 +7,7 @@ import { defineField, fresh, wrongType } from './define';
 /** A finite number from `min` (costs): NaN and Infinity have no JSON form. */
 export const numberRule: FieldRule = {
   type: 'number',
+  scalar: true,
   read(value, spec) {
     if (typeof value !== 'number' || !Number.isFinite(value)) return wrongType('finite number', value);
     const min = spec.min ?? 0;

@@ -6,6 +6,7 @@ import { defineField, fresh, wrongType } from './define';
 /** Free text kept byte for byte: deltas, thinking and stderr are byte-meaningful, and trimming corrupts them. */
 export const textRule: FieldRule = {
   type: 'text',
+  scalar: true,
   read: (value) => (typeof value === 'string' ? value : wrongType('string', value)),
   schema: (spec) => nullable(spec, { type: 'string' }),
   validators: () => [IsString()],

@@ -19,6 +19,7 @@ const IsNotBlank = (): PropertyDecorator =>
 /** A string, trimmed; a required one must not be blank once trimmed. */
 export const trimmedRule: FieldRule = {
   type: 'trimmed',
+  scalar: true,
   read(value, spec) {
     if (typeof value !== 'string') return wrongType('string', value);
     const text = trim(value);
