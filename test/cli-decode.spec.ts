@@ -116,3 +116,19 @@ describe('cli-subprocess-core decode progress', () => {
     expect(errors).toMatch(/^<stdin>: 1500 lines read \(0 blank\), 1502 events; provider cursor, session \(none\)\n/);
   });
 });
+
+describe('cli-subprocess-core decode --keep-raw', () => {
+  it.each([
+    ['all', (raws: unknown[]) => raws.every((raw) => raw !== null)],
+    ['unmapped', (raws: unknown[], kinds: string[]) => raws.every((raw, i) => (raw !== null) === (kinds[i] === 'raw'))],
+    ['none', (raws: unknown[]) => raws.every((raw) => raw === null)],
+  ])('%s decides which events carry the native line', (keepRaw, holds) => {
+    const { status, stdout } = cli(['decode', '--provider', 'codex', '--keep-raw', keepRaw as string, 'test/fixtures/providers/codex/captured-plain.jsonl']);
+    expect(status).toBe(0);
+    // Every event of this capture comes from a line (its result line ends it: nothing is owed at the end).
+    const events = parsedLines(stdout);
+    const kinds = events.map((event) => event.kind as string);
+    expect(kinds).toContain('raw');
+    expect((holds as (raws: unknown[], kinds: string[]) => boolean)(events.map((event) => event.raw), kinds)).toBe(true);
+  });
+});

@@ -1,9 +1,13 @@
+import type { DecoderOptions } from '../providers/decoder';
 import { assertProviderId, type ProviderId } from '../providers/provider-id';
+
+type KeepRaw = NonNullable<DecoderOptions['keepRaw']>;
+const KEEP_RAW: readonly KeepRaw[] = ['all', 'unmapped', 'none'];
 
 /** What the command line asks for. */
 export type Command =
   | { readonly name: 'validate'; readonly file: string; readonly json: boolean }
-  | { readonly name: 'decode'; readonly file: string; readonly provider: ProviderId | 'auto' }
+  | { readonly name: 'decode'; readonly file: string; readonly provider: ProviderId | 'auto'; readonly keepRaw: KeepRaw }
   | { readonly name: 'schema'; readonly kind?: string }
   | { readonly name: 'help' };
 
@@ -21,6 +25,7 @@ Options:
   --json             validate: write the normalized events as JSONL to stdout (the report goes to stderr)
   --provider <id>    decode: the CLI that printed the input: claude, codex, gemini, cursor, opencode, amp,
                      or auto (named by the first line a provider recognises)
+  --keep-raw <which> decode: which events carry the native line in "raw": all (default), unmapped, none
   -h, --help         show this help
 
 Blank lines are skipped. "-" reads standard input.
@@ -33,6 +38,7 @@ export function parseArgs(argv: readonly string[]): Command {
   const positionals: string[] = [];
   let json = false;
   let provider: string | undefined;
+  let keepRaw: string | undefined;
   let optionsDone = false;
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
@@ -44,6 +50,10 @@ export function parseArgs(argv: readonly string[]): Command {
       if (i + 1 >= argv.length) throw new UsageError('--provider needs a value');
       provider = argv[++i];
     } else if (arg.startsWith('--provider=')) provider = arg.slice('--provider='.length);
+    else if (arg === '--keep-raw') {
+      if (i + 1 >= argv.length) throw new UsageError('--keep-raw needs a value');
+      keepRaw = argv[++i];
+    } else if (arg.startsWith('--keep-raw=')) keepRaw = arg.slice('--keep-raw='.length);
     else throw new UsageError(`unknown option: ${arg}`);
   }
   const [name, ...rest] = positionals;
@@ -53,16 +63,21 @@ export function parseArgs(argv: readonly string[]): Command {
   switch (name) {
     case 'validate':
       only('--provider', 'decode', provider !== undefined);
+      only('--keep-raw', 'decode', keepRaw !== undefined);
       if (rest.length !== 1) throw new UsageError('validate takes one file (or - for standard input)');
       return { name, file: rest[0], json };
     case 'decode':
       only('--json', 'validate', json);
       if (provider === undefined) throw new UsageError('decode needs --provider <id|auto>');
       if (rest.length !== 1) throw new UsageError('decode takes one file (or - for standard input)');
-      return { name, file: rest[0], provider: providerId(provider) };
+      if (keepRaw !== undefined && !(KEEP_RAW as readonly string[]).includes(keepRaw)) {
+        throw new UsageError(`--keep-raw must be one of ${KEEP_RAW.join(', ')}; got ${JSON.stringify(keepRaw)}`);
+      }
+      return { name, file: rest[0], provider: providerId(provider), keepRaw: (keepRaw ?? 'all') as KeepRaw };
     case 'schema':
       only('--json', 'validate', json);
       only('--provider', 'decode', provider !== undefined);
+      only('--keep-raw', 'decode', keepRaw !== undefined);
       if (rest.length > 1) throw new UsageError('schema takes at most one kind');
       return { name, kind: rest[0] };
     case undefined:
