@@ -25,12 +25,15 @@ export function canGenerateCode(): boolean {
   return allowed;
 }
 
+/** How a parsed instance fills a missing or null value (see `parsedDefault` in codec.ts). */
+export type Missing = 'required' | 'constant' | 'made';
+
 /** What the generated parse of one class is wired to (see `makeCodec`). */
 export interface ParseWiring {
   readonly cls: ModelClass;
   readonly keys: readonly string[];
-  /** Per field: 'payload', 'required', 'constant' or 'made'. */
-  readonly how: readonly ('payload' | 'required' | 'constant' | 'made')[];
+  /** Per field: 'payload', or how a missing value is filled. */
+  readonly how: readonly (Missing | 'payload')[];
   /** The environment the generated code reads: rules' read functions, specs, defaults, helpers. */
   readonly env: Record<string, unknown>;
   /** Holds the last object built (see KEPT). */
@@ -70,7 +73,7 @@ export function generateParse(wiring: ParseWiring): ParseFn | null {
       return `${read} v${i} = readPayload(r, childPath(path, ${i}), ctx, ${kindAt >= 0 ? `v${kindAt}` : 'undefined'}, nested); if (v${i} === INVALID) pf = true;`;
     }
     const missing =
-      how[i] === 'required' ? `ctx.issues.push(MISSING.issueAt(childPath(path, ${i})));` : how[i] === 'constant' ? `v${i} = C[${i}];` : `v${i} = M[${i}]();`;
+      how[i] === 'required' ? `ctx.issues.push(MISSING.issueAt(childPath(path, ${i})));` : how[i] === 'constant' ? `v${i} = D[${i}];` : `v${i} = D[${i}]();`;
     return `${read} if (r === undefined || r === null) { ${missing} } else { v${i} = R${i}(r, S[${i}], trusted); if (v${i} instanceof Invalid) ctx.issues.push(v${i}.issueAt(childPath(path, ${i}))); }`;
   };
   const shape = `function Shape(${[...v, 'x'].join(', ')}) { ${keys.map((key, i) => `this[${quote(key)}] = v${i};`).join(' ')} this[EXTRA] = x; }

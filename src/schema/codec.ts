@@ -1,4 +1,4 @@
-import { Kept, generateParse, generateToMap } from './accelerate';
+import { Kept, Missing, generateParse, generateToMap } from './accelerate';
 import { INVALID, ModelClass, ParseContext, Parsed, expectObject } from './context';
 import { EXTRA, Instance } from './extra';
 import { FieldSpec, fieldsOf } from './field';
@@ -22,6 +22,8 @@ export interface Codec {
   parse(input: unknown, path: IssuePath, ctx: ParseContext): Parsed<object>;
   /** The unknown keys of an input, each checked as JSON data (issues go to `ctx`); undefined when there are none. */
   readExtra(input: Record<string, unknown>, path: IssuePath, ctx: ParseContext, present?: number): Record<string, unknown> | undefined;
+  /** The value a parsed instance holds for field `index` when the input has none (undefined for a required field). */
+  missingValue(index: number): unknown;
   /** Builds an instance from one value per field (in field order) and the unknown keys. */
   build(values: readonly unknown[], extra: Record<string, unknown> | undefined): object;
   /** The plain object: declared fields in order, then the unknown keys (`json`: timestamps as text). */
@@ -42,34 +44,20 @@ export function codecOf(cls: ModelClass): Codec {
 
 const fastNested: NestedParse = (cls, input, path, ctx) => codecOf(cls).parse(input, path, ctx);
 
-/** How a missing or null value is filled in a parsed instance. */
-const enum Missing {
-  /** Required: an issue. */
-  Required,
-  /** A constant: a primitive, or the shared frozen empty container. */
-  Constant,
-  /** A fresh value per instance (ids, now, non-empty container defaults). */
-  Made,
-}
-
 /**
- * The default a parsed instance holds: missing containers are one shared frozen `{}`/`[]`
- * (as protobuf.js does), so a stream of events does not pay for empty objects; changing
- * one throws instead of silently touching every event. `new X()` gives fresh ones.
+ * The default a parsed instance holds for a missing or null value: `required` (an issue),
+ * a `constant` (a primitive, or the shared frozen empty container) or `made` fresh per instance
+ * (ids, now, non-empty container defaults). Missing containers are one shared frozen `{}`/`[]`
+ * (as protobuf.js does), so a stream of events does not pay for empty objects; changing one
+ * throws instead of silently touching every event. `new X()` gives fresh ones.
  */
 function parsedDefault(spec: FieldSpec): [Missing, unknown] {
-  if (!spec.default) return [Missing.Required, undefined];
-  if (spec.generated) return [Missing.Made, spec.default];
+  if (!spec.default) return ['required', undefined];
+  if (spec.generated) return ['made', spec.default];
   const sample = spec.default();
-  if (sample === null || typeof sample !== 'object') return [Missing.Constant, sample];
-  if (Array.isArray(sample) && sample.length === 0) return [Missing.Constant, EMPTY_ARRAY];
-  return Object.keys(sample).length === 0 ? [Missing.Constant, EMPTY_OBJECT] : [Missing.Made, spec.default];
-}
-
-/** The value of a missing field in a parsed instance (only called for fields that have a default). */
-export function missingValue(spec: FieldSpec): unknown {
-  const [how, value] = parsedDefault(spec);
-  return how === Missing.Made ? (value as () => unknown)() : value;
+  if (sample === null || typeof sample !== 'object') return ['constant', sample];
+  if (Array.isArray(sample) && sample.length === 0) return ['constant', EMPTY_ARRAY];
+  return Object.keys(sample).length === 0 ? ['constant', EMPTY_OBJECT] : ['made', spec.default];
 }
 
 /** A field value as `toMap` writes it: timestamps as text for JSON, fresh containers for the shared frozen empties. */
@@ -90,6 +78,7 @@ function makeCodec(cls: ModelClass, fields: readonly FieldSpec[]): Codec {
   const defaults = fields.map(parsedDefault);
   const missing = defaults.map(([how]) => how);
   const fallback = defaults.map(([, value]) => value);
+  const missingValue = (i: number): unknown => (missing[i] === 'made' ? (fallback[i] as () => unknown)() : fallback[i]);
   const payloadAt = fields.findIndex((spec) => spec.type === 'payload');
   const kindAt = keys.indexOf('kind');
   const known = new Set(keys);
@@ -112,27 +101,22 @@ function makeCodec(cls: ModelClass, fields: readonly FieldSpec[]): Codec {
    */
   function readExtra(input: Record<string, unknown>, path: IssuePath, ctx: ParseContext, present = -1): Record<string, unknown> | undefined {
     let extra: Record<string, unknown> | undefined;
-    if (ctx.trusted) {
-      if (present >= 0) {
-        let count = 0;
-        for (const _ in input) count++;
-        if (count === present) return undefined;
-      }
-      for (const key in input) {
-        // for-in also lists keys a polluted Object.prototype makes enumerable; a `__proto__` key is own.
-        if (known.has(key) || !hasOwn(input, key)) continue;
-        const value = readJsonData(input[key], true);
-        if (value instanceof Invalid) ctx.issues.push(value.issueAt([...path, key]));
-        else setOwn((extra ??= {}), key, value);
-      }
-      return extra;
-    }
-    for (const key of keysOfInput(input)) {
-      if (known.has(key)) continue;
-      const value = readJsonData(getInput(input, key), false);
+    const add = (key: string, raw: unknown): void => {
+      const value = readJsonData(raw, ctx.trusted);
       if (value instanceof Invalid) ctx.issues.push(value.issueAt([...path, key]));
       else setOwn((extra ??= {}), key, value);
+    };
+    if (!ctx.trusted) {
+      for (const key of keysOfInput(input)) if (!known.has(key)) add(key, getInput(input, key));
+      return extra;
     }
+    if (present >= 0) {
+      let count = 0;
+      for (const _ in input) count++;
+      if (count === present) return undefined;
+    }
+    // for-in also lists keys a polluted Object.prototype makes enumerable; a `__proto__` key is own.
+    for (const key in input) if (!known.has(key) && hasOwn(input, key)) add(key, input[key]);
     return extra;
   }
 
@@ -154,9 +138,8 @@ function makeCodec(cls: ModelClass, fields: readonly FieldSpec[]): Codec {
         value = readPayload(raw, childPath(path, i), ctx, kindAt >= 0 ? instance[keys[kindAt]] : undefined, fastNested);
         payloadFailed = value === INVALID;
       } else if (raw === undefined || raw === null) {
-        if (missing[i] === Missing.Required) {
-          ctx.issues.push(MISSING.issueAt(childPath(path, i)));
-        } else value = missing[i] === Missing.Constant ? fallback[i] : (fallback[i] as () => unknown)();
+        if (missing[i] === 'required') ctx.issues.push(MISSING.issueAt(childPath(path, i)));
+        else value = missingValue(i);
       } else {
         value = spec.rule.read(raw, spec, trusted);
         if (value instanceof Invalid) ctx.issues.push(value.issueAt(childPath(path, i)));
@@ -195,17 +178,15 @@ function makeCodec(cls: ModelClass, fields: readonly FieldSpec[]): Codec {
     return writeExtra(instance, (kept.output = out));
   }
 
-  const how = missing.map((m, i) => (i === payloadAt ? 'payload' : m === Missing.Required ? 'required' : m === Missing.Constant ? 'constant' : 'made') as 'payload');
   const generatedParse = generateParse({
     cls,
     keys,
-    how,
+    how: missing.map((how, i) => (i === payloadAt ? 'payload' : how)),
     kept,
     env: {
       ...Object.fromEntries(fields.map((spec, i) => [`R${i}`, spec.rule.read])),
       S: fields,
-      C: fallback,
-      M: fallback,
+      D: fallback,
       INVALID,
       MISSING,
       EMPTY_OBJECT,
@@ -221,5 +202,5 @@ function makeCodec(cls: ModelClass, fields: readonly FieldSpec[]): Codec {
     },
   });
   const generatedToMap = generateToMap(keys, payloadAt, scalar, kept, { write, writePayload, writeExtra });
-  return { cls, parse: generatedParse ?? parse, readExtra, build, toMap: generatedToMap ?? toMap };
+  return { cls, parse: generatedParse ?? parse, readExtra, missingValue, build, toMap: generatedToMap ?? toMap };
 }

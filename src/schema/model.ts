@@ -1,6 +1,6 @@
 import { Allow } from 'class-validator';
 import { ModelClass } from './context';
-import { ParseOptions, ParseSetup, parseAs, parseJsonAs, safeParseAs, safeParseJsonAs, toPlain } from './engine';
+import { ParseOptions, ParseSetup, parseAs, parseJsonAs, safeParseAs, toPlain } from './engine';
 import { EXTRA, Instance } from './extra';
 import { applyDefaults } from './field';
 import { ParseResult } from './issue';

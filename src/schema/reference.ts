@@ -1,6 +1,6 @@
 import { plainToClassFromExist } from 'class-transformer';
 import { ValidationError, validateSync } from 'class-validator';
-import { codecOf, missingValue } from './codec';
+import { codecOf } from './codec';
 import { INVALID, ModelClass, ParseContext, Parsed, expectObject } from './context';
 import { FieldSpec, fieldsOf } from './field';
 import { MISSING } from './fields/define';
@@ -37,11 +37,12 @@ export function referenceParse(cls: ModelClass, input: unknown, path: IssuePath,
   const raw = fields.map((spec) => (ctx.trusted ? input[spec.key] : getInput(input, spec.key)));
   const given = fields.map((spec, i) => spec.type !== 'payload' && raw[i] !== undefined && raw[i] !== null);
 
+  const codec = codecOf(cls);
   // Into an instance made without its constructor (which would use up an id), as the fast path does.
   const target = Object.create(cls.prototype) as Record<string, unknown>;
   const plain: Record<string, unknown> = {};
   fields.forEach((spec, i) => {
-    if (!given[i]) target[spec.key] = spec.default && spec.type !== 'payload' ? missingValue(spec) : undefined;
+    if (!given[i]) target[spec.key] = spec.type === 'payload' ? undefined : codec.missingValue(i);
     else if (throughTransformer(spec, raw[i])) plain[spec.key] = raw[i];
     else target[spec.key] = spec.rule.read(raw[i], spec, ctx.trusted);
   });
@@ -54,7 +55,6 @@ export function referenceParse(cls: ModelClass, input: unknown, path: IssuePath,
     if (error) ctx.issues.push(issueOf(error, spec, target[spec.key], raw[i], [...path, spec.key], ctx.trusted));
     return target[spec.key];
   });
-  const codec = codecOf(cls);
   const extra = codec.readExtra(input, path, ctx);
   if (values.includes(INVALID) || ctx.issues.length !== before) return INVALID;
   return codec.build(values, extra);
