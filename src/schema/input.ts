@@ -5,9 +5,17 @@
  * JSON.parse output has no getters or traps, so the trusted path reads it directly.
  */
 
-/** A failure to read the caller's input, carrying what was thrown. */
-export class UnreadableInput {
-  constructor(readonly cause: unknown) {}
+/**
+ * A failure to read the caller's input, carrying what was thrown. A parse turns it into an
+ * `unreadable` issue; where it escapes a parse (validateSerializable, a class-transformer
+ * `@Transform` in a NestJS pipe) it is a well-formed Error whose `cause` is the original throw.
+ */
+export class UnreadableInput extends Error {
+  override readonly name = 'UnreadableInput';
+
+  constructor(override readonly cause: unknown) {
+    super('could not read input');
+  }
 }
 
 /** `source[key]`, with a throw reported as unreadable input. */

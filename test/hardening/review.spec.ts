@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { Event, ResultPayload, ToolUsePayload, nextEventId, OptionalTrimmedString, Registry } from '../../src';
+import { Event, ResultPayload, ToolUsePayload, nextEventId, OptionalTrimmedString, Registry, validateSerializable } from '../../src';
 import { MODES } from './arbitraries';
 
 /** The defects found on the outside review of the core engine, one regression test each. */
@@ -70,4 +70,17 @@ describe.each(MODES)('core engine review (%s path)', (mode) => {
     expect(Object.isFrozen(a.payload.input)).toBe(true);
     expect(a.toMap().metadata).not.toBe(a.metadata);
   });
+});
+
+it('regression: a failure to read input outside a parse (validateSerializable) is a well-formed Error carrying the original throw', () => {
+  const { proxy, revoke } = Proxy.revocable({}, {});
+  revoke();
+  let thrown: unknown;
+  try {
+    validateSerializable({ a: proxy });
+  } catch (error) {
+    thrown = error;
+  }
+  expect(thrown).toBeInstanceOf(Error);
+  expect((thrown as Error).cause).toBeInstanceOf(TypeError);
 });
