@@ -100,23 +100,23 @@ function makeCodec(cls: ModelClass, fields: readonly FieldSpec[]): Codec {
    * nothing to look up (most lines), which counting its keys tells without a lookup per key.
    */
   function readExtra(input: Record<string, unknown>, path: IssuePath, ctx: ParseContext, present = -1): Record<string, unknown> | undefined {
+    if (ctx.trusted && present >= 0) {
+      let count = 0;
+      for (const _ in input) count++;
+      if (count === present) return undefined;
+    }
     let extra: Record<string, unknown> | undefined;
     const add = (key: string, raw: unknown): void => {
       const value = readJsonData(raw, ctx.trusted);
       if (value instanceof Invalid) ctx.issues.push(value.issueAt([...path, key]));
       else setOwn((extra ??= {}), key, value);
     };
-    if (!ctx.trusted) {
+    if (ctx.trusted) {
+      // for-in also lists keys a polluted Object.prototype makes enumerable; a `__proto__` key is own.
+      for (const key in input) if (!known.has(key) && hasOwn(input, key)) add(key, input[key]);
+    } else {
       for (const key of keysOfInput(input)) if (!known.has(key)) add(key, getInput(input, key));
-      return extra;
     }
-    if (present >= 0) {
-      let count = 0;
-      for (const _ in input) count++;
-      if (count === present) return undefined;
-    }
-    // for-in also lists keys a polluted Object.prototype makes enumerable; a `__proto__` key is own.
-    for (const key in input) if (!known.has(key) && hasOwn(input, key)) add(key, input[key]);
     return extra;
   }
 
