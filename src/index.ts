@@ -21,3 +21,4 @@ export type { JsonSchema } from './schema/json-schema';
 export { Model, type ModelInput } from './schema/model';
 export { PreciseDate } from './schema/precise-date';
 export { PROVIDERS, createDecoder, decodeLines, detectProvider, type Decoder, type DecoderOptions, type EventDraft, type ExitInfo, type LineSource, type ProviderId, type ProviderProfile } from './providers';
+export { ExecutableNotFoundError, startRun, type PermissionPreset, type Run, type RunCost, type RunOptions, type RunOutcome, type RunProvider, type RunStatus } from './runner';

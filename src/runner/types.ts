@@ -1,0 +1,91 @@
+import type { AnyEvent } from '../events/event';
+import type { EventKind } from '../registry/kinds';
+
+/** The CLIs `startRun` can run (and that this package's decoders read). */
+export type RunProvider = 'claude' | 'codex' | 'gemini';
+
+/**
+ * A permission preset, mapped to each CLI's own flags (see `permissionFlags`):
+ * - `default`: no flag, the CLI's own default.
+ * - `accept-edits`: Claude `--permission-mode acceptEdits`; Codex `--sandbox workspace-write`; Gemini `--approval-mode auto_edit`.
+ * - `bypass`: Claude `--dangerously-skip-permissions`, Codex `--dangerously-bypass-approvals-and-sandbox`, Gemini `--yolo`.
+ * - `plan`: read-only: Claude `--permission-mode plan`, Codex `--sandbox read-only`, Gemini `--approval-mode plan`.
+ */
+export type PermissionPreset = 'default' | 'accept-edits' | 'bypass' | 'plan';
+
+/** How a run ended: the runner's own stop (`aborted`, `timed_out`) wins over whatever the CLI exited with. */
+export type RunStatus = 'completed' | 'failed' | 'aborted' | 'timed_out';
+
+/** Options of `startRun`. */
+export interface RunOptions {
+  /** Which CLI to run. */
+  provider: RunProvider;
+  /** The prompt: passed as one argv element, never through a shell. */
+  prompt: string;
+  /** Working directory of the CLI; default the current one. */
+  cwd?: string;
+  /** The model, passed with the CLI's `--model` flag. */
+  model?: string;
+  /** The CLI's executable (a path, or a name looked up on `PATH`); default `claude`, `codex` or `gemini`. */
+  executable?: string;
+  /** Extra native arguments, placed before the prompt. */
+  args?: readonly string[];
+  /** Environment variables set over `process.env` (a value of `undefined` removes the variable). */
+  env?: Readonly<Record<string, string | undefined>>;
+  /** A permission preset; default `'default'` (no flag). */
+  permission?: PermissionPreset;
+  /** Tools the CLI may use without asking (Claude `--allowedTools`, Gemini `--allowed-tools`); Codex has no such flag and refuses it. */
+  allowedTools?: readonly string[];
+  /** A session id to resume (Claude `--resume`, Codex `exec resume`, Gemini `--resume`). */
+  resume?: string;
+  /** Claude only: `--include-partial-messages`, so text arrives as `assistant_delta` events. */
+  partial?: boolean;
+  /** Stop the run after this many milliseconds; it then ends with status `timed_out`. */
+  timeoutMs?: number;
+  /** Aborting this signal stops the run, as `abort()` does. */
+  signal?: AbortSignal;
+  /** Which events carry the native line in `raw` (the decoder's option); default `'all'`. */
+  keepRaw?: 'all' | 'unmapped' | 'none';
+  /** Milliseconds between SIGTERM and SIGKILL when stopping; default 2000. */
+  killGraceMs?: number;
+}
+
+/** Token and cost totals of a run, from its last `cost_update` event (the CLIs report running totals). */
+export interface RunCost {
+  input_tokens: number;
+  output_tokens: number;
+  total_tokens: number;
+  cost_usd: number;
+}
+
+/** What `run.done` resolves to, once the CLI and every process it started are gone and the stream is drained. */
+export interface RunOutcome {
+  status: RunStatus;
+  /** The CLI's exit code, or null when a signal ended it. */
+  exitCode: number | null;
+  /** The signal that ended the CLI (`'SIGTERM'`…), or null. */
+  signal: string | null;
+  /** The session id the CLI announced, or null. */
+  sessionId: string | null;
+  /** How many events of each kind the run produced (every kind present, 0 when none). */
+  counts: Record<EventKind, number>;
+  /** The last reported usage, or null when the CLI reported none. */
+  cost: RunCost | null;
+}
+
+/**
+ * One running CLI. Iterate it (once) for its events; leaving the `for await` early stops the run.
+ * `done` resolves whether or not anyone iterates (events are then produced and counted, not kept
+ * beyond the bounded queue: an un-iterated run's stdout stays paused until someone reads it).
+ */
+export interface Run extends AsyncIterable<AnyEvent> {
+  /** The CLI's process id (undefined only if the spawn failed). */
+  readonly pid: number | undefined;
+  readonly provider: RunProvider;
+  /** The full argv the CLI was started with (executable first). */
+  readonly argv: readonly string[];
+  /** Stops the run: SIGTERM to the CLI and every process it started, SIGKILL after the grace period. Idempotent. */
+  abort(reason?: string): void;
+  /** Resolves when the run is over; never rejects. */
+  readonly done: Promise<RunOutcome>;
+}
