@@ -7,15 +7,12 @@
  * captured-<scenario>.exit.json ({"code","signal"}). Set CAPTURE_LOG=1 to print the
  * requests the endpoint received.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startAnthropicEndpoint } from '../scripted/anthropic';
 import { COMMON_SCENARIOS, scenario, type Scenario } from '../scripted/script';
-import { captureAll, isolatedEnv, runCli, writeCapture } from './run-cli';
+import { startScriptedCli } from '../scripted/setup';
+import { captureAll, runCli, writeCapture } from './run-cli';
 
 const ROOT = join(__dirname, '..', '..');
-const CLAUDE = join(ROOT, 'e2e', 'node_modules', '.bin', 'claude');
 const OUT_DIR = join(ROOT, 'test', 'fixtures', 'providers', 'claude');
 const TIMEOUT_MS = 120_000;
 
@@ -40,21 +37,11 @@ const SCENARIOS: ClaudeScenario[] = [
 
 /** Runs one scenario and writes its fixture files. */
 async function capture(scenario: ClaudeScenario): Promise<void> {
-  const server = await startAnthropicEndpoint(scenario.script);
-  const home = mkdtempSync(join(tmpdir(), 'claude-home-'));
-  const cwd = mkdtempSync(join(tmpdir(), 'claude-cwd-'));
+  const cli = await startScriptedCli('claude', scenario.script);
+  const { server } = cli;
   try {
     const args = ['-p', scenario.prompt, '--output-format', 'stream-json', '--verbose', '--allowedTools', 'Bash', ...(scenario.extraArgs ?? [])];
-    const { stdout, stderr, exit } = await runCli(CLAUDE, args, {
-      cwd,
-      timeoutMs: TIMEOUT_MS,
-      env: isolatedEnv(home, {
-        ANTHROPIC_BASE_URL: server.url,
-        ANTHROPIC_API_KEY: 'sk-ant-scripted',
-        DISABLE_AUTOUPDATER: '1',
-        ...scenario.env,
-      }),
-    });
+    const { stdout, stderr, exit } = await runCli(cli.executable, args, { cwd: cli.cwd, timeoutMs: TIMEOUT_MS, env: { ...cli.env, ...scenario.env } });
     writeCapture(OUT_DIR, scenario.name, stdout, exit);
     const err = stderr.trim();
     process.stdout.write(`${scenario.name}: exit ${JSON.stringify(exit)}, ${server.requests.length} requests${err ? `, stderr: ${err.slice(0, 300)}` : ''}\n`);
@@ -66,9 +53,7 @@ async function capture(scenario: ClaudeScenario): Promise<void> {
       }
     }
   } finally {
-    await server.close();
-    rmSync(home, { recursive: true, force: true });
-    rmSync(cwd, { recursive: true, force: true });
+    await cli.close();
   }
 }
 

@@ -6,14 +6,13 @@
  * test/fixtures/providers/codex/captured-<scenario>.jsonl plus captured-<scenario>.exit.json.
  * CAPTURE_DEBUG=1 also prints Codex's stderr and every request the endpoint received.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startOpenAIResponsesEndpoint, type ResponsesTurn } from '../scripted/openai-responses';
-import type { ScriptedServer } from '../scripted/server';
+import type { ResponsesTurn } from '../scripted/openai-responses';
+import { cliPath, pointCliAt, startEndpoint } from '../scripted/setup';
 import { captureAll, runCli, writeCapture, type CliRun, type Exit } from './run-cli';
 
-const CODEX = join(__dirname, '..', 'node_modules', '.bin', 'codex');
 const OUT_DIR = join(__dirname, '..', '..', 'test', 'fixtures', 'providers', 'codex');
 const TIMEOUT_MS = 60_000;
 
@@ -79,11 +78,11 @@ async function capture(scenario: Scenario): Promise<void> {
   let threadId: string | null = null;
   try {
     for (const run of scenario.runs) {
-      const server = await startOpenAIResponsesEndpoint(run.script);
+      const server = await startEndpoint('codex', run.script);
       try {
-        writeConfig(home, server, scenario.mcpEcho === true);
+        const env = pointCliAt('codex', home, server.url, { mcpEcho: scenario.mcpEcho === true });
         const resume = threadId ? ['resume', threadId] : [];
-        const result = await runCodex([...resume, run.prompt], home, cwd);
+        const result = await runCodex([...resume, run.prompt], env, cwd);
         stdout.push(result.stdout);
         exit = result.exit;
         threadId ??= /"thread_id":"([^"]+)"/.exec(result.stdout)?.[1] ?? null;
@@ -103,34 +102,10 @@ async function capture(scenario: Scenario): Promise<void> {
   }
 }
 
-/** Codex ignores OPENAI_BASE_URL; a custom model provider in CODEX_HOME/config.toml is what redirects it. */
-function writeConfig(home: string, server: ScriptedServer, mcpEcho: boolean): void {
-  const config = [
-    'model_provider = "fake"',
-    'model = "gpt-5.5"',
-    '',
-    '[model_providers.fake]',
-    'name = "scripted"',
-    `base_url = "${server.url}/v1"`,
-    'wire_api = "responses"',
-    'env_key = "OPENAI_API_KEY"',
-    'supports_websockets = false',
-    'request_max_retries = 0',
-    'stream_max_retries = 1',
-    '',
-    ...(mcpEcho ? ['[mcp_servers.echo]', 'command = "node"', `args = [${JSON.stringify(join(__dirname, 'mcp-echo-server.js'))}]`, ''] : []),
-  ].join('\n');
-  writeFileSync(join(home, 'config.toml'), config);
-}
-
 /** Runs `codex exec --json …` (stdin closed: Codex waits forever on an open stdin pipe). */
-function runCodex(args: string[], home: string, cwd: string): Promise<CliRun> {
+function runCodex(args: string[], env: Record<string, string>, cwd: string): Promise<CliRun> {
   const argv = ['exec', '--json', '--skip-git-repo-check', '--dangerously-bypass-approvals-and-sandbox', ...args];
-  return runCli(CODEX, argv, {
-    cwd,
-    timeoutMs: TIMEOUT_MS,
-    env: { PATH: process.env.PATH ?? '', HOME: home, CODEX_HOME: home, OPENAI_API_KEY: 'sk-scripted', RUST_LOG: 'off', NO_COLOR: '1' },
-  });
+  return runCli(cliPath('codex'), argv, { cwd, timeoutMs: TIMEOUT_MS, env });
 }
 
 captureAll(SCENARIOS, capture);

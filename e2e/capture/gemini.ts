@@ -7,20 +7,15 @@
  * captured-<scenario>.exit.json ({"code","signal"}). Set CAPTURE_LOG=1 to print the
  * requests the endpoint received and the CLI's stderr.
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { startGeminiEndpoint } from '../scripted/gemini';
 import { COMMON_SCENARIOS, type Scenario } from '../scripted/script';
-import { captureAll, isolatedEnv, runCli, writeCapture } from './run-cli';
+import { startScriptedCli } from '../scripted/setup';
+import { captureAll, runCli, writeCapture } from './run-cli';
 
 const ROOT = join(__dirname, '..', '..');
-const GEMINI = join(ROOT, 'e2e', 'node_modules', '.bin', 'gemini');
 const OUT_DIR = join(ROOT, 'test', 'fixtures', 'providers', 'gemini');
 const TIMEOUT_MS = 120_000;
-
-/** API-key auth without a prompt, and no folder-trust question (the cwd is a fresh temp dir). */
-const SETTINGS = { security: { auth: { selectedType: 'gemini-api-key' }, folderTrust: { enabled: false } } };
 
 const SCENARIOS: Scenario[] = [
   ...COMMON_SCENARIOS,
@@ -30,23 +25,11 @@ const SCENARIOS: Scenario[] = [
 
 /** Runs one scenario and writes its fixture files. */
 async function capture(scenario: Scenario): Promise<void> {
-  const server = await startGeminiEndpoint(scenario.script);
-  const home = mkdtempSync(join(tmpdir(), 'gemini-home-'));
-  const cwd = mkdtempSync(join(tmpdir(), 'gemini-cwd-'));
+  const cli = await startScriptedCli('gemini', scenario.script);
+  const { server } = cli;
   try {
-    mkdirSync(join(home, '.gemini'));
-    writeFileSync(join(home, '.gemini', 'settings.json'), JSON.stringify(SETTINGS));
     const args = ['-p', scenario.prompt, '--output-format', 'stream-json', '--yolo'];
-    const { stdout, stderr, exit } = await runCli(GEMINI, args, {
-      cwd,
-      timeoutMs: TIMEOUT_MS,
-      env: isolatedEnv(home, {
-        GOOGLE_GEMINI_BASE_URL: server.url,
-        GEMINI_API_KEY: 'scripted-gemini-key',
-        // The CLI writes error reports (gemini-client-error-*.json) to the temp dir: keep them in ours.
-        TMPDIR: home,
-      }),
-    });
+    const { stdout, stderr, exit } = await runCli(cli.executable, args, { cwd: cli.cwd, timeoutMs: TIMEOUT_MS, env: cli.env });
     writeCapture(OUT_DIR, scenario.name, stdout, exit);
     process.stdout.write(`${scenario.name}: exit ${JSON.stringify(exit)}, ${server.requests.length} requests\n`);
     if (process.env.CAPTURE_LOG) {
@@ -58,9 +41,7 @@ async function capture(scenario: Scenario): Promise<void> {
       process.stdout.write(`  stderr: ${stderr.trim().slice(0, 2000)}\n`);
     }
   } finally {
-    await server.close();
-    rmSync(home, { recursive: true, force: true });
-    rmSync(cwd, { recursive: true, force: true });
+    await cli.close();
   }
 }
 

@@ -36,11 +36,6 @@ export function runCli(bin: string, args: string[], options: { cwd: string; env:
   });
 }
 
-/** Only what a CLI needs: no API keys or settings of the capturing machine leak in. */
-export function isolatedEnv(home: string, extra: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
-  return { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: home, LANG: 'C.UTF-8', ...extra };
-}
-
 /** Writes a fixture's `captured-<name>.jsonl` (stdout verbatim) and `.exit.json`. */
 export function writeCapture(dir: string, name: string, stdout: string, exit: Exit): void {
   writeFileSync(join(dir, `captured-${name}.jsonl`), stdout);

@@ -1,7 +1,260 @@
-import type { Run, RunOptions } from './types';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { Event, type AnyEvent } from '../events/event';
+import { createDecoder, type Decoder, type ExitInfo } from '../providers/decoder';
+import { splitLines } from '../providers/lines';
+import { EventQueue } from './event-queue';
+import { resolveExecutable } from './executable';
+import { buildArgv, defaultExecutable, FLAGS } from './flags';
+import { OutcomeTally, type StopReason } from './outcome';
+import { ProcessTree } from './process-tree';
+import { StderrLines } from './stderr-lines';
+import type { Run, RunOptions, RunOutcome, RunProvider } from './types';
 
-/** Starts a CLI run (implementation in progress). */
+const DEFAULT_GRACE_MS = 2000;
+/** How often the process tree is snapshotted while the CLI runs (commands that leave it must be known before the stop). */
+const REFRESH_MS = 250;
+
+/**
+ * Starts a CLI run and returns it at once; iterate it for its normalized events.
+ *
+ * The CLI is spawned without a shell (the prompt is one argv element), with no stdin, in a
+ * process group of its own. Throws `ExecutableNotFoundError` synchronously when the executable
+ * is missing, and a `TypeError` for an invalid option (an option the provider's CLI has no flag for).
+ *
+ * @example
+ * const run = startRun({ provider: 'claude', prompt: 'Say hello.', permission: 'accept-edits' });
+ * for await (const event of run) console.log(event.kind);
+ * const outcome = await run.done; // { status: 'completed', exitCode: 0, … }
+ */
 export function startRun(options: RunOptions): Run {
-  void options;
-  throw new Error('startRun: not implemented yet');
+  const provider = options?.provider;
+  if (!Object.prototype.hasOwnProperty.call(FLAGS, provider)) {
+    throw new TypeError(`provider must be one of ${Object.keys(FLAGS).join(', ')}; got ${JSON.stringify(provider)}`);
+  }
+  checkDuration('timeoutMs', options.timeoutMs);
+  checkDuration('killGraceMs', options.killGraceMs);
+  const argv = buildArgv(provider, options);
+  const cwd = options.cwd ?? process.cwd();
+  const env = mergeEnv(options.env);
+  const executable = resolveExecutable(options.executable ?? defaultExecutable(provider), provider, env.PATH, cwd);
+  return new ChildRun(provider, executable, argv, cwd, env, options);
+}
+
+function checkDuration(name: string, value: number | undefined): void {
+  if (value !== undefined && !(typeof value === 'number' && Number.isFinite(value) && value >= 0)) {
+    throw new TypeError(`${name} must be a non-negative number of milliseconds; got ${String(value)}`);
+  }
+}
+
+function mergeEnv(extra: RunOptions['env']): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  for (const [key, value] of Object.entries(extra ?? {})) {
+    if (value === undefined) delete env[key];
+    else env[key] = String(value);
+  }
+  return env;
+}
+
+/** @internal The runner's view of its own backpressure, for tests: events held, their bound, and whether output is paused. */
+export interface RunBackpressure {
+  readonly queued: number;
+  readonly limit: number;
+  readonly paused: boolean;
+  /** How many times reading the child's output had to wait for the consumer. */
+  readonly waits: number;
+  /** Bytes waiting in the child's stdout stream buffer (bounded by its high-water mark). */
+  readonly stdoutBuffered: number;
+}
+
+class ChildRun implements Run {
+  readonly pid: number | undefined;
+  readonly argv: readonly string[];
+  readonly done: Promise<RunOutcome>;
+
+  private readonly child: ChildProcess;
+  private readonly decoder: Decoder;
+  private readonly queue = new EventQueue();
+  private readonly tally = new OutcomeTally();
+  private readonly tree: ProcessTree | null;
+  private readonly graceMs: number;
+  private sequence = 0;
+  private exited = false;
+  private stopReason: StopReason | null = null;
+  private stopMessage = '';
+  private stopping: Promise<void> | null = null;
+  private iterated = false;
+  private finished = false;
+  private readonly cleanups: (() => void)[] = [];
+
+  constructor(
+    readonly provider: RunProvider,
+    executable: string,
+    args: string[],
+    cwd: string,
+    env: NodeJS.ProcessEnv,
+    private readonly options: RunOptions,
+  ) {
+    this.argv = [executable, ...args];
+    this.graceMs = options.killGraceMs ?? DEFAULT_GRACE_MS;
+    this.decoder = createDecoder(provider, { keepRaw: options.keepRaw });
+    // No stdin for any CLI: Codex waits forever ("Reading additional input from stdin...") on an
+    // open pipe, and Claude and Gemini append piped stdin to the prompt. `detached`: a process
+    // group of its own, so that the stop can signal the whole group.
+    this.child = spawn(executable, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true, windowsHide: true });
+    this.pid = this.child.pid;
+    this.tree = this.pid === undefined ? null : new ProcessTree(this.pid);
+    const exit = new Promise<ExitInfo | Error>((resolve) => {
+      this.child.once('exit', (code, signal) => resolve({ code, signal }));
+      this.child.once('error', (error) => resolve(error));
+    });
+    const pumps = this.pid === undefined ? [] : [this.pumpStdout(), this.pumpStderr()];
+    if (this.tree) {
+      const refresh = setInterval(() => this.tree?.refresh(), REFRESH_MS);
+      this.cleanups.push(() => clearInterval(refresh));
+    }
+    this.watchStops();
+    this.done = this.finish(exit, pumps);
+  }
+
+  /** @internal See `RunBackpressure`. */
+  get backpressure(): RunBackpressure {
+    return { queued: this.queue.length, limit: this.queue.limit, paused: this.queue.paused, waits: this.queue.waits, stdoutBuffered: this.child.stdout?.readableLength ?? 0 };
+  }
+
+  abort(reason?: string): void {
+    this.stop('aborted', reason === undefined ? 'the run was aborted' : `the run was aborted: ${String(reason)}`);
+  }
+
+  [Symbol.asyncIterator](): AsyncIterator<AnyEvent> {
+    if (this.iterated) throw new TypeError('a Run can be iterated only once');
+    this.iterated = true;
+    const iterator: AsyncIterableIterator<AnyEvent> = {
+      next: async () => {
+        const event = await this.queue.next();
+        return event ? { value: event, done: false } : { value: undefined, done: true };
+      },
+      // Leaving the `for await` early stops the run; the loop goes on only once every process is gone.
+      return: async () => {
+        if (!this.finished) this.abort('the consumer stopped reading');
+        this.queue.discard();
+        await this.done;
+        return { value: undefined, done: true };
+      },
+      [Symbol.asyncIterator]: () => iterator,
+    };
+    return iterator;
+  }
+
+  private watchStops(): void {
+    const { timeoutMs, signal } = this.options;
+    if (timeoutMs !== undefined) {
+      const timer = setTimeout(() => this.stop('timeout', `the run timed out after ${timeoutMs} ms`), timeoutMs);
+      this.cleanups.push(() => clearTimeout(timer));
+    }
+    if (signal) {
+      const onAbort = (): void => this.abort(describeReason(signal.reason));
+      if (signal.aborted) onAbort();
+      else {
+        signal.addEventListener('abort', onAbort, { once: true });
+        this.cleanups.push(() => signal.removeEventListener('abort', onAbort));
+      }
+    }
+  }
+
+  /** The runner's own stop: the first one wins; after the CLI has exited there is nothing left to stop. */
+  private stop(reason: StopReason, message: string): void {
+    if (this.stopReason || this.exited || this.finished) return;
+    this.stopReason = reason;
+    this.stopMessage = message;
+    // From now on the output is finite: it is read to the end whether or not anyone consumes it.
+    this.queue.unbound();
+    this.stopping = this.tree ? this.tree.stop(this.graceMs) : Promise.resolve(void this.child.kill('SIGKILL'));
+  }
+
+  private async pumpStdout(): Promise<void> {
+    const stdout = this.child.stdout;
+    if (!stdout) return;
+    try {
+      for await (const line of splitLines(stdout)) {
+        // Waiting here stops reading the pipe: the child blocks on a full pipe until the consumer catches up.
+        await this.queue.space();
+        this.emit(this.decoder.push(line));
+      }
+    } catch {
+      // A broken pipe ends the output; the exit decides the rest.
+    }
+  }
+
+  private async pumpStderr(): Promise<void> {
+    const stderr = this.child.stderr;
+    if (!stderr) return;
+    const lines = new StderrLines();
+    try {
+      for await (const chunk of stderr as AsyncIterable<Buffer>) {
+        await this.queue.space();
+        for (const line of lines.push(chunk)) this.emitStderr(line);
+      }
+    } catch {
+      // as for stdout
+    }
+    for (const line of lines.end()) this.emitStderr(line);
+  }
+
+  /**
+   * Every event passes here, in the order the consumer sees it: one sequence per run (stdout and
+   * stderr interleaved), and the tally of the outcome.
+   */
+  private emit(events: readonly AnyEvent[]): void {
+    for (const event of events) {
+      event.sequence = this.sequence++;
+      this.tally.note(event);
+      this.queue.push(event);
+    }
+  }
+
+  /** A stderr line; its session id is the one of the stdout events queued so far (none before `run_started`). */
+  private emitStderr(content: string): void {
+    if (content === '') return;
+    this.emit([Event.create('stderr', { provider: this.provider, provider_session_id: this.decoder.sessionId, payload: { content } })]);
+  }
+
+  private closing(kind: 'error' | 'result', payload: Record<string, unknown>): AnyEvent {
+    return Event.create(kind, { provider: this.provider, provider_session_id: this.decoder.sessionId, payload } as never) as AnyEvent;
+  }
+
+  private async finish(exited: Promise<ExitInfo | Error>, pumps: Promise<void>[]): Promise<RunOutcome> {
+    const result = await exited;
+    this.exited = true;
+    this.queue.unbound();
+    const spawnError = result instanceof Error ? result : null;
+    const exit: ExitInfo = spawnError ? { code: null, signal: null } : (result as ExitInfo);
+    // Whatever the CLI left behind (its group, commands that left the tree) ends with it.
+    if (this.stopping) await this.stopping;
+    else if (this.tree && this.tree.running().length > 0) await this.tree.stop(this.graceMs);
+    for (const cleanup of this.cleanups) cleanup();
+    await Promise.all(pumps);
+    if (spawnError) {
+      this.emit([this.closing('error', { message: `could not start ${this.argv[0] ?? ''}: ${spawnError.message}`, code: 'spawn_failed', severity: 'fatal' })]);
+      this.emit([this.closing('result', { status: 'failed', stop_reason: 'spawn_failed' })]);
+    } else if (this.stopReason) {
+      // The decoder's "no result line" ending does not apply: the runner ended the run, and says so.
+      const owed = this.decoder.end(exit).filter((event) => event.kind !== 'result' && !(event.kind === 'error' && event.payload.code === 'no_result'));
+      const metadata = { exit_code: exit.code, signal: exit.signal };
+      const code = this.stopReason === 'timeout' ? 'timeout' : 'aborted';
+      this.emit(owed);
+      this.emit([this.closing('error', { message: this.stopMessage, code, severity: 'fatal', metadata })]);
+      if (!this.tally.sawResult) this.emit([this.closing('result', { status: this.stopReason === 'timeout' ? 'timed_out' : 'aborted', stop_reason: code, metadata })]);
+    } else {
+      this.emit(this.decoder.end(exit));
+    }
+    this.finished = true;
+    this.queue.close();
+    return this.tally.outcome(exit, this.stopReason, spawnError !== null);
+  }
+}
+
+function describeReason(reason: unknown): string | undefined {
+  if (reason === undefined) return undefined;
+  if (reason instanceof Error) return reason.message;
+  return String(reason);
 }

@@ -1,0 +1,44 @@
+import type { AnyEvent } from '../events/event';
+import { KINDS, type EventKind } from '../registry/kinds';
+import type { RunCost, RunOutcome, RunStatus } from './types';
+
+/** Why the runner itself stopped a run. */
+export type StopReason = 'aborted' | 'timeout';
+
+/** Adds up a run's events as they pass: counts by kind, last usage, session id, the CLI's own result. */
+export class OutcomeTally {
+  readonly counts = Object.fromEntries(KINDS.map((kind) => [kind, 0])) as Record<EventKind, number>;
+  cost: RunCost | null = null;
+  sessionId: string | null = null;
+  /** The status of the last `result` event, or null while there has been none. */
+  resultStatus: unknown = null;
+
+  note(event: AnyEvent): void {
+    this.counts[event.kind] += 1;
+    if (event.provider_session_id) this.sessionId = event.provider_session_id;
+    if (event.kind === 'cost_update') {
+      const { input_tokens, output_tokens, total_tokens, cost_usd } = event.payload;
+      this.cost = { input_tokens, output_tokens, total_tokens, cost_usd };
+    } else if (event.kind === 'result') {
+      this.resultStatus = event.payload.status;
+    }
+  }
+
+  get sawResult(): boolean {
+    return this.counts.result > 0;
+  }
+
+  /**
+   * The outcome. The runner's own stop decides the status, never the exit code (on SIGTERM Gemini
+   * exits 0, Claude 143, and the Codex wrapper re-raises the signal); otherwise any sign of failure
+   * (a non-zero exit, a signal, a result that is not `completed`, no result at all) makes it `failed`.
+   */
+  outcome(exit: { code: number | null; signal: string | null }, stop: StopReason | null, spawnFailed: boolean): RunOutcome {
+    let status: RunStatus;
+    if (stop === 'timeout') status = 'timed_out';
+    else if (stop === 'aborted') status = 'aborted';
+    else if (spawnFailed || exit.code !== 0 || exit.signal !== null || this.resultStatus !== 'completed') status = 'failed';
+    else status = 'completed';
+    return { status, exitCode: exit.code, signal: exit.signal, sessionId: this.sessionId, counts: { ...this.counts }, cost: this.cost };
+  }
+}
