@@ -184,8 +184,8 @@ describe('cli-subprocess-core usage', () => {
     [['decode', '--provider', 'claude-code', 'a.jsonl'], 'unknown provider "claude-code": expected one of claude, codex, gemini, cursor, opencode, amp, auto'],
     [['decode', '--provider=', 'a.jsonl'], 'unknown provider "": expected one of claude, codex, gemini, cursor, opencode, amp, auto'],
     [['decode', '--json', '--provider', 'claude', 'a.jsonl'], '--json is an option of validate'],
-    [['validate', '--provider', 'claude', 'a.jsonl'], '--provider is an option of decode'],
-    [['schema', '--provider', 'claude'], '--provider is an option of decode'],
+    [['validate', '--provider', 'claude', 'a.jsonl'], '--provider is an option of decode and run'],
+    [['schema', '--provider', 'claude'], '--provider is an option of decode and run'],
   ])('usage error %j → exit 2 with the usage on stderr', (args, message) => {
     const { status, stdout, stderr } = cli(args as string[]);
     expect([status, stdout]).toEqual([2, '']);

@@ -1,5 +1,10 @@
 import type { DecoderOptions } from '../providers/decoder';
 import { assertProviderId, type ProviderId } from '../providers/provider-id';
+import type { RunOptions } from '../runner/types';
+import { runOptions } from './run-args';
+import { UsageError } from './usage-error';
+
+export { UsageError } from './usage-error';
 
 type KeepRaw = NonNullable<DecoderOptions['keepRaw']>;
 const KEEP_RAW: readonly KeepRaw[] = ['all', 'unmapped', 'none'];
@@ -9,10 +14,8 @@ export type Command =
   | { readonly name: 'validate'; readonly file: string; readonly json: boolean }
   | { readonly name: 'decode'; readonly file: string; readonly provider: ProviderId | 'auto'; readonly keepRaw: KeepRaw }
   | { readonly name: 'schema'; readonly kind?: string }
+  | { readonly name: 'run'; readonly options: RunOptions }
   | { readonly name: 'help' };
-
-/** A command line that cannot be understood; the CLI prints it with the usage and exits 2. */
-export class UsageError extends Error {}
 
 export const USAGE = `Usage: cli-subprocess-core <command> [options]
 
@@ -20,70 +23,102 @@ Commands:
   validate [--json] <file.jsonl | ->           check each line as an Event; print errors and a summary
   decode --provider <id|auto> <file.jsonl | -> decode an agent CLI's stdout into events (JSONL on stdout, summary on stderr)
   schema [kind]                                print the JSON Schema of the Event, or of one kind's payload
+  run --provider <claude|codex|gemini> [options] [--] <prompt>
+                                               run the agent CLI on a prompt; its events as JSONL on stdout
 
 Options:
   --json             validate: write the normalized events as JSONL to stdout (the report goes to stderr)
   --provider <id>    decode: the CLI that printed the input: claude, codex, gemini, cursor, opencode, amp,
-                     or auto (named by the first line a provider recognises)
+                     or auto (named by the first line a provider recognises); run: the CLI to run
   --keep-raw <which> decode: which events carry the native line in "raw": all (default), unmapped, none
+  --model <name>     run: the model, passed to the CLI's --model
+  --cwd <dir>        run: the CLI's working directory (default: the current one)
+  --permission <p>   run: default (the CLI's own), accept-edits, bypass, or plan (read-only)
+  --allowed-tools <list>
+                     run: comma-separated tools the CLI may use without asking (claude, gemini)
+  --partial          run: claude's partial messages, so text arrives as assistant_delta events
+  --timeout <s>      run: stop the run after this many seconds (it ends timed_out)
+  --bin <path>       run: the CLI's executable (default: claude, codex or gemini on PATH)
   -h, --help         show this help
 
-Blank lines are skipped. "-" reads standard input.
-Exit codes: validate: 0 every line valid, 1 some line invalid; decode: 0 the input was read (a line no
-provider understands becomes a raw event); both: 2 usage error or unreadable input.
+Blank lines are skipped. "-" reads standard input. The run command passes its environment (API keys,
+base URLs) to the CLI; Ctrl-C stops the CLI and every process it started.
+Exit codes:
+  validate  0 every line valid, 1 some line invalid
+  decode    0 the input was read (a line no provider understands becomes a raw event)
+  run       0 completed, 1 failed or timed out, 127 executable not found, 130 interrupted (SIGINT),
+            143 terminated (SIGTERM), 141 stdout closed by its reader
+  all       2 usage error or unreadable input
 `;
+
+type CommandName = Exclude<Command['name'], 'help'>;
+const COMMANDS: readonly CommandName[] = ['validate', 'decode', 'schema', 'run'];
+const isCommandName = (name: string): name is CommandName => (COMMANDS as readonly string[]).includes(name);
+
+/** Every option: whether it takes a value (`--name value` or `--name=value`), and the commands that accept it. */
+const OPTIONS: Readonly<Record<string, { readonly takesValue: boolean; readonly commands: readonly CommandName[] }>> = {
+  '--json': { takesValue: false, commands: ['validate'] },
+  '--provider': { takesValue: true, commands: ['decode', 'run'] },
+  '--keep-raw': { takesValue: true, commands: ['decode'] },
+  '--model': { takesValue: true, commands: ['run'] },
+  '--cwd': { takesValue: true, commands: ['run'] },
+  '--permission': { takesValue: true, commands: ['run'] },
+  '--allowed-tools': { takesValue: true, commands: ['run'] },
+  '--partial': { takesValue: false, commands: ['run'] },
+  '--timeout': { takesValue: true, commands: ['run'] },
+  '--bin': { takesValue: true, commands: ['run'] },
+};
+
+/** The options given, by name (a flag without a value maps to ''), in the order given. */
+export type GivenOptions = ReadonlyMap<string, string>;
 
 /** Parses `argv` (without node and the script); throws `UsageError`. */
 export function parseArgs(argv: readonly string[]): Command {
   const positionals: string[] = [];
-  let json = false;
-  let provider: string | undefined;
-  let keepRaw: string | undefined;
+  const given = new Map<string, string>();
   let optionsDone = false;
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     if (optionsDone || arg === '-' || !arg.startsWith('-')) positionals.push(arg);
     else if (arg === '--') optionsDone = true;
     else if (arg === '-h' || arg === '--help') return { name: 'help' };
-    else if (arg === '--json') json = true;
-    else if (arg === '--provider') {
-      if (i + 1 >= argv.length) throw new UsageError('--provider needs a value');
-      provider = argv[++i];
-    } else if (arg.startsWith('--provider=')) provider = arg.slice('--provider='.length);
-    else if (arg === '--keep-raw') {
-      if (i + 1 >= argv.length) throw new UsageError('--keep-raw needs a value');
-      keepRaw = argv[++i];
-    } else if (arg.startsWith('--keep-raw=')) keepRaw = arg.slice('--keep-raw='.length);
-    else throw new UsageError(`unknown option: ${arg}`);
+    else if (OPTIONS[arg]?.takesValue) {
+      if (i + 1 >= argv.length) throw new UsageError(`${arg} needs a value`);
+      given.set(arg, argv[++i]);
+    } else if (OPTIONS[arg]) given.set(arg, '');
+    else {
+      const equals = arg.indexOf('=');
+      const name = arg.slice(0, equals);
+      if (equals < 0 || !OPTIONS[name]?.takesValue) throw new UsageError(`unknown option: ${arg}`);
+      given.set(name, arg.slice(equals + 1));
+    }
   }
   const [name, ...rest] = positionals;
-  const only = (option: string, command: string, given: boolean) => {
-    if (given && name !== command) throw new UsageError(`${option} is an option of ${command}`);
-  };
+  if (name === undefined) throw new UsageError('missing command');
+  if (!isCommandName(name)) throw new UsageError(`unknown command: ${name}`);
+  for (const option of given.keys()) {
+    const { commands } = OPTIONS[option];
+    if (!commands.includes(name)) throw new UsageError(`${option} is an option of ${commands.join(' and ')}`);
+  }
   switch (name) {
     case 'validate':
-      only('--provider', 'decode', provider !== undefined);
-      only('--keep-raw', 'decode', keepRaw !== undefined);
       if (rest.length !== 1) throw new UsageError('validate takes one file (or - for standard input)');
-      return { name, file: rest[0], json };
-    case 'decode':
-      only('--json', 'validate', json);
+      return { name, file: rest[0], json: given.has('--json') };
+    case 'decode': {
+      const provider = given.get('--provider');
+      const keepRaw = given.get('--keep-raw');
       if (provider === undefined) throw new UsageError('decode needs --provider <id|auto>');
       if (rest.length !== 1) throw new UsageError('decode takes one file (or - for standard input)');
       if (keepRaw !== undefined && !(KEEP_RAW as readonly string[]).includes(keepRaw)) {
         throw new UsageError(`--keep-raw must be one of ${KEEP_RAW.join(', ')}; got ${JSON.stringify(keepRaw)}`);
       }
       return { name, file: rest[0], provider: providerId(provider), keepRaw: (keepRaw ?? 'all') as KeepRaw };
+    }
     case 'schema':
-      only('--json', 'validate', json);
-      only('--provider', 'decode', provider !== undefined);
-      only('--keep-raw', 'decode', keepRaw !== undefined);
       if (rest.length > 1) throw new UsageError('schema takes at most one kind');
       return { name, kind: rest[0] };
-    case undefined:
-      throw new UsageError('missing command');
-    default:
-      throw new UsageError(`unknown command: ${name}`);
+    case 'run':
+      return { name, options: runOptions(given, rest) };
   }
 }
 

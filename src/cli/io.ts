@@ -27,3 +27,21 @@ export function unreadable(io: CliIo, source: string, cause: unknown): number {
   io.stderr.write(`cli-subprocess-core: cannot read ${source}: ${(cause as Error).message}\n`);
   return 2;
 }
+
+/** A stream whose reader may go away: `closed` settles on its first error (EPIPE when the reader closed the pipe). */
+export interface WatchedOutput {
+  readonly closed: Promise<void>;
+  readonly isClosed: () => boolean;
+}
+
+/** Watches `stream` for the error that ends it, so a writer waiting for 'drain' (which never comes then) can stop waiting. */
+export function watchOutput(stream: Writable): WatchedOutput {
+  let isClosed = false;
+  const closed = new Promise<void>((resolve) =>
+    stream.once('error', () => {
+      isClosed = true;
+      resolve();
+    }),
+  );
+  return { closed, isClosed: () => isClosed };
+}

@@ -1,8 +1,10 @@
 #!/usr/bin/env node
 import { run } from './run';
 
-// A reader that stops early (`… | head`) closes the pipe: stop quietly, as other CLIs do.
+// A reader that stops early (`… | head`) closes the pipe: stop quietly, as other CLIs do. The run
+// command listens too and handles it itself: it has a CLI to stop before this process may exit.
 process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+  if (process.stdout.listenerCount('error') > 1) return;
   if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
   throw error;
 });

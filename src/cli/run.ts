@@ -1,6 +1,7 @@
 import { USAGE, UsageError, parseArgs } from './args';
 import { decodeCommand } from './decode-command';
 import { CliIo } from './io';
+import { runCommand } from './run-command';
 import { schemaCommand } from './schema-command';
 import { validateCommand } from './validate-command';
 
@@ -24,5 +25,7 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
       return validateCommand(command, io);
     case 'decode':
       return decodeCommand(command, io);
+    case 'run':
+      return runCommand(command.options, io);
   }
 }

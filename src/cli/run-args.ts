@@ -1,0 +1,68 @@
+import { statSync } from 'node:fs';
+import type { PermissionPreset, RunOptions, RunProvider } from '../runner/types';
+import type { GivenOptions } from './args';
+import { UsageError } from './usage-error';
+
+// Written as records so that a provider or preset added to the runner's types fails to compile here until listed.
+const RUN_PROVIDERS = Object.keys({ claude: 0, codex: 0, gemini: 0 } satisfies Record<RunProvider, 0>) as RunProvider[];
+const PERMISSIONS = Object.keys({ default: 0, 'accept-edits': 0, bypass: 0, plan: 0 } satisfies Record<PermissionPreset, 0>) as PermissionPreset[];
+
+/** A positive, finite decimal number of seconds ("30", "0.5"); `Number()` alone would take "", "0x10" and "1e3". */
+const SECONDS = /^(\d+(\.\d*)?|\.\d+)$/;
+
+/**
+ * The `startRun` options of `run [options] [--] <prompt>`, checked: every mistake is a
+ * `UsageError` (exit 2) before any process starts. The environment is not an option: the CLI
+ * inherits this process's (API keys, base URLs).
+ */
+export function runOptions(given: GivenOptions, positionals: readonly string[]): RunOptions {
+  const provider = given.get('--provider');
+  if (provider === undefined) throw new UsageError(`run needs --provider <${RUN_PROVIDERS.join('|')}>`);
+  if (!(RUN_PROVIDERS as string[]).includes(provider)) {
+    throw new UsageError(`unknown provider ${JSON.stringify(provider)}: run takes one of ${RUN_PROVIDERS.join(', ')}`);
+  }
+  if (positionals.length === 0 || positionals[0].trim() === '') throw new UsageError('run needs a prompt');
+  if (positionals.length > 1) throw new UsageError('run takes one prompt: quote it (and put -- before one that starts with a dash)');
+  const options: RunOptions = { provider: provider as RunProvider, prompt: positionals[0] };
+
+  const model = nonEmpty(given, '--model');
+  if (model !== undefined) options.model = model;
+  const executable = nonEmpty(given, '--bin');
+  if (executable !== undefined) options.executable = executable;
+  const cwd = nonEmpty(given, '--cwd');
+  if (cwd !== undefined) {
+    // Checked here: a spawn in a missing directory fails with ENOENT, which reads like a missing executable.
+    if (!statSync(cwd, { throwIfNoEntry: false })?.isDirectory()) throw new UsageError(`--cwd ${cwd}: no such directory`);
+    options.cwd = cwd;
+  }
+  const permission = given.get('--permission');
+  if (permission !== undefined) {
+    if (!(PERMISSIONS as string[]).includes(permission)) {
+      throw new UsageError(`--permission must be one of ${PERMISSIONS.join(', ')}; got ${JSON.stringify(permission)}`);
+    }
+    options.permission = permission as PermissionPreset;
+  }
+  const tools = given.get('--allowed-tools');
+  if (tools !== undefined) {
+    const allowedTools = tools.split(',').map((tool) => tool.trim()).filter((tool) => tool !== '');
+    if (allowedTools.length === 0) throw new UsageError('--allowed-tools needs at least one tool name');
+    options.allowedTools = allowedTools;
+  }
+  if (given.has('--partial')) options.partial = true;
+  const timeout = given.get('--timeout');
+  if (timeout !== undefined) {
+    const seconds = Number(timeout);
+    if (!SECONDS.test(timeout) || !(seconds > 0) || !Number.isFinite(seconds)) {
+      throw new UsageError(`--timeout must be a positive number of seconds; got ${JSON.stringify(timeout)}`);
+    }
+    options.timeoutMs = Math.ceil(seconds * 1000);
+  }
+  return options;
+}
+
+/** An option's value, refusing an empty one (`--model=`). */
+function nonEmpty(given: GivenOptions, option: string): string | undefined {
+  const value = given.get(option);
+  if (value === '') throw new UsageError(`${option} needs a value`);
+  return value;
+}

@@ -1,0 +1,196 @@
+import 'reflect-metadata';
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Event, type AnyEvent } from '../src';
+import { usePrivateBuild } from './build-copy';
+
+/*
+ * The `run` command against a REPLAY stand-in (test/fixtures/replay-cli.js), which prints real
+ * captured Claude Code transcripts: exit codes, stops and a closed stdout, without the real CLIs
+ * (those are in e2e/test/run-command.spec.ts).
+ */
+
+const root = join(__dirname, '..');
+const REPLAY_CLI = join(__dirname, 'fixtures', 'replay-cli.js');
+const claudeCapture = (name: string) => join(__dirname, 'fixtures', 'providers', 'claude', `captured-${name}.jsonl`);
+
+// A private build: the package's own build (dist/) belongs to `npm run build`.
+const build = usePrivateBuild('cli-run-test');
+const mainJs = (): string => join(build.dir, 'cli/main.js');
+
+let scratch: string;
+beforeAll(() => {
+  scratch = mkdtempSync(join(tmpdir(), 'cli-run-test-'));
+});
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+
+/** Runs the built CLI to its end, from the repository root, with `env` over this process's. */
+function cli(args: string[], env: Record<string, string> = {}) {
+  const result = spawnSync(process.execPath, [mainJs(), ...args], { cwd: root, encoding: 'utf8', env: { ...process.env, ...env } });
+  return { status: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+/** Starts the built CLI; `firstLine` resolves once it has written a line of stdout, `exited` when it is gone. */
+function startCli(args: string[], env: Record<string, string>) {
+  const child = spawn(process.execPath, [mainJs(), ...args], { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  const firstLine = new Promise<void>((resolve) =>
+    child.stdout.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString('utf8');
+      if (stdout.includes('\n')) resolve();
+    }),
+  );
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+  const exited = new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve) =>
+    child.on('close', (status) => resolve({ status, stdout, stderr })),
+  );
+  return { child, firstLine, exited };
+}
+
+/** Every stdout line as an event, checking that each one is valid and round-trips byte for byte. */
+function events(stdout: string): AnyEvent[] {
+  return stdout
+    .trimEnd()
+    .split('\n')
+    .map((line) => {
+      const event = Event.fromJSON(line);
+      expect(JSON.stringify(event)).toBe(line);
+      return event;
+    });
+}
+
+const resultStatus = (event: AnyEvent | undefined) => (event?.kind === 'result' ? event.payload.status : `not a result: ${event?.kind}`);
+
+/** The replay CLI's pid, from the file it wrote, and whether that process still exists. */
+function replayAlive(pidFile: string): boolean {
+  const pid = readFileSync(pidFile, 'utf8').trim();
+  expect(pid).toMatch(/^\d+$/);
+  return existsSync(`/proc/${pid}`);
+}
+
+const run = (...rest: string[]) => ['run', '--provider', 'claude', '--bin', REPLAY_CLI, ...rest];
+
+describe('cli-subprocess-core run: usage', () => {
+  it('--help lists the run command and its exit codes', () => {
+    const { status, stdout } = cli(['--help']);
+    expect(status).toBe(0);
+    expect(stdout).toContain('run --provider <claude|codex|gemini> [options] [--] <prompt>');
+    expect(stdout).toContain('run       0 completed, 1 failed or timed out, 127 executable not found, 130 interrupted (SIGINT),');
+  });
+
+  it.each([
+    [['run', 'Say hello.'], 'run needs --provider <claude|codex|gemini>'],
+    [['run', '--provider', 'cursor', 'Say hello.'], 'unknown provider "cursor": run takes one of claude, codex, gemini'],
+    [['run', '--provider', 'claude'], 'run needs a prompt'],
+    [['run', '--provider', 'claude', '  '], 'run needs a prompt'],
+    [['run', '--provider', 'claude', 'Say', 'hello.'], 'run takes one prompt: quote it (and put -- before one that starts with a dash)'],
+    [['run', '--provider', 'claude', '--timeout', 'soon', 'Say hello.'], '--timeout must be a positive number of seconds; got "soon"'],
+    [['run', '--provider', 'claude', '--timeout', '0', 'Say hello.'], '--timeout must be a positive number of seconds; got "0"'],
+    [['run', '--provider', 'claude', '--timeout=-5', 'Say hello.'], '--timeout must be a positive number of seconds; got "-5"'],
+    [['run', '--provider', 'claude', '--timeout', '1e3', 'Say hello.'], '--timeout must be a positive number of seconds; got "1e3"'],
+    [['run', '--provider', 'claude', '--timeout'], '--timeout needs a value'],
+    [['run', '--provider', 'claude', '--permission', 'yolo', 'Say hello.'], '--permission must be one of default, accept-edits, bypass, plan; got "yolo"'],
+    [['run', '--provider', 'claude', '--allowed-tools', ' , ', 'Say hello.'], '--allowed-tools needs at least one tool name'],
+    [['run', '--provider', 'claude', '--cwd', '/nonexistent-dir', 'Say hello.'], '--cwd /nonexistent-dir: no such directory'],
+    [['run', '--provider', 'claude', '--model=', 'Say hello.'], '--model needs a value'],
+    [['run', '--provider', 'claude', '--verbose', 'Say hello.'], 'unknown option: --verbose'],
+    [['run', '--provider', 'claude', '--json', 'Say hello.'], '--json is an option of validate'],
+    [['run', '--provider', 'claude', '--keep-raw', 'none', 'Say hello.'], '--keep-raw is an option of decode'],
+    [['decode', '--provider', 'claude', '--partial', 'a.jsonl'], '--partial is an option of run'],
+    [['validate', '--bin', 'claude', 'a.jsonl'], '--bin is an option of run'],
+  ])('usage error %j → exit 2 with the usage on stderr', (args, message) => {
+    const { status, stdout, stderr } = cli(args);
+    expect([status, stdout]).toEqual([2, '']);
+    expect(stderr).toContain(`cli-subprocess-core: ${message}\n`);
+    expect(stderr).toContain('Usage: cli-subprocess-core');
+  });
+
+  it('an option the provider has no flag for is a usage error too, and nothing is started', () => {
+    const pidFile = join(scratch, 'codex-tools.pid');
+    const { status, stdout, stderr } = cli(['run', '--provider', 'codex', '--allowed-tools', 'Bash', '--bin', REPLAY_CLI, 'Say hello.'], { REPLAY_PID_FILE: pidFile });
+    expect([status, stdout, stderr]).toEqual([2, '', 'cli-subprocess-core: codex has no flag for allowedTools\n']);
+    expect(existsSync(pidFile)).toBe(false);
+  });
+});
+
+describe('cli-subprocess-core run: a missing executable → exit 127, one line on stderr, no stack', () => {
+  it('--bin that does not exist', () => {
+    const { status, stdout, stderr } = cli(['run', '--provider', 'claude', '--bin', '/nonexistent/claude', 'Say hello.']);
+    expect([status, stdout]).toEqual([127, '']);
+    expect(stderr).toBe('cli-subprocess-core: /nonexistent/claude not found or not executable: install @anthropic-ai/claude-code or pass executable\n');
+  });
+
+  it('a CLI that is not on PATH', () => {
+    const { status, stdout, stderr } = cli(['run', '--provider', 'gemini', 'Say hello.'], { PATH: scratch });
+    expect([status, stdout]).toEqual([127, '']);
+    expect(stderr).toBe('cli-subprocess-core: gemini not found on PATH: install @google/gemini-cli or pass executable\n');
+  });
+});
+
+describe('cli-subprocess-core run: a replayed Claude Code run', () => {
+  it('a completed run → exit 0, its events as JSONL ending in a completed result', () => {
+    const { status, stdout, stderr } = cli(run('Say hello.'), { REPLAY_FILE: claudeCapture('plain') });
+    expect([status, stderr]).toEqual([0, '']);
+    const written = events(stdout);
+    expect(written.map((event) => event.kind)).toEqual(['run_started', 'assistant_message', 'cost_update', 'result']);
+    expect(written.map((event) => event.sequence)).toEqual([0, 1, 2, 3]);
+    expect(new Set(written.map((event) => event.provider_session_id))).toEqual(new Set(['f81b5f86-8bc1-469f-9f87-54734a16826e']));
+    expect(resultStatus(written.at(-1))).toBe('completed');
+  });
+
+  it('an API error (the real 400 transcript, exit 1) → exit 1, a failed result', () => {
+    const { status, stdout } = cli(run('Say hello.'), { REPLAY_FILE: claudeCapture('api-error'), REPLAY_EXIT: '1' });
+    expect(status).toBe(1);
+    expect(resultStatus(events(stdout).at(-1))).toBe('failed');
+  });
+
+  it('a CLI that exits non-zero with nothing on stdout → exit 1, a failed result', () => {
+    const { status, stdout } = cli(run('Say hello.'), { REPLAY_EXIT: '3' });
+    expect(status).toBe(1);
+    expect(resultStatus(events(stdout).at(-1))).toBe('failed');
+  });
+
+  it('--timeout → exit 1, an error with code timeout and a timed_out result; the CLI is gone', () => {
+    const pidFile = join(scratch, 'timeout.pid');
+    const { status, stdout } = cli(run('--timeout', '0.3', 'Say hello.'), { REPLAY_FILE: claudeCapture('plain'), REPLAY_LINES: '1', REPLAY_HOLD: '1', REPLAY_PID_FILE: pidFile });
+    expect(status).toBe(1);
+    const written = events(stdout);
+    expect(written.slice(-2).map((event) => [event.kind, event.kind === 'error' ? event.payload.code : resultStatus(event)])).toEqual([
+      ['error', 'timeout'],
+      ['result', 'timed_out'],
+    ]);
+    expect(replayAlive(pidFile)).toBe(false);
+  });
+
+  it.each([
+    ['SIGINT', 130],
+    ['SIGTERM', 143],
+  ] as const)('%s while the CLI runs → the CLI is stopped, the aborted result written, exit %i', async (signal, code) => {
+    const pidFile = join(scratch, `${signal}.pid`);
+    const cli = startCli(run('Say hello.'), { REPLAY_FILE: claudeCapture('plain'), REPLAY_LINES: '1', REPLAY_HOLD: '1', REPLAY_PID_FILE: pidFile });
+    await cli.firstLine; // run_started: the CLI is under way
+    cli.child.kill(signal);
+    const { status, stdout, stderr } = await cli.exited;
+    expect([status, stderr]).toEqual([code, '']);
+    const written = events(stdout);
+    expect(written[0].kind).toBe('run_started');
+    expect(written.slice(-2).map((event) => [event.kind, event.kind === 'error' ? event.payload.code : resultStatus(event)])).toEqual([
+      ['error', 'aborted'],
+      ['result', 'aborted'],
+    ]);
+    expect(replayAlive(pidFile)).toBe(false);
+  });
+
+  it('a reader that closes stdout early (EPIPE) → the run is stopped, exit 141, no crash', async () => {
+    const pidFile = join(scratch, 'epipe.pid');
+    const cli = startCli(run('Say hello.'), { REPLAY_FILE: claudeCapture('plain'), REPLAY_LOOP: '1', REPLAY_PID_FILE: pidFile });
+    await cli.firstLine;
+    cli.child.stdout.destroy(); // the reader leaves while the CLI goes on printing
+    const { status, stderr } = await cli.exited;
+    expect([status, stderr]).toEqual([141, '']);
+    expect(replayAlive(pidFile)).toBe(false);
+  });
+});
