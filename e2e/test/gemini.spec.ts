@@ -1,0 +1,5 @@
+import { describeCliScenarios } from './cli-scenarios';
+
+describe('startRun with the real gemini CLI', () => {
+  describeCliScenarios('gemini', { packageName: '@google/gemini-cli', streamingPath: 'streamGenerateContent', failingCommandIsError: false, printsThinking: false });
+});

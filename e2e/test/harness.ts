@@ -1,0 +1,84 @@
+/*
+ * Helpers of the real-CLI suite: run a pinned CLI through `startRun` against a scripted endpoint,
+ * and look at the processes a run started from /proc.
+ */
+import { readFileSync } from 'node:fs';
+import { startRun, type AnyEvent, type Run, type RunOptions, type RunOutcome } from '../../src';
+import { descendantsOf, isRunning, readStat, type ProcessRef } from '../../src/runner/process-tree';
+import type { ResponsesTurn } from '../scripted/openai-responses';
+import { startScriptedCli, type CliName, type ScriptedCli } from '../scripted/setup';
+
+/** What each CLI needs from the runner to run a scripted shell command without asking. */
+export const TOOL_OPTIONS: Record<CliName, Partial<RunOptions>> = {
+  // As root Claude Code refuses --dangerously-skip-permissions; allowing Bash is enough.
+  claude: { allowedTools: ['Bash'] },
+  codex: { permission: 'bypass' },
+  gemini: { permission: 'bypass' },
+};
+
+/** A started run against a scripted CLI; `close()` (always call it) removes the endpoint and directories. */
+export interface ScriptedRun {
+  readonly cli: ScriptedCli;
+  readonly run: Run;
+}
+
+/** Starts `name` with `prompt` against an endpoint playing `script`. */
+export async function startScripted(name: CliName, prompt: string, script: readonly ResponsesTurn[], options: Partial<RunOptions> = {}): Promise<ScriptedRun> {
+  const cli = await startScriptedCli(name, script);
+  // Claude retries API errors for minutes by default.
+  const env = { ...cli.env, CLAUDE_CODE_MAX_RETRIES: '1', ...options.env };
+  const run = startRun({ provider: name, prompt, cwd: cli.cwd, executable: cli.executable, ...TOOL_OPTIONS[name], ...options, env });
+  return { cli, run };
+}
+
+/** Every event of a run, and its outcome. */
+export async function collect(run: Run, onEvent?: (event: AnyEvent) => void): Promise<{ events: AnyEvent[]; outcome: RunOutcome }> {
+  const events: AnyEvent[] = [];
+  for await (const event of run) {
+    events.push(event);
+    onEvent?.(event);
+  }
+  return { events, outcome: await run.done };
+}
+
+/** Polls `condition` every 50 ms until it holds; fails (with `what`) after `timeoutMs`. */
+export async function waitFor<T>(what: string, condition: () => T | null | undefined | false, timeoutMs = 60_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = condition();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/** The run's CLI and its descendants alive now, as /proc shows them (pid and start time). */
+export function snapshotTree(pid: number): ProcessRef[] {
+  const root = readStat(pid);
+  if (!root) return [];
+  return [root, ...descendantsOf(root)].map(({ pid: p, startTime }) => ({ pid: p, startTime }));
+}
+
+/** The command line of a process ('' when it is gone). */
+export function commandLine(pid: number): string {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ').trim();
+  } catch {
+    return '';
+  }
+}
+
+/** The processes of `refs` still running (same pid and start time, not a zombie). */
+export function stillRunning(refs: readonly ProcessRef[]): string[] {
+  return refs.filter(isRunning).map((ref) => `${ref.pid} ${commandLine(ref.pid)}`);
+}
+
+/** The kinds of `events`, in order. */
+export function kinds(events: readonly AnyEvent[]): string[] {
+  return events.map((event) => event.kind);
+}
+
+/** The first event of `kind`, typed. */
+export function first<K extends AnyEvent['kind']>(events: readonly AnyEvent[], kind: K): Extract<AnyEvent, { kind: K }> | undefined {
+  return events.find((event) => event.kind === kind) as Extract<AnyEvent, { kind: K }> | undefined;
+}
