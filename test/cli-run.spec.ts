@@ -1,10 +1,11 @@
 import 'reflect-metadata';
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Event, type AnyEvent } from '../src';
 import { usePrivateBuild } from './build-copy';
+import { pidFrom, processExists } from './process-gone';
 
 /*
  * The `run` command against a REPLAY stand-in (test/fixtures/replay-cli.js), which prints real
@@ -63,13 +64,6 @@ function events(stdout: string): AnyEvent[] {
 }
 
 const resultStatus = (event: AnyEvent | undefined) => (event?.kind === 'result' ? event.payload.status : `not a result: ${event?.kind}`);
-
-/** The replay CLI's pid, from the file it wrote, and whether that process still exists. */
-function replayAlive(pidFile: string): boolean {
-  const pid = readFileSync(pidFile, 'utf8').trim();
-  expect(pid).toMatch(/^\d+$/);
-  return existsSync(`/proc/${pid}`);
-}
 
 const run = (...rest: string[]) => ['run', '--provider', 'claude', '--bin', REPLAY_CLI, ...rest];
 
@@ -162,7 +156,7 @@ describe('cli-subprocess-core run: a replayed Claude Code run', () => {
       ['error', 'timeout'],
       ['result', 'timed_out'],
     ]);
-    expect(replayAlive(pidFile)).toBe(false);
+    expect(processExists(pidFrom(pidFile))).toBe(false);
   });
 
   it.each([
@@ -181,7 +175,7 @@ describe('cli-subprocess-core run: a replayed Claude Code run', () => {
       ['error', 'aborted'],
       ['result', 'aborted'],
     ]);
-    expect(replayAlive(pidFile)).toBe(false);
+    expect(processExists(pidFrom(pidFile))).toBe(false);
   });
 
   it('a reader that closes stdout early (EPIPE) → the run is stopped, exit 141, no crash', async () => {
@@ -191,6 +185,6 @@ describe('cli-subprocess-core run: a replayed Claude Code run', () => {
     cli.child.stdout.destroy(); // the reader leaves while the CLI goes on printing
     const { status, stderr } = await cli.exited;
     expect([status, stderr]).toEqual([141, '']);
-    expect(replayAlive(pidFile)).toBe(false);
+    expect(processExists(pidFrom(pidFile))).toBe(false);
   });
 });

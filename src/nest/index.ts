@@ -5,6 +5,7 @@
  * @packageDocumentation
  */
 export { toBadRequest, type SchemaErrorBody } from './bad-request';
+export { CliRunner } from './cli-runner.service';
 export { CliSubprocessCoreModule } from './cli-subprocess-core.module';
 export { EventParser } from './event-parser.service';
 export { CLI_SUBPROCESS_CORE_OPTIONS, type AnyRegistry, type CliSubprocessCoreOptions } from './options';

@@ -1,0 +1,53 @@
+import { Injectable, type MessageEvent } from '@nestjs/common';
+import { Observable } from 'rxjs';
+import { startRun, type Run, type RunOptions } from '../runner';
+
+/**
+ * Runs agent CLIs (Claude Code, Codex, Gemini CLI) for a Nest app: `start` is `startRun`, and
+ * `events$` is a run as an rxjs `Observable` of server-sent events, for an `@Sse()` route.
+ *
+ * ```ts
+ * @Sse('runs')
+ * stream(@Query('prompt') prompt: string): Observable<MessageEvent> {
+ *   return this.runner.events$({ provider: 'claude', prompt });
+ * }
+ * ```
+ */
+@Injectable()
+export class CliRunner {
+  /**
+   * Starts a CLI run: the same as `startRun(options)`. Throws `ExecutableNotFoundError` when the
+   * CLI is missing; iterate the `Run` for its events and await `run.done` for its outcome.
+   */
+  start(options: RunOptions): Run {
+    return startRun(options);
+  }
+
+  /**
+   * A run as server-sent events: each event of the run is one message whose `data` is the
+   * event's JSON (what `JSON.stringify(event)` writes, so a client reads it back with
+   * `Event.fromJSON(message.data)`), and the Observable completes when the run is over.
+   *
+   * The run starts on subscription, one run per subscriber. Unsubscribing stops it: Nest
+   * unsubscribes an `@Sse()` route's Observable when the client disconnects, so a client that
+   * leaves stops the CLI and every process it started. A missing CLI is an error notification
+   * (`ExecutableNotFoundError`).
+   */
+  events$(options: RunOptions): Observable<MessageEvent> {
+    return new Observable<MessageEvent>((subscriber) => {
+      const run = this.start(options);
+      void (async () => {
+        try {
+          for await (const event of run) {
+            if (subscriber.closed) break; // unsubscribed: leaving the loop early stops the run as well
+            subscriber.next({ data: event });
+          }
+          subscriber.complete();
+        } catch (error) {
+          subscriber.error(error);
+        }
+      })();
+      return () => run.abort('unsubscribed');
+    });
+  }
+}
