@@ -126,10 +126,16 @@ export class ProcessTree {
     this.root = stat ? { pid: stat.pid, startTime: stat.startTime } : null;
   }
 
-  /** Adds the root's descendants alive now (only while the root itself is running: afterwards its children are orphans of pid 1). */
+  /**
+   * Adds the root's descendants alive now. Once the root is gone its children are orphans of pid 1,
+   * so only the members of its process group (which outlives the leader) are found then.
+   */
   refresh(): void {
-    if (!this.root || !isRunning(this.root)) return;
-    for (const stat of descendantsOf(this.root)) {
+    const root = this.root;
+    if (!root) return;
+    const processes = listProcesses();
+    const found = isRunning(root) ? descendantsOf(root, processes) : processes.filter((stat) => stat.pgid === root.pid && stat.pid !== root.pid && stat.startTime >= root.startTime);
+    for (const stat of found) {
       const known = this.known.get(stat.pid);
       if (!known || known.startTime !== stat.startTime) this.known.set(stat.pid, { pid: stat.pid, startTime: stat.startTime });
     }

@@ -230,7 +230,10 @@ class ChildRun implements Run {
     const exit: ExitInfo = spawnError ? { code: null, signal: null } : (result as ExitInfo);
     // Whatever the CLI left behind (its group, commands that left the tree) ends with it.
     if (this.stopping) await this.stopping;
-    else if (this.tree && this.tree.running().length > 0) await this.tree.stop(this.graceMs);
+    else if (this.tree) {
+      this.tree.refresh();
+      if (this.tree.running().length > 0) await this.tree.stop(this.graceMs);
+    }
     for (const cleanup of this.cleanups) cleanup();
     await Promise.all(pumps);
     if (spawnError) {

@@ -1,0 +1,206 @@
+import { createReadStream, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { decodeLines, ExecutableNotFoundError, startRun, type AnyEvent, type Run, type RunOptions, type RunOutcome } from '../../src';
+import { isRunning, readStat, type ProcessRef } from '../../src/runner/process-tree';
+import type { RunBackpressure } from '../../src/runner/run';
+
+/*
+ * startRun over a stand-in CLI (fake-cli.js) that prints real captured fixture lines: process
+ * handling, backpressure, ordering and concurrency without the real CLIs (those are in e2e/test).
+ */
+
+const FAKE = join(__dirname, 'fake-cli.js');
+const FIXTURES = join(__dirname, '..', 'fixtures', 'providers');
+const fixture = (provider: string, name: string) => join(FIXTURES, provider, `captured-${name}.jsonl`);
+const TOOL_FIXTURE = { claude: 'tool', codex: 'shell', gemini: 'tool' } as const;
+
+jest.setTimeout(30_000);
+
+let dir: string;
+const started: Run[] = [];
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'runner-test-'));
+});
+// A failed test must not leave a stand-in CLI blocked on a full pipe (jest would wait for it forever).
+afterEach(async () => {
+  for (const run of started.splice(0)) {
+    run.abort('test cleanup');
+    await run.done;
+  }
+  rmSync(dir, { recursive: true, force: true });
+});
+
+function fake(env: Record<string, string>, options: Partial<RunOptions> = {}): Run {
+  const run = startRun({ provider: 'claude', prompt: 'hi', executable: FAKE, cwd: dir, killGraceMs: 500, ...options, env: { ...env, ...options.env } });
+  started.push(run);
+  return run;
+}
+
+/** What `decodeLines` makes of a fixture: what the runner must produce from the same stdout. */
+async function decoded(provider: 'claude' | 'codex' | 'gemini', name: string): Promise<AnyEvent[]> {
+  const events: AnyEvent[] = [];
+  for await (const event of decodeLines(provider, createReadStream(fixture(provider, name)), { clock: () => new Date() })) events.push(event);
+  return events;
+}
+
+async function collect(run: Run): Promise<{ events: AnyEvent[]; outcome: RunOutcome }> {
+  const events: AnyEvent[] = [];
+  for await (const event of run) events.push(event);
+  return { events, outcome: await run.done };
+}
+
+async function waitFor<T>(what: string, condition: () => T | null | undefined | false): Promise<T> {
+  const deadline = Date.now() + 20_000;
+  for (;;) {
+    const value = condition();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+/** The process whose pid a fake wrote to `file`, once it has. */
+async function childOf(file: string): Promise<ProcessRef> {
+  const pid = await waitFor('the child pid file', () => existsSync(file) && Number(readFileSync(file, 'utf8')));
+  const stat = readStat(pid);
+  if (!stat) throw new Error(`process ${pid} is already gone`);
+  return stat;
+}
+
+describe('startRun (with a stand-in CLI)', () => {
+  it('passes the prompt as one argv element, never through a shell', async () => {
+    const prompt = '"; touch pwned; $(touch pwned2) `touch pwned3` -x';
+    const argvFile = join(dir, 'argv.json');
+    const run = fake({ FAKE_ARGV_FILE: argvFile }, { prompt, model: 'opus', allowedTools: ['Bash', 'Read'] });
+    await collect(run);
+    const argv = JSON.parse(readFileSync(argvFile, 'utf8')) as string[];
+    expect(argv).toEqual(run.argv.slice(1));
+    expect(argv[argv.length - 1]).toBe(prompt);
+    expect(argv.slice(-2, -1)).toEqual(['--']);
+    expect(['pwned', 'pwned2', 'pwned3'].filter((name) => existsSync(join(dir, name)))).toEqual([]);
+  });
+
+  it('decodes stdout like decodeLines does, with one sequence, and counts the outcome', async () => {
+    const { events, outcome } = await collect(fake({ FAKE_FIXTURE: fixture('claude', 'tool') }));
+    const expected = await decoded('claude', 'tool');
+    expect(events.map((event) => event.kind)).toEqual(expected.map((event) => event.kind));
+    expect(events.map((event) => event.sequence)).toEqual(events.map((_, index) => index));
+    expect(outcome).toMatchObject({ status: 'completed', exitCode: 0, signal: null, sessionId: expected[0]?.provider_session_id });
+    expect(outcome.counts.tool_use).toBe(1);
+    expect(outcome.cost?.cost_usd).toBeGreaterThan(0);
+  });
+
+  it('stderr lines are events; only those after run_started carry the session id', async () => {
+    const run = fake({ FAKE_STDERR: 'warming up\r\nstill warming\n', FAKE_FIXTURE: fixture('codex', 'plain'), FAKE_STDERR_AFTER: 'bye' }, { provider: 'codex' });
+    const { events, outcome } = await collect(run);
+    const stderr = events.filter((event) => event.kind === 'stderr');
+    expect(stderr.map((event) => (event.kind === 'stderr' ? event.payload.content : ''))).toEqual(['warming up', 'still warming', 'bye']);
+    const started = events.findIndex((event) => event.kind === 'run_started');
+    events.forEach((event, index) => expect(event.provider_session_id).toBe(index < started ? null : outcome.sessionId));
+    expect(outcome.counts.stderr).toBe(3);
+  });
+
+  it('a slow consumer pauses the child: the queue stays bounded and the CLI blocks on its full pipe', async () => {
+    const doneFile = join(dir, 'printed-all');
+    const repeat = 300; // about 2 MB of Claude lines: far more than the queue, the stream buffer and the pipe hold
+    const run = fake({ FAKE_FIXTURE: fixture('claude', 'tool'), FAKE_REPEAT: String(repeat), FAKE_DONE_FILE: doneFile });
+    const iterator = run[Symbol.asyncIterator]();
+    await iterator.next();
+    const state = (): RunBackpressure => (run as unknown as { backpressure: RunBackpressure }).backpressure;
+    await waitFor('the runner to pause the output', () => state().paused);
+    const paused = state();
+    // At most the queue's bound plus the events of the one line being decoded; the stream buffer holds at most one read.
+    expect(paused.queued).toBeLessThanOrEqual(paused.limit + 10);
+    expect(paused.stdoutBuffered).toBeLessThanOrEqual(2 * 65536);
+    expect(existsSync(doneFile)).toBe(false);
+    expect(isRunning(readStat(run.pid as number) as ProcessRef)).toBe(true);
+    let count = 1;
+    for (let next = await iterator.next(); !next.done; next = await iterator.next()) count += 1;
+    const outcome = await run.done;
+    expect(outcome.status).toBe('completed');
+    expect(outcome.counts.result).toBe(repeat);
+    expect(count).toBe(Object.values(outcome.counts).reduce((sum, n) => sum + n, 0));
+    expect(state().waits).toBeGreaterThan(0);
+  });
+
+  it('twenty concurrent runs are independent, each with its own sequence', async () => {
+    const providers = ['claude', 'codex', 'gemini'] as const;
+    const runs = Array.from({ length: 20 }, (_, index) => {
+      const provider = providers[index % 3] as (typeof providers)[number];
+      return { provider, run: fake({ FAKE_FIXTURE: fixture(provider, TOOL_FIXTURE[provider]), FAKE_STDERR: `run ${index}\n` }, { provider }) };
+    });
+    const results = await Promise.all(runs.map(({ run }) => collect(run)));
+    for (const [index, { events, outcome }] of results.entries()) {
+      const { provider } = runs[index] as (typeof runs)[number];
+      const expected = await decoded(provider, TOOL_FIXTURE[provider]);
+      expect(events.filter((event) => event.kind !== 'stderr').map((event) => event.kind)).toEqual(expected.map((event) => event.kind));
+      expect(events.map((event) => event.sequence)).toEqual(events.map((_, n) => n));
+      expect(events.every((event) => event.provider === provider)).toBe(true);
+      expect(events.some((event) => event.kind === 'stderr' && event.payload.content === `run ${index}`)).toBe(true);
+      expect(outcome.status).toBe('completed');
+    }
+  });
+
+  it('abort ends a CLI that ignores SIGTERM (SIGKILL after the grace period) and its setsid child', async () => {
+    const pidFile = join(dir, 'child.pid');
+    // Only the session's first line: no result of the CLI's own.
+    const init = join(dir, 'init.jsonl');
+    writeFileSync(init, `${readFileSync(fixture('gemini', 'plain'), 'utf8').split('\n')[0] ?? ''}\n`);
+    const run = fake({ FAKE_FIXTURE: init, FAKE_CHILD: 'setsid', FAKE_CHILD_PID_FILE: pidFile, FAKE_IGNORE_TERM: '1', FAKE_HANG: '1' }, { provider: 'gemini' });
+    const child = await childOf(pidFile);
+    run.abort('stop');
+    const { events, outcome } = await collect(run);
+    expect(outcome).toMatchObject({ status: 'aborted', signal: 'SIGKILL' });
+    expect(isRunning(child)).toBe(false);
+    expect(events.slice(-2)).toMatchObject([
+      { kind: 'error', payload: { code: 'aborted', severity: 'fatal', message: 'the run was aborted: stop' } },
+      { kind: 'result', payload: { status: 'aborted' } },
+    ]);
+  });
+
+  it('a run stopped after the CLI printed its own result keeps it and adds no second one', async () => {
+    const run = fake({ FAKE_FIXTURE: fixture('claude', 'plain'), FAKE_HANG: '1' }, { timeoutMs: 300 });
+    const { events, outcome } = await collect(run);
+    expect(outcome.status).toBe('timed_out');
+    expect(events.filter((event) => event.kind === 'result')).toEqual([expect.objectContaining({ payload: expect.objectContaining({ status: 'completed' }) })]);
+    expect(events[events.length - 1]).toMatchObject({ kind: 'error', payload: { code: 'timeout', severity: 'fatal' } });
+  });
+
+  it('a CLI that exits leaving a process in its group: the process is ended before done resolves', async () => {
+    const pidFile = join(dir, 'child.pid');
+    const run = fake({ FAKE_FIXTURE: fixture('claude', 'plain'), FAKE_CHILD: 'group', FAKE_CHILD_PID_FILE: pidFile });
+    const { outcome } = await collect(run);
+    expect(outcome.status).toBe('completed');
+    const child = readStat(Number(readFileSync(pidFile, 'utf8')));
+    expect(child === null || !isRunning(child)).toBe(true);
+  });
+
+  it('exits non-zero with nothing on stdout: failed, with the stderr and a no_result error', async () => {
+    const { events, outcome } = await collect(fake({ FAKE_STDERR: 'bad flag\n', FAKE_EXIT: '3' }));
+    expect(outcome).toMatchObject({ status: 'failed', exitCode: 3, sessionId: null });
+    expect(events.map((event) => event.kind)).toEqual(['stderr', 'error', 'result']);
+    expect(events[1]).toMatchObject({ payload: { code: 'no_result', severity: 'fatal' } });
+  });
+
+  it('keepRaw is the decoder option', async () => {
+    const { events } = await collect(fake({ FAKE_FIXTURE: fixture('claude', 'plain') }, { keepRaw: 'none' }));
+    expect(events.every((event) => event.raw === null)).toBe(true);
+  });
+
+  it('refuses bad options and a missing or non-executable executable before anything runs', () => {
+    writeFileSync(join(dir, 'not-executable'), '');
+    expect(() => startRun({ provider: 'codex', prompt: 'hi', executable: FAKE, allowedTools: ['x'] })).toThrow('codex has no flag for allowedTools');
+    expect(() => startRun({ provider: 'amp' as never, prompt: 'hi' })).toThrow(TypeError);
+    expect(() => startRun({ provider: 'claude', prompt: 'hi', executable: FAKE, timeoutMs: -1 })).toThrow('timeoutMs');
+    expect(() => startRun({ provider: 'claude', prompt: 'hi', executable: FAKE, permission: 'yolo' as never })).toThrow('permission must be one of');
+    expect(() => startRun({ provider: 'gemini', prompt: 'hi', executable: 'not-executable', cwd: dir })).toThrow(ExecutableNotFoundError);
+    expect(() => startRun({ provider: 'gemini', prompt: 'hi', executable: './not-executable', cwd: dir })).toThrow('./not-executable not found or not executable: install @google/gemini-cli or pass executable');
+  });
+
+  it('can be iterated only once', async () => {
+    const run = fake({ FAKE_FIXTURE: fixture('claude', 'plain') });
+    await collect(run);
+    expect(() => run[Symbol.asyncIterator]()).toThrow('only once');
+  });
+});
