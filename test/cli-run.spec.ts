@@ -1,10 +1,11 @@
 import 'reflect-metadata';
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Event, type AnyEvent } from '../src';
 import { usePrivateBuild } from './build-copy';
+import { spawnNodeCli } from './cli-child';
 import { pidFrom, processExists } from './process-gone';
 
 /*
@@ -33,23 +34,8 @@ function cli(args: string[], env: Record<string, string> = {}) {
   return { status: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
-/** Starts the built CLI; `firstLine` resolves once it has written a line of stdout, `exited` when it is gone. */
-function startCli(args: string[], env: Record<string, string>) {
-  const child = spawn(process.execPath, [mainJs(), ...args], { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  const firstLine = new Promise<void>((resolve) =>
-    child.stdout.on('data', (chunk: Buffer) => {
-      stdout += chunk.toString('utf8');
-      if (stdout.includes('\n')) resolve();
-    }),
-  );
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
-  const exited = new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve) =>
-    child.on('close', (status) => resolve({ status, stdout, stderr })),
-  );
-  return { child, firstLine, exited };
-}
+/** Starts the built CLI with `env` over this process's, to signal it or close its stdout while it runs. */
+const startCli = (args: string[], env: Record<string, string>) => spawnNodeCli(mainJs(), args, { cwd: root, env: { ...process.env, ...env } });
 
 /** Every stdout line as an event, checking that each one is valid and round-trips byte for byte. */
 function events(stdout: string): AnyEvent[] {
@@ -165,7 +151,7 @@ describe('cli-subprocess-core run: a replayed Claude Code run', () => {
   ] as const)('%s while the CLI runs → the CLI is stopped, the aborted result written, exit %i', async (signal, code) => {
     const pidFile = join(scratch, `${signal}.pid`);
     const cli = startCli(run('Say hello.'), { REPLAY_FILE: claudeCapture('plain'), REPLAY_LINES: '1', REPLAY_HOLD: '1', REPLAY_PID_FILE: pidFile });
-    await cli.firstLine; // run_started: the CLI is under way
+    await cli.line(); // run_started: the CLI is under way
     cli.child.kill(signal);
     const { status, stdout, stderr } = await cli.exited;
     expect([status, stderr]).toEqual([code, '']);
@@ -181,8 +167,8 @@ describe('cli-subprocess-core run: a replayed Claude Code run', () => {
   it('a reader that closes stdout early (EPIPE) → the run is stopped, exit 141, no crash', async () => {
     const pidFile = join(scratch, 'epipe.pid');
     const cli = startCli(run('Say hello.'), { REPLAY_FILE: claudeCapture('plain'), REPLAY_LOOP: '1', REPLAY_PID_FILE: pidFile });
-    await cli.firstLine;
-    cli.child.stdout.destroy(); // the reader leaves while the CLI goes on printing
+    await cli.line();
+    cli.child.stdout?.destroy(); // the reader leaves while the CLI goes on printing
     const { status, stderr } = await cli.exited;
     expect([status, stderr]).toEqual([141, '']);
     expect(processExists(pidFrom(pidFile))).toBe(false);
