@@ -78,7 +78,8 @@ describe('cli-subprocess-core run: usage', () => {
     [['run', '--provider', 'claude', '--model=', 'Say hello.'], '--model needs a value'],
     [['run', '--provider', 'claude', '--verbose', 'Say hello.'], 'unknown option: --verbose'],
     [['run', '--provider', 'claude', '--json', 'Say hello.'], '--json is an option of validate'],
-    [['run', '--provider', 'claude', '--keep-raw', 'none', 'Say hello.'], '--keep-raw is an option of decode'],
+    [['run', '--provider', 'claude', '--keep-raw', 'some', 'Say hello.'], '--keep-raw must be one of all, unmapped, none; got "some"'],
+    [['validate', '--keep-raw', 'none', 'a.jsonl'], '--keep-raw is an option of decode and run'],
     [['decode', '--provider', 'claude', '--partial', 'a.jsonl'], '--partial is an option of run'],
     [['validate', '--bin', 'claude', 'a.jsonl'], '--bin is an option of run'],
   ])('usage error %j → exit 2 with the usage on stderr', (args, message) => {
@@ -119,6 +120,13 @@ describe('cli-subprocess-core run: a replayed Claude Code run', () => {
     expect(written.map((event) => event.sequence)).toEqual([0, 1, 2, 3]);
     expect(new Set(written.map((event) => event.provider_session_id))).toEqual(new Set(['f81b5f86-8bc1-469f-9f87-54734a16826e']));
     expect(resultStatus(written.at(-1))).toBe('completed');
+    expect(written.every((event) => event.raw !== null)).toBe(true); // keepRaw 'all' by default
+  });
+
+  it('--keep-raw none: no event carries the native line', () => {
+    const { status, stdout } = cli(run('--keep-raw', 'none', 'Say hello.'), { REPLAY_FILE: claudeCapture('plain') });
+    expect(status).toBe(0);
+    expect(events(stdout).map((event) => event.raw)).toEqual([null, null, null, null]);
   });
 
   it('an API error (the real 400 transcript, exit 1) → exit 1, a failed result', () => {

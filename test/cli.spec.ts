@@ -177,7 +177,7 @@ describe('cli-subprocess-core usage', () => {
     [['schema', '--json'], '--json is an option of validate'],
     [['decode', 'a.jsonl'], 'decode needs --provider <id|auto>'],
     [['decode', '--provider', 'claude', '--keep-raw', 'some', 'a.jsonl'], '--keep-raw must be one of all, unmapped, none; got "some"'],
-    [['validate', '--keep-raw', 'none', 'a.jsonl'], '--keep-raw is an option of decode'],
+    [['validate', '--keep-raw', 'none', 'a.jsonl'], '--keep-raw is an option of decode and run'],
     [['decode', '--provider'], '--provider needs a value'],
     [['decode', '--provider', 'claude'], 'decode takes one file (or - for standard input)'],
     [['decode', '--provider', 'claude', 'a.jsonl', 'b.jsonl'], 'decode takes one file (or - for standard input)'],

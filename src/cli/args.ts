@@ -1,13 +1,10 @@
-import type { DecoderOptions } from '../providers/decoder';
 import { assertProviderId, type ProviderId } from '../providers/provider-id';
 import type { RunOptions } from '../runner/types';
+import { keepRawOption, type KeepRaw } from './keep-raw';
 import { runOptions } from './run-args';
 import { UsageError } from './usage-error';
 
 export { UsageError } from './usage-error';
-
-type KeepRaw = NonNullable<DecoderOptions['keepRaw']>;
-const KEEP_RAW: readonly KeepRaw[] = ['all', 'unmapped', 'none'];
 
 /** What the command line asks for. */
 export type Command =
@@ -30,7 +27,7 @@ Options:
   --json             validate: write the normalized events as JSONL to stdout (the report goes to stderr)
   --provider <id>    decode: the CLI that printed the input: claude, codex, gemini, cursor, opencode, amp,
                      or auto (named by the first line a provider recognises); run: the CLI to run
-  --keep-raw <which> decode: which events carry the native line in "raw": all (default), unmapped, none
+  --keep-raw <which> decode, run: which events carry the native line in "raw": all (default), unmapped, none
   --model <name>     run: the model, passed to the CLI's --model
   --cwd <dir>        run: the CLI's working directory (default: the current one)
   --permission <p>   run: default (the CLI's own), accept-edits, bypass, or plan (read-only)
@@ -59,7 +56,7 @@ const isCommandName = (name: string): name is CommandName => (COMMANDS as readon
 const OPTIONS: Readonly<Record<string, { readonly takesValue: boolean; readonly commands: readonly CommandName[] }>> = {
   '--json': { takesValue: false, commands: ['validate'] },
   '--provider': { takesValue: true, commands: ['decode', 'run'] },
-  '--keep-raw': { takesValue: true, commands: ['decode'] },
+  '--keep-raw': { takesValue: true, commands: ['decode', 'run'] },
   '--model': { takesValue: true, commands: ['run'] },
   '--cwd': { takesValue: true, commands: ['run'] },
   '--permission': { takesValue: true, commands: ['run'] },
@@ -106,13 +103,9 @@ export function parseArgs(argv: readonly string[]): Command {
       return { name, file: rest[0], json: given.has('--json') };
     case 'decode': {
       const provider = given.get('--provider');
-      const keepRaw = given.get('--keep-raw');
       if (provider === undefined) throw new UsageError('decode needs --provider <id|auto>');
       if (rest.length !== 1) throw new UsageError('decode takes one file (or - for standard input)');
-      if (keepRaw !== undefined && !(KEEP_RAW as readonly string[]).includes(keepRaw)) {
-        throw new UsageError(`--keep-raw must be one of ${KEEP_RAW.join(', ')}; got ${JSON.stringify(keepRaw)}`);
-      }
-      return { name, file: rest[0], provider: providerId(provider), keepRaw: (keepRaw ?? 'all') as KeepRaw };
+      return { name, file: rest[0], provider: providerId(provider), keepRaw: keepRawOption(given.get('--keep-raw')) };
     }
     case 'schema':
       if (rest.length > 1) throw new UsageError('schema takes at most one kind');

@@ -1,6 +1,7 @@
 import { statSync } from 'node:fs';
 import type { PermissionPreset, RunOptions, RunProvider } from '../runner/types';
 import type { GivenOptions } from './args';
+import { keepRawOption } from './keep-raw';
 import { UsageError } from './usage-error';
 
 // Written as records so that a provider or preset added to the runner's types fails to compile here until listed.
@@ -49,6 +50,7 @@ export function runOptions(given: GivenOptions, positionals: readonly string[]):
     options.allowedTools = allowedTools;
   }
   if (given.has('--partial')) options.partial = true;
+  if (given.has('--keep-raw')) options.keepRaw = keepRawOption(given.get('--keep-raw'));
   const timeout = given.get('--timeout');
   if (timeout !== undefined) {
     const seconds = Number(timeout);
