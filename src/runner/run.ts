@@ -235,7 +235,14 @@ class ChildRun implements Run {
       if (this.tree.running().length > 0) await this.tree.stop(this.graceMs);
     }
     for (const cleanup of this.cleanups) cleanup();
-    await Promise.all(pumps);
+    // A process outside the known tree may still hold the pipes open: after a grace period the
+    // output is cut off, so that `done` always resolves.
+    const drained = Promise.all(pumps);
+    if ((await Promise.race([drained.then(() => true), delay(this.graceMs).then(() => false)])) === false) {
+      this.child.stdout?.destroy();
+      this.child.stderr?.destroy();
+    }
+    await drained;
     if (spawnError) {
       this.emit([this.closing('error', { message: `could not start ${this.argv[0] ?? ''}: ${spawnError.message}`, code: 'spawn_failed', severity: 'fatal' })]);
       this.emit([this.closing('result', { status: 'failed', stop_reason: 'spawn_failed' })]);
@@ -254,6 +261,10 @@ class ChildRun implements Run {
     this.queue.close();
     return this.tally.outcome(exit, this.stopReason, spawnError !== null);
   }
+}
+
+function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms).unref());
 }
 
 function describeReason(reason: unknown): string | undefined {
