@@ -112,6 +112,7 @@ describe('the @Sse() example (examples/nest-sse.ts)', () => {
     const events = client.messages.map((data) => Event.fromJSON(data));
     expect(events.map((event) => event.kind)).toEqual(['run_started', 'assistant_message', 'cost_update', 'result']);
     expect(events.at(-1)?.payload).toMatchObject({ status: 'completed', output: 'Hello from the scripted model.' });
+    expect(events.map((event) => event.raw)).toEqual([null, null, null, null]); // keepRaw 'none'
   });
 
   it('a client that disconnects stops the run: the CLI process is gone', async () => {
