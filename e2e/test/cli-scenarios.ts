@@ -8,7 +8,7 @@ import { ExecutableNotFoundError, startRun, type AnyEvent, type RunOutcome } fro
 import { isRunning, type ProcessRef } from '../../src/runner/process-tree';
 import { scenario } from '../scripted/script';
 import type { CliName } from '../scripted/setup';
-import { collect, commandLine, first, kinds, snapshotTree, startScripted, stillRunning, waitFor, type ScriptedRun } from './harness';
+import { collect, commandLine, first, kinds, scriptedRuns, SLOW_TEXT, snapshotTree, stillRunning, waitFor } from './harness';
 
 /** What differs between the CLIs in these scenarios. */
 export interface CliExpectations {
@@ -22,23 +22,8 @@ export interface CliExpectations {
   readonly printsThinking: boolean;
 }
 
-/** A text streamed 4 characters every 300 ms: about half a minute, far longer than any test waits. */
-const SLOW = { slowText: 'This answer streams very slowly, piece by piece. '.repeat(10), delayMs: 300 };
-
 export function describeCliScenarios(name: CliName, expected: CliExpectations): void {
-  const open: ScriptedRun[] = [];
-  async function start(...args: Parameters<typeof startScripted>): Promise<ScriptedRun> {
-    const started = await startScripted(...args);
-    open.push(started);
-    return started;
-  }
-  afterEach(async () => {
-    for (const { run, cli } of open.splice(0)) {
-      run.abort('test cleanup');
-      await run.done;
-      await cli.close();
-    }
-  });
+  const start = scriptedRuns();
 
   it('a plain answer: stderr before run_started has no session id, everything after has it, one sequence', async () => {
     const { run } = await start(name, scenario('plain').prompt, scenario('plain').script);
@@ -102,7 +87,7 @@ export function describeCliScenarios(name: CliName, expected: CliExpectations): 
   });
 
   it('a slow stream aborted: error + result "aborted", and no process of the run is left', async () => {
-    const { run, cli } = await start(name, 'Answer slowly.', [SLOW]);
+    const { run, cli } = await start(name, 'Answer slowly.', [SLOW_TEXT]);
     const collecting = collect(run);
     await waitFor('the streaming request', () => cli.server.requests.some((request) => request.url.includes(expected.streamingPath)));
     const tree = snapshotTree(run.pid as number);
@@ -129,7 +114,7 @@ export function describeCliScenarios(name: CliName, expected: CliExpectations): 
   });
 
   it('a timeout: error + result "timed_out", and nothing left running', async () => {
-    const { run } = await start(name, 'Answer slowly.', [SLOW], { timeoutMs: 2500 });
+    const { run } = await start(name, 'Answer slowly.', [SLOW_TEXT], { timeoutMs: 2500 });
     const seen = new Map<number, ProcessRef>();
     const watch = setInterval(() => {
       for (const ref of snapshotTree(run.pid as number)) seen.set(ref.pid, ref);

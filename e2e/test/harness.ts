@@ -31,6 +31,29 @@ export async function startScripted(name: CliName, prompt: string, script: reado
   return { cli, run };
 }
 
+/**
+ * `startScripted` for one spec file: after each test, every run it started is aborted (a no-op
+ * for a finished one) and its endpoint and directories are removed, so a failed test leaves nothing.
+ */
+export function scriptedRuns(): typeof startScripted {
+  const open: ScriptedRun[] = [];
+  afterEach(async () => {
+    for (const { run, cli } of open.splice(0)) {
+      run.abort('test cleanup');
+      await run.done;
+      await cli.close();
+    }
+  });
+  return async (...args) => {
+    const started = await startScripted(...args);
+    open.push(started);
+    return started;
+  };
+}
+
+/** A text streamed 4 characters every 300 ms: about half a minute, far longer than any test waits. */
+export const SLOW_TEXT = { slowText: 'This answer streams very slowly, piece by piece. '.repeat(10), delayMs: 300 };
+
 /** Every event of a run, and its outcome. */
 export async function collect(run: Run, onEvent?: (event: AnyEvent) => void): Promise<{ events: AnyEvent[]; outcome: RunOutcome }> {
   const events: AnyEvent[] = [];

@@ -2,35 +2,18 @@
  * Runner behaviour across runs with the real CLIs: leaving a `for await` early, an AbortSignal,
  * twenty concurrent runs, and stderr ordering around run_started.
  */
-import { collect, kinds, snapshotTree, startScripted, stillRunning, waitFor, type ScriptedRun } from './harness';
+import { collect, kinds, scriptedRuns, SLOW_TEXT, snapshotTree, stillRunning, waitFor } from './harness';
 import { checkStream, expectStoppedEnding } from './cli-scenarios';
 import { scenario } from '../scripted/script';
-import type { AnyEvent } from '../../src';
 
-const SLOW = { slowText: 'This answer streams very slowly, piece by piece. '.repeat(10), delayMs: 300 };
-
-const open: ScriptedRun[] = [];
-async function start(...args: Parameters<typeof startScripted>): Promise<ScriptedRun> {
-  const started = await startScripted(...args);
-  open.push(started);
-  return started;
-}
-afterEach(async () => {
-  for (const { run, cli } of open.splice(0)) {
-    run.abort('test cleanup');
-    await run.done;
-    await cli.close();
-  }
-});
+const start = scriptedRuns();
 
 describe('startRun with the real CLIs', () => {
   it('leaving the for-await early stops the run; the loop goes on only once every process is gone', async () => {
     // Claude with partial messages: text deltas arrive while the slow stream goes on.
-    const { run } = await start('claude', 'Answer slowly.', [SLOW], { partial: true });
+    const { run } = await start('claude', 'Answer slowly.', [SLOW_TEXT], { partial: true });
     let tree: ReturnType<typeof snapshotTree> = [];
-    const seen: AnyEvent[] = [];
     for await (const event of run) {
-      seen.push(event);
       if (event.kind === 'assistant_delta') {
         tree = snapshotTree(run.pid as number);
         break;
@@ -48,7 +31,7 @@ describe('startRun with the real CLIs', () => {
 
   it('an AbortSignal stops the run with its reason', async () => {
     const controller = new AbortController();
-    const { run, cli } = await start('gemini', 'Answer slowly.', [SLOW], { signal: controller.signal });
+    const { run, cli } = await start('gemini', 'Answer slowly.', [SLOW_TEXT], { signal: controller.signal });
     const collecting = collect(run);
     await waitFor('the streaming request', () => cli.server.requests.some((request) => request.url.includes('streamGenerateContent')));
     const tree = snapshotTree(run.pid as number);
