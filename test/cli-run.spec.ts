@@ -3,9 +3,10 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Event, type AnyEvent } from '../src';
+import type { AnyEvent } from '../src';
 import { usePrivateBuild } from './build-copy';
 import { spawnNodeCli } from './cli-child';
+import { jsonlEvents as events } from './jsonl-events';
 import { pidFrom, processExists } from './process-gone';
 
 /*
@@ -36,18 +37,6 @@ function cli(args: string[], env: Record<string, string> = {}) {
 
 /** Starts the built CLI with `env` over this process's, to signal it or close its stdout while it runs. */
 const startCli = (args: string[], env: Record<string, string>) => spawnNodeCli(mainJs(), args, { cwd: root, env: { ...process.env, ...env } });
-
-/** Every stdout line as an event, checking that each one is valid and round-trips byte for byte. */
-function events(stdout: string): AnyEvent[] {
-  return stdout
-    .trimEnd()
-    .split('\n')
-    .map((line) => {
-      const event = Event.fromJSON(line);
-      expect(JSON.stringify(event)).toBe(line);
-      return event;
-    });
-}
 
 const resultStatus = (event: AnyEvent | undefined) => (event?.kind === 'result' ? event.payload.status : `not a result: ${event?.kind}`);
 

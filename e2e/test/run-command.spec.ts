@@ -3,9 +3,9 @@
  * Gemini CLI) against scripted endpoints on 127.0.0.1, passing its environment through.
  */
 import { join } from 'node:path';
-import { Event, type AnyEvent } from '../../src';
 import { usePrivateBuild } from '../../test/build-copy';
-import { spawnNodeCli, type CliExit } from '../../test/cli-child';
+import { spawnNodeCli } from '../../test/cli-child';
+import { jsonlEvents } from '../../test/jsonl-events';
 import { scenario } from '../scripted/script';
 import { ENDLESS_STREAM } from './endless-stream';
 import { startScriptedCli, type CliName, type ScriptedCli } from '../scripted/setup';
@@ -32,25 +32,13 @@ async function startRunCommand(name: CliName, script: readonly ResponsesTurn[], 
   return { cli, command };
 }
 
-/** Every stdout line as an event: each one valid, and written exactly as `JSON.stringify(event)`. */
-function events({ stdout }: CliExit): AnyEvent[] {
-  return stdout
-    .trimEnd()
-    .split('\n')
-    .map((line) => {
-      const event = Event.fromJSON(line);
-      expect(JSON.stringify(event)).toBe(line);
-      return event;
-    });
-}
-
 describe('cli-subprocess-core run with the real CLIs', () => {
   it.each(['claude', 'codex', 'gemini'] as const)('%s: a plain answer → exit 0, JSONL ending in a completed result', async (name) => {
     const plain = scenario('plain');
     const { command } = await startRunCommand(name, plain.script, ['--', plain.prompt]);
     const exit = await command.exited;
     expect(exit.status).toBe(0);
-    const written = events(exit);
+    const written = jsonlEvents(exit.stdout);
     expect(written.some((event) => event.kind === 'run_started')).toBe(true);
     expect(written.filter((event) => event.kind === 'result')).toHaveLength(1);
     expect(written.at(-1)).toMatchObject({ kind: 'result', provider: name, payload: { status: 'completed' } });
@@ -62,7 +50,7 @@ describe('cli-subprocess-core run with the real CLIs', () => {
     const { command } = await startRunCommand('claude', tool.script, ['--allowed-tools', 'Bash', tool.prompt]);
     const exit = await command.exited;
     expect(exit.status).toBe(0);
-    const result = events(exit).find((event) => event.kind === 'tool_result');
+    const result = jsonlEvents(exit.stdout).find((event) => event.kind === 'tool_result');
     expect(result).toMatchObject({ payload: { is_error: false } });
     expect(JSON.stringify(result?.payload.content)).toContain('hello-from-tool');
   });
@@ -72,7 +60,7 @@ describe('cli-subprocess-core run with the real CLIs', () => {
     const { command, cli } = await startRunCommand('claude', apiError.script, [apiError.prompt]);
     const exit = await command.exited;
     expect(exit.status).toBe(1);
-    expect(events(exit).at(-1)).toMatchObject({ kind: 'result', payload: { status: 'failed' } });
+    expect(jsonlEvents(exit.stdout).at(-1)).toMatchObject({ kind: 'result', payload: { status: 'failed' } });
     expect(cli.server.requests.some((request) => request.url.includes('/v1/messages'))).toBe(true);
   });
 
@@ -85,7 +73,7 @@ describe('cli-subprocess-core run with the real CLIs', () => {
     command.child.kill('SIGINT');
     const exit = await command.exited;
     expect([exit.status, exit.stderr]).toEqual([130, '']);
-    const written = events(exit);
+    const written = jsonlEvents(exit.stdout);
     expect(written.at(-2)).toMatchObject({ kind: 'error', payload: { code: 'aborted', severity: 'fatal' } });
     expect(written.at(-1)).toMatchObject({ kind: 'result', payload: { status: 'aborted' } });
     expect(written.filter((event) => event.kind === 'result')).toHaveLength(1);
@@ -96,6 +84,6 @@ describe('cli-subprocess-core run with the real CLIs', () => {
     const { command } = await startRunCommand('claude', [ENDLESS_STREAM], ['--timeout', '3', 'Answer slowly.']);
     const exit = await command.exited;
     expect(exit.status).toBe(1);
-    expect(events(exit).at(-1)).toMatchObject({ kind: 'result', payload: { status: 'timed_out' } });
+    expect(jsonlEvents(exit.stdout).at(-1)).toMatchObject({ kind: 'result', payload: { status: 'timed_out' } });
   });
 });
