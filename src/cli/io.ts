@@ -34,11 +34,15 @@ export interface WatchedOutput {
   readonly isClosed: () => boolean;
 }
 
-/** Watches `stream` for the error that ends it, so a writer waiting for 'drain' (which never comes then) can stop waiting. */
+/**
+ * Watches `stream` for the error that ends it, so a writer waiting for 'drain' (which never comes
+ * then) can stop waiting. It keeps listening: while it does, `main` leaves the stream's errors to
+ * this writer instead of exiting at once.
+ */
 export function watchOutput(stream: Writable): WatchedOutput {
   let isClosed = false;
   const closed = new Promise<void>((resolve) =>
-    stream.once('error', () => {
+    stream.on('error', () => {
       isClosed = true;
       resolve();
     }),
