@@ -2,12 +2,13 @@
  * The scenarios every pinned CLI runs through `startRun` (issue #13): each CLI's spec file calls
  * `describeCliScenarios` so that the three CLIs run in parallel jest workers.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ExecutableNotFoundError, startRun, type AnyEvent, type RunOutcome } from '../../src';
 import { isRunning, type ProcessRef } from '../../src/runner/process-tree';
 import { scenario } from '../scripted/script';
-import type { CliName } from '../scripted/setup';
+import { cliPath, pointCliAt, startEndpoint, type CliName } from '../scripted/setup';
 import { collect, commandLine, first, kinds, scriptedRuns, SLOW_TEXT, snapshotTree, stillRunning, waitFor } from './harness';
 
 /** What differs between the CLIs in these scenarios. */
@@ -124,6 +125,35 @@ export function describeCliScenarios(name: CliName, expected: CliExpectations): 
     expectStoppedEnding(events, 'timeout', 'the run timed out after 2500 ms');
     expect(seen.size).toBeGreaterThan(0);
     expect(stillRunning([...seen.values()])).toEqual([]);
+  });
+
+  it('resume continues the session (and the presets plan and accept-edits are accepted)', async () => {
+    const home = mkdtempSync(join(tmpdir(), `${name}-resume-home-`));
+    const cwd = mkdtempSync(join(tmpdir(), `${name}-resume-cwd-`));
+    try {
+      let sessionId: string | null = null;
+      for (const [word, permission] of [['first', 'plan'], ['second', 'accept-edits']] as const) {
+        const server = await startEndpoint(name, [{ text: `The ${word} answer.` }]);
+        try {
+          const env = { ...pointCliAt(name, home, server.url), CLAUDE_CODE_MAX_RETRIES: '1' };
+          const run = startRun({ provider: name, prompt: `Say the ${word} word.`, cwd, env, executable: cliPath(name), permission, resume: sessionId ?? undefined, timeoutMs: 90_000 });
+          const { events, outcome } = await collect(run);
+          expect(outcome.status).toBe('completed');
+          checkStream(events, outcome);
+          if (sessionId) {
+            expect(outcome.sessionId).toBe(sessionId);
+            // The resumed conversation reaches the model with the first turn in it.
+            expect(JSON.stringify(server.requests.map((request) => request.body))).toContain('The first answer.');
+          }
+          sessionId = outcome.sessionId;
+        } finally {
+          await server.close();
+        }
+      }
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+      rmSync(cwd, { recursive: true, force: true });
+    }
   });
 
   it('a missing executable: one error naming it and how to install it', () => {

@@ -174,7 +174,9 @@ export class ProcessTree {
       this.refresh();
       await sleep(50);
     }
-    for (let attempt = 0; this.running().length > 0; attempt += 1) {
+    // SIGKILL until all are gone; a process that outlives ~10 s of it (stuck in the kernel, or not
+    // ours to kill) is given up on rather than holding the run open for ever.
+    for (let attempt = 0; attempt < 60 && this.running().length > 0; attempt += 1) {
       this.signal('SIGKILL');
       await sleep(attempt < 20 ? 25 : 250);
     }

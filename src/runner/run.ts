@@ -103,9 +103,12 @@ class ChildRun implements Run {
     this.child = spawn(executable, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true, windowsHide: true });
     this.pid = this.child.pid;
     this.tree = this.pid === undefined ? null : new ProcessTree(this.pid);
-    const exit = new Promise<ExitInfo | Error>((resolve) => {
-      this.child.once('exit', (code, signal) => resolve({ code, signal }));
-      this.child.once('error', (error) => resolve(error));
+    const exit = new Promise<ExitInfo | { spawnError: Error }>((resolve) => {
+      // A spawn that failed (pid undefined) also emits 'exit', with an errno name as its code: its 'error' tells more.
+      this.child.once('exit', (code, signal) => {
+        if (this.pid !== undefined) resolve({ code, signal });
+      });
+      this.child.once('error', (spawnError) => resolve({ spawnError }));
     });
     const pumps = this.pid === undefined ? [] : [this.pumpStdout(), this.pumpStderr()];
     if (this.tree) {
@@ -218,16 +221,22 @@ class ChildRun implements Run {
     this.emit([Event.create('stderr', { provider: this.provider, provider_session_id: this.decoder.sessionId, payload: { content } })]);
   }
 
-  private closing(kind: 'error' | 'result', payload: Record<string, unknown>): AnyEvent {
-    return Event.create(kind, { provider: this.provider, provider_session_id: this.decoder.sessionId, payload } as never) as AnyEvent;
+  /** The `error` and `result` the runner itself ends a run with (a stop, a failed spawn). */
+  private ending(error: { message: string; code: string; metadata?: Record<string, number | string | null> }, result: { status: string; stop_reason: string } | null): AnyEvent[] {
+    const envelope = { provider: this.provider, provider_session_id: this.decoder.sessionId };
+    const { metadata = {} } = error;
+    const events: AnyEvent[] = [Event.create('error', { ...envelope, payload: { ...error, severity: 'fatal', metadata } })];
+    if (result) events.push(Event.create('result', { ...envelope, payload: { ...result, metadata } }));
+    return events;
   }
 
-  private async finish(exited: Promise<ExitInfo | Error>, pumps: Promise<void>[]): Promise<RunOutcome> {
+  private async finish(exited: Promise<ExitInfo | { spawnError: Error }>, pumps: Promise<void>[]): Promise<RunOutcome> {
     const result = await exited;
     this.exited = true;
     this.queue.unbound();
-    const spawnError = result instanceof Error ? result : null;
-    const exit: ExitInfo = spawnError ? { code: null, signal: null } : (result as ExitInfo);
+    // Not `instanceof Error`: Node's errors come from another realm when run inside a vm (jest).
+    const spawnError = 'spawnError' in result ? result.spawnError : null;
+    const exit: ExitInfo = 'spawnError' in result ? { code: null, signal: null } : result;
     // Whatever the CLI left behind (its group, commands that left the tree) ends with it.
     if (this.stopping) await this.stopping;
     else if (this.tree) {
@@ -244,16 +253,15 @@ class ChildRun implements Run {
     }
     await drained;
     if (spawnError) {
-      this.emit([this.closing('error', { message: `could not start ${this.argv[0] ?? ''}: ${spawnError.message}`, code: 'spawn_failed', severity: 'fatal' })]);
-      this.emit([this.closing('result', { status: 'failed', stop_reason: 'spawn_failed' })]);
+      this.emit(this.ending({ message: `could not start ${this.argv[0] ?? ''}: ${spawnError.message}`, code: 'spawn_failed' }, { status: 'failed', stop_reason: 'spawn_failed' }));
     } else if (this.stopReason) {
       // The decoder's "no result line" ending does not apply: the runner ended the run, and says so.
       const owed = this.decoder.end(exit).filter((event) => event.kind !== 'result' && !(event.kind === 'error' && event.payload.code === 'no_result'));
-      const metadata = { exit_code: exit.code, signal: exit.signal };
       const code = this.stopReason === 'timeout' ? 'timeout' : 'aborted';
+      const status = this.stopReason === 'timeout' ? 'timed_out' : 'aborted';
       this.emit(owed);
-      this.emit([this.closing('error', { message: this.stopMessage, code, severity: 'fatal', metadata })]);
-      if (!this.tally.sawResult) this.emit([this.closing('result', { status: this.stopReason === 'timeout' ? 'timed_out' : 'aborted', stop_reason: code, metadata })]);
+      // A result the CLI printed itself is kept, and no second one added.
+      this.emit(this.ending({ message: this.stopMessage, code, metadata: { exit_code: exit.code, signal: exit.signal } }, this.tally.sawResult ? null : { status, stop_reason: code }));
     } else {
       this.emit(this.decoder.end(exit));
     }
@@ -269,6 +277,7 @@ function delay(ms: number): Promise<void> {
 
 function describeReason(reason: unknown): string | undefined {
   if (reason === undefined) return undefined;
-  if (reason instanceof Error) return reason.message;
+  // Duck-typed: an Error (or DOMException) made in another realm is not `instanceof Error` here.
+  if (typeof reason === 'object' && reason !== null && typeof (reason as { message?: unknown }).message === 'string') return (reason as { message: string }).message;
   return String(reason);
 }

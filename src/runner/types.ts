@@ -5,7 +5,7 @@ import type { EventKind } from '../registry/kinds';
 export type RunProvider = 'claude' | 'codex' | 'gemini';
 
 /**
- * A permission preset, mapped to each CLI's own flags (see `permissionFlags`):
+ * A permission preset, mapped to each CLI's own flags (the table in `src/runner/flags.ts`):
  * - `default`: no flag, the CLI's own default.
  * - `accept-edits`: Claude `--permission-mode acceptEdits`; Codex `--sandbox workspace-write`; Gemini `--approval-mode auto_edit`.
  * - `bypass`: Claude `--dangerously-skip-permissions`, Codex `--dangerously-bypass-approvals-and-sandbox`, Gemini `--yolo`.

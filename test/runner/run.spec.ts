@@ -183,6 +183,19 @@ describe('startRun (with a stand-in CLI)', () => {
     expect(events[1]).toMatchObject({ payload: { code: 'no_result', severity: 'fatal' } });
   });
 
+  it('an executable that cannot start (its interpreter is missing): a spawn_failed error and a failed result', async () => {
+    const script = join(dir, 'broken-cli');
+    writeFileSync(script, '#!/nonexistent-interpreter\n', { mode: 0o755 });
+    const run = startRun({ provider: 'codex', prompt: 'hi', executable: script });
+    expect(run.pid).toBeUndefined();
+    const { events, outcome } = await collect(run);
+    expect(outcome).toMatchObject({ status: 'failed', exitCode: null, signal: null, sessionId: null });
+    expect(events).toMatchObject([
+      { kind: 'error', provider: 'codex', sequence: 0, payload: { code: 'spawn_failed', severity: 'fatal' } },
+      { kind: 'result', sequence: 1, payload: { status: 'failed', stop_reason: 'spawn_failed' } },
+    ]);
+  });
+
   it('keepRaw is the decoder option', async () => {
     const { events } = await collect(fake({ FAKE_FIXTURE: fixture('claude', 'plain') }, { keepRaw: 'none' }));
     expect(events.every((event) => event.raw === null)).toBe(true);
