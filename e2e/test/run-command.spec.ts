@@ -80,6 +80,16 @@ describe('cli-subprocess-core run with the real CLIs', () => {
     expect(stillRunning(tree)).toEqual([]);
   });
 
+  it('claude: a reader that leaves early (EPIPE) during a slow stream → exit 141, no crash, no process left', async () => {
+    const { command } = await startRunCommand('claude', [ENDLESS_STREAM], ['--partial', 'Answer slowly.']);
+    await command.line((line) => line.includes('"kind":"assistant_delta"'));
+    const tree = snapshotTree(command.child.pid as number);
+    command.child.stdout?.destroy(); // as `… | head -1` does once it has its line
+    const exit = await command.exited;
+    expect([exit.status, exit.stderr]).toEqual([141, '']);
+    expect(stillRunning(tree)).toEqual([]);
+  });
+
   it('claude: --timeout during a slow stream → exit 1, a timed_out result', async () => {
     const { command } = await startRunCommand('claude', [ENDLESS_STREAM], ['--timeout', '3', 'Answer slowly.']);
     const exit = await command.exited;
