@@ -1,9 +1,15 @@
 import { existsSync } from 'node:fs';
-import { cliPath, type CliName } from '../scripted/setup';
+import { join } from 'node:path';
+import { E2E_BIN, type CliName } from '../scripted/setup';
+
+/** The pinned CLIs missing from `bin`. */
+export function missingClis(bin: string = E2E_BIN): CliName[] {
+  return (['claude', 'codex', 'gemini'] as CliName[]).filter((name) => !existsSync(join(bin, name)));
+}
 
 /** The real-CLI suite cannot run without the pinned CLIs: fail loudly rather than skip. */
 export default function globalSetup(): void {
-  const missing = (['claude', 'codex', 'gemini'] as CliName[]).filter((name) => !existsSync(cliPath(name)));
+  const missing = missingClis();
   if (missing.length > 0) {
     throw new Error(`The real-CLI suite needs the pinned CLIs (missing: ${missing.join(', ')} in e2e/node_modules/.bin); run: npm ci --prefix e2e`);
   }
