@@ -130,10 +130,9 @@ export class ProcessTree {
    * Adds the root's descendants alive now. Once the root is gone its children are orphans of pid 1,
    * so only the members of its process group (which outlives the leader) are found then.
    */
-  refresh(): void {
+  refresh(processes: readonly ProcStat[] = listProcesses()): void {
     const root = this.root;
     if (!root) return;
-    const processes = listProcesses();
     const found = isRunning(root) ? descendantsOf(root, processes) : processes.filter((stat) => stat.pgid === root.pid && stat.pid !== root.pid && stat.startTime >= root.startTime);
     for (const stat of found) {
       const known = this.known.get(stat.pid);
@@ -183,6 +182,35 @@ export class ProcessTree {
     // Without /proc nothing can be checked: the group gets its SIGKILL anyway.
     if (!HAS_PROC) trySignal(-this.rootPid, 'SIGKILL');
   }
+}
+
+/** How often watched trees are refreshed. */
+const WATCH_MS = 250;
+const watched = new Set<ProcessTree>();
+let watchTimer: NodeJS.Timeout | null = null;
+
+/**
+ * Refreshes `tree` every 250 ms until the answered function is called. One /proc scan per tick
+ * serves every watched tree: a scan reads every process's stat (several ms on a busy host),
+ * so twenty concurrent runs must not scan twenty times.
+ */
+export function watchTree(tree: ProcessTree): () => void {
+  watched.add(tree);
+  if (!watchTimer) {
+    watchTimer = setInterval(() => {
+      const processes = listProcesses();
+      for (const each of watched) each.refresh(processes);
+    }, WATCH_MS);
+    // The runs' child processes keep the event loop alive; this timer alone must not.
+    watchTimer.unref();
+  }
+  return () => {
+    watched.delete(tree);
+    if (watched.size === 0 && watchTimer) {
+      clearInterval(watchTimer);
+      watchTimer = null;
+    }
+  };
 }
 
 function trySignal(pid: number, signal: NodeJS.Signals): void {

@@ -6,13 +6,11 @@ import { EventQueue } from './event-queue';
 import { resolveExecutable } from './executable';
 import { buildArgv, defaultExecutable, FLAGS } from './flags';
 import { OutcomeTally, type StopReason } from './outcome';
-import { ProcessTree } from './process-tree';
+import { ProcessTree, watchTree } from './process-tree';
 import { StderrLines } from './stderr-lines';
 import type { Run, RunOptions, RunOutcome, RunProvider } from './types';
 
 const DEFAULT_GRACE_MS = 2000;
-/** How often the process tree is snapshotted while the CLI runs (commands that leave it must be known before the stop). */
-const REFRESH_MS = 250;
 
 /**
  * Starts a CLI run and returns it at once; iterate it for its normalized events.
@@ -111,10 +109,7 @@ class ChildRun implements Run {
       this.child.once('error', (spawnError) => resolve({ spawnError }));
     });
     const pumps = this.pid === undefined ? [] : [this.pumpStdout(), this.pumpStderr()];
-    if (this.tree) {
-      const refresh = setInterval(() => this.tree?.refresh(), REFRESH_MS);
-      this.cleanups.push(() => clearInterval(refresh));
-    }
+    if (this.tree) this.cleanups.push(watchTree(this.tree));
     this.watchStops();
     this.done = this.finish(exit, pumps);
   }

@@ -2,6 +2,7 @@
 /*
  * A stand-in CLI for the runner's unit tests (no real CLI needed). What it does is set by
  * environment variables, in this order:
+ *   FAKE_IGNORE_TERM  ignore SIGTERM (from the start)
  *   FAKE_ARGV_FILE    write JSON of its argv (after the executable) there
  *   FAKE_STDERR       write this to stderr first
  *   FAKE_FIXTURE      print this file's text FAKE_REPEAT times (default 1) to stdout
@@ -9,7 +10,6 @@
  *   FAKE_STDERR_AFTER write this to stderr after stdout
  *   FAKE_CHILD        start `sleep 300`: "group" in its process group, "setsid" in a session of its
  *                     own (as Gemini's run_shell_command does); its pid goes to FAKE_CHILD_PID_FILE
- *   FAKE_IGNORE_TERM  ignore SIGTERM
  *   FAKE_HANG         keep running until killed
  *   FAKE_EXIT         exit with this code (default 0)
  */
@@ -17,6 +17,8 @@ const { spawn } = require('node:child_process');
 const { readFileSync, writeFileSync } = require('node:fs');
 
 const env = process.env;
+// First, so that no signal can come before it.
+if (env.FAKE_IGNORE_TERM) process.on('SIGTERM', () => {});
 if (env.FAKE_ARGV_FILE) writeFileSync(env.FAKE_ARGV_FILE, JSON.stringify(process.argv.slice(2)));
 if (env.FAKE_STDERR) process.stderr.write(env.FAKE_STDERR);
 function afterStdout() {
@@ -27,7 +29,6 @@ function afterStdout() {
     child.unref();
     if (env.FAKE_CHILD_PID_FILE) writeFileSync(env.FAKE_CHILD_PID_FILE, String(child.pid));
   }
-  if (env.FAKE_IGNORE_TERM) process.on('SIGTERM', () => {});
   if (env.FAKE_HANG) setInterval(() => {}, 1000);
   else process.exitCode = Number(env.FAKE_EXIT || 0);
 }

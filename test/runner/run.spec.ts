@@ -160,11 +160,24 @@ describe('startRun (with a stand-in CLI)', () => {
   });
 
   it('a run stopped after the CLI printed its own result keeps it and adds no second one', async () => {
-    const run = fake({ FAKE_FIXTURE: fixture('claude', 'plain'), FAKE_HANG: '1' }, { timeoutMs: 300 });
-    const { events, outcome } = await collect(run);
-    expect(outcome.status).toBe('timed_out');
+    const run = fake({ FAKE_FIXTURE: fixture('claude', 'plain'), FAKE_HANG: '1' });
+    const events: AnyEvent[] = [];
+    for await (const event of run) {
+      events.push(event);
+      if (event.kind === 'result') run.abort('after the result');
+    }
+    expect((await run.done).status).toBe('aborted');
     expect(events.filter((event) => event.kind === 'result')).toEqual([expect.objectContaining({ payload: expect.objectContaining({ status: 'completed' }) })]);
-    expect(events[events.length - 1]).toMatchObject({ kind: 'error', payload: { code: 'timeout', severity: 'fatal' } });
+    expect(events[events.length - 1]).toMatchObject({ kind: 'error', payload: { code: 'aborted', severity: 'fatal' } });
+  });
+
+  it('timeoutMs stops a CLI that never ends: timed_out, with the timeout error and result', async () => {
+    const { events, outcome } = await collect(fake({ FAKE_HANG: '1' }, { timeoutMs: 200 }));
+    expect(outcome).toMatchObject({ status: 'timed_out', signal: 'SIGTERM' });
+    expect(events.slice(-2)).toMatchObject([
+      { kind: 'error', payload: { code: 'timeout', severity: 'fatal', message: 'the run timed out after 200 ms' } },
+      { kind: 'result', payload: { status: 'timed_out', stop_reason: 'timeout' } },
+    ]);
   });
 
   it('a CLI that exits leaving a process in its group: the process is ended before done resolves', async () => {
