@@ -1,4 +1,5 @@
 import 'reflect-metadata';
+import { wire } from './wire';
 import {
   AssistantDeltaPayload,
   Event,
@@ -70,7 +71,7 @@ describe('Event', () => {
       const event = Event.parse({ kind: 'raw', timestamp: input });
       expect(event.timestamp.getTime()).toBe(ms);
     }
-    expect(Event.parse({ kind: 'raw', timestamp: ms }).toJSON().timestamp).toBe('2026-03-19T00:00:00.000Z');
+    expect(wire(Event.parse({ kind: 'raw', timestamp: ms })).timestamp).toBe('2026-03-19T00:00:00.000Z');
   });
 
   it.each(MODES)('keeps microsecond timestamps digit for digit (%s)', (mode) => {
@@ -78,7 +79,7 @@ describe('Event', () => {
     const event = Event.fromJSON(line, { mode });
     expect(event.timestamp).toBeInstanceOf(PreciseDate);
     expect(event.timestamp.toISOString()).toBe('2026-03-19T00:00:00.123Z');
-    expect(event.toJSON().timestamp).toBe('2026-03-19T00:00:00.123456Z');
+    expect(wire(event).timestamp).toBe('2026-03-19T00:00:00.123456Z');
   });
 
   it.each([['yesterday'], ['2026-13-45T00:00:00Z'], [true], [{}], [NaN]])('rejects timestamp %p', (timestamp) => {
@@ -162,8 +163,8 @@ describe('Event', () => {
     expect(map.payload).toEqual({ tool_name: 'x', tool_call_id: null, input: {}, metadata: {} });
     expect(map.extra_a).toBe(1);
     expect(Object.keys(map)).toEqual(['id', 'kind', 'provider', 'sequence', 'timestamp', 'payload', 'raw', 'provider_session_id', 'metadata', 'extra_a']);
-    expect(typeof event.toJSON().timestamp).toBe('string');
-    expect(JSON.parse(JSON.stringify(event.toJSON()))).toEqual(event.toJSON());
+    expect(typeof wire(event).timestamp).toBe('string');
+    expect(JSON.parse(JSON.stringify(event))).toEqual(wire(event));
   });
 
   it('fromJSON turns bad JSON into a SchemaError with a json issue', () => {

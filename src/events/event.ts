@@ -15,8 +15,7 @@ import {
   PositiveInt,
   Timestamp,
 } from '../schema/conventions';
-import { ParseOptions, ParseSetup, parseAs, parseJsonAs, safeParseAs, safeParseJsonAs, toPlain } from '../schema/engine';
-import { EXTRA, Instance } from '../schema/extra';
+import { ParseOptions, ParseSetup, parseAs, parseJsonAs, replaceExtra, extraOf, safeParseAs, safeParseJsonAs, toPlain } from '../schema/engine';
 import { ModelClass } from '../schema/context';
 import { applyDefaults } from '../schema/field';
 import { ParseResult, SchemaError } from '../schema/issue';
@@ -79,14 +78,18 @@ export class Event<K extends EventKind = EventKind, P extends Payload = PayloadF
   @AnyJson() raw!: JsonValue;
   @OptionalTrimmedString() provider_session_id!: string | null;
   @Metadata() metadata!: JsonObject;
-  /** Unknown envelope keys, kept exactly and written back by `toMap`. */
+  /**
+   * Unknown envelope keys, kept exactly: own properties of the event after its fields, so
+   * `JSON.stringify` writes them back. Reading gives a frozen snapshot; assign a plain JSON
+   * object to replace them.
+   */
   // @Allow: class-validator's `whitelist` would otherwise delete it (and `forbidNonWhitelisted` reject every body).
   @Allow()
   get extra(): JsonObject {
-    return (this as unknown as Instance)[EXTRA] as JsonObject;
+    return extraOf(this) as JsonObject;
   }
   set extra(value: JsonObject) {
-    (this as unknown as Instance)[EXTRA] = value;
+    replaceExtra(this, value);
   }
 
   /** An event with every field at its default (kind and payload unset); prefer `Event.create`. */
@@ -140,8 +143,4 @@ export class Event<K extends EventKind = EventKind, P extends Payload = PayloadF
     return toPlain(this, false);
   }
 
-  /** The JSON-ready form, as `toMap` but with timestamps as text (`JSON.stringify` calls this). */
-  toJSON(): Record<string, unknown> {
-    return toPlain(this, true);
-  }
 }

@@ -1,3 +1,4 @@
+import { toPlain } from '../schema/engine';
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import { Event, Registry, type AnyEvent, type DefaultPayloadClasses, type ParseOptions, type ParseResult, type PayloadClassMap } from '../index';
 import { CLI_SUBPROCESS_CORE_OPTIONS, type CliSubprocessCoreOptions } from './options';
@@ -32,6 +33,6 @@ export class EventParser<M extends PayloadClassMap = DefaultPayloadClasses> {
 
   /** The JSON-ready form of an event (what `JSON.stringify` writes). */
   toJSON(event: AnyEvent<M> | Event): Record<string, unknown> {
-    return event.toJSON();
+    return toPlain(event, true);
   }
 }

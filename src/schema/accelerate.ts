@@ -76,7 +76,7 @@ export function generateParse(wiring: ParseWiring): ParseFn | null {
       how[i] === 'required' ? `ctx.issues.push(MISSING.issueAt(childPath(path, ${i})));` : how[i] === 'constant' ? `v${i} = D[${i}];` : `v${i} = D[${i}]();`;
     return `${read} if (r === undefined || r === null) { ${missing} } else { v${i} = R${i}(r, S[${i}], trusted); if (v${i} instanceof Invalid) ctx.issues.push(v${i}.issueAt(childPath(path, ${i}))); }`;
   };
-  const shape = `function Shape(${[...v, 'x'].join(', ')}) { ${keys.map((key, i) => `this[${quote(key)}] = v${i};`).join(' ')} this[EXTRA] = x; }
+  const shape = `function Shape(${v.join(', ')}) { ${keys.map((key, i) => `this[${quote(key)}] = v${i};`).join(' ')} }
     Shape.prototype = cls.prototype;`;
   const source = `${shape}
     return function parse(input, path, ctx) {
@@ -89,7 +89,9 @@ export function generateParse(wiring: ParseWiring): ParseFn | null {
       ${keys.map(field).join('\n      ')}
       const x = readExtra(input, path, ctx, p);
       if (pf || ctx.issues.length !== before) return INVALID;
-      return (kept.instance = new Shape(${[...v, 'x === undefined ? EMPTY_OBJECT : x'].join(', ')}));
+      const instance = new Shape(${v.join(', ')});
+      if (x !== undefined) attach(instance, x);
+      return (kept.instance = instance);
     };`;
   const env = { ...wiring.env, cls: wiring.cls, kept: wiring.kept };
   return new Function(...Object.keys(env), source)(...Object.values(env)) as ParseFn;

@@ -1,6 +1,6 @@
 import { Kept, Missing, generateParse, generateToMap } from './accelerate';
 import { INVALID, ModelClass, ParseContext, Parsed, expectObject } from './context';
-import { EXTRA, Instance } from './extra';
+import { Instance, attachExtra, detachExtra, extraOf } from './extra';
 import { FieldSpec, fieldsOf } from './field';
 import { MISSING } from './fields/define';
 import { NestedParse, readPayload } from './fields/payload';
@@ -26,6 +26,10 @@ export interface Codec {
   missingValue(index: number): unknown;
   /** Builds an instance from one value per field (in field order) and the unknown keys. */
   build(values: readonly unknown[], extra: Record<string, unknown> | undefined): object;
+  /** The unknown keys of an instance (a frozen snapshot). */
+  extraOf(instance: object): Record<string, unknown>;
+  /** Replaces the unknown keys of an instance with those of `extra` (already checked as JSON data). */
+  replaceExtra(instance: object, extra: Record<string, unknown>): void;
   /** The plain object: declared fields in order, then the unknown keys (`json`: timestamps as text). */
   toMap(instance: object, json: boolean): Record<string, unknown>;
 }
@@ -148,23 +152,33 @@ function makeCodec(cls: ModelClass, fields: readonly FieldSpec[]): Codec {
     }
     const extra = readExtra(input, path, ctx, present);
     if (payloadFailed || ctx.issues.length !== before) return INVALID;
-    instance[EXTRA] = extra ?? EMPTY_OBJECT;
+    if (extra) attach(instance, extra);
     return (kept.instance = instance);
   }
 
   function build(values: readonly unknown[], extra: Record<string, unknown> | undefined): object {
     const instance = new Shape();
     for (let i = 0; i < n; i++) instance[keys[i]] = values[i];
-    instance[EXTRA] = extra ?? EMPTY_OBJECT;
+    if (extra) attach(instance, extra);
     return instance;
+  }
+
+  /** The writer of an instance whose unknown keys sit in the slot (see extra.ts). */
+  function mergedToJSON(this: object): Record<string, unknown> {
+    return toMapOf(this, true);
+  }
+  const attach = (instance: object, extra: Record<string, unknown>): void => attachExtra(instance, extra, mergedToJSON);
+
+  function replaceExtra(instance: object, extra: Record<string, unknown>): void {
+    for (const key of Object.keys(extra)) if (known.has(key)) throw new TypeError(`extra: "${key.slice(0, 40)}" is a declared field of ${cls.name}`);
+    detachExtra(instance, known);
+    attach(instance, extra);
   }
 
   /** Merges the unknown keys back after the declared fields. */
   function writeExtra(instance: object, out: Record<string, unknown>): Record<string, unknown> {
-    const extra = (instance as Instance)[EXTRA];
-    if (extra !== EMPTY_OBJECT && extra !== null && typeof extra === 'object') {
-      for (const key of Object.keys(extra)) if (!known.has(key)) setOwn(out, key, extra[key]);
-    }
+    const extra = extraOf(instance, known);
+    if (extra !== EMPTY_OBJECT) for (const key of Object.keys(extra)) setOwn(out, key, extra[key]);
     return out;
   }
 
@@ -189,9 +203,8 @@ function makeCodec(cls: ModelClass, fields: readonly FieldSpec[]): Codec {
       D: fallback,
       INVALID,
       MISSING,
-      EMPTY_OBJECT,
-      EXTRA,
       Invalid,
+      attach,
       getInput,
       isInstanceInput,
       expectObject,
@@ -202,5 +215,15 @@ function makeCodec(cls: ModelClass, fields: readonly FieldSpec[]): Codec {
     },
   });
   const generatedToMap = generateToMap(keys, payloadAt, scalar, kept, { write, writePayload, writeExtra });
-  return { cls, parse: generatedParse ?? parse, readExtra, missingValue, build, toMap: generatedToMap ?? toMap };
+  const toMapOf = generatedToMap ?? toMap;
+  return {
+    cls,
+    parse: generatedParse ?? parse,
+    readExtra,
+    missingValue,
+    build,
+    toMap: toMapOf,
+    extraOf: (instance) => extraOf(instance, known),
+    replaceExtra,
+  };
 }

@@ -1,6 +1,8 @@
 import { codecOf } from './codec';
 import { INVALID, ModelClass, ParseContext } from './context';
 import { UnreadableInput } from './input';
+import { isPlainObject, readJsonData } from './json';
+import { Invalid } from './issue';
 import { Issue, ParseResult, SchemaError, preview, typeName } from './issue';
 import { referenceParse } from './reference';
 
@@ -21,6 +23,8 @@ export type ErrorFactory = (issues: Issue[], ctx: ParseContext, cls: ModelClass)
 export interface ParseSetup {
   readonly toError: ErrorFactory;
   readonly payloadClass?: ParseContext['payloadClass'];
+  /** A context of this setup for parsing JSON text, idle between calls (see `borrowContext`). */
+  spare?: ParseContext;
 }
 
 /** A thrown value as short text; never throws itself (a value's `toString` can). */
@@ -51,57 +55,91 @@ function newContext(setup: ParseSetup, trusted: boolean): ParseContext {
   return { issues: [], trusted, payloadClass: setup.payloadClass };
 }
 
-/**
- * `{ success, data | error }` for `input` as an instance of `cls`; never throws on bad input.
- * `trusted` input came straight out of JSON.parse (JSON by construction and fresh), so its
- * values are neither walked nor copied.
+/*
+ * A stream of lines parses one after another, and a parse that succeeds leaves its context
+ * as it found it (no issues): the next line reuses it instead of allocating a context and an
+ * issues array per line. Taken while in use (a registry that parses from inside `classFor`),
+ * a fresh one is made; one that collected issues is never given back.
  */
+function borrowContext(setup: ParseSetup): ParseContext {
+  const spare = setup.spare;
+  if (spare === undefined) return newContext(setup, true);
+  setup.spare = undefined;
+  return spare;
+}
+
+function giveBack(setup: ParseSetup, ctx: ParseContext): void {
+  ctx.kind = undefined;
+  setup.spare = ctx;
+}
+
+/** `{ success, data | error }` for `input` as an instance of `cls`; never throws on bad input. */
 export function safeParseAs<T extends object>(
   cls: ModelClass<T>,
   input: unknown,
   options: ParseOptions | undefined,
   setup: ParseSetup,
-  trusted = false,
 ): ParseResult<T> {
-  const ctx = newContext(setup, trusted);
+  const ctx = newContext(setup, false);
   const value = run(cls, input, options, ctx);
   if (value === INVALID || ctx.issues.length) return { success: false, error: setup.toError(ctx.issues, ctx, cls) };
   return { success: true, data: value as T };
 }
 
 /** Like `safeParseAs`, but answers the instance and throws the `SchemaError` (no result object on the way). */
-export function parseAs<T extends object>(cls: ModelClass<T>, input: unknown, options: ParseOptions | undefined, setup: ParseSetup, trusted = false): T {
-  const ctx = newContext(setup, trusted);
+export function parseAs<T extends object>(cls: ModelClass<T>, input: unknown, options: ParseOptions | undefined, setup: ParseSetup): T {
+  const ctx = newContext(setup, false);
   const value = run(cls, input, options, ctx);
   if (value === INVALID || ctx.issues.length) throw setup.toError(ctx.issues, ctx, cls);
   return value as T;
 }
 
-/** JSON.parse of one line, or the `SchemaError` (issue code `json`) that bad JSON gets; never a raw SyntaxError. */
-function readJsonText(cls: ModelClass, text: string, setup: ParseSetup): { input: unknown } | { error: SchemaError } {
+/** Why a text is not JSON: what `readJsonText` answers instead of a value. */
+class BadJson {
+  constructor(readonly message: string) {}
+}
+
+/** JSON.parse of one line, or a `BadJson`; never a raw SyntaxError. */
+function readJsonText(text: string): unknown {
   try {
     // Only text is JSON: a number, Buffer or object would otherwise be coerced by JSON.parse.
     if (typeof text !== 'string') throw new TypeError(`expected a string, got ${typeName(text)}`);
-    return { input: JSON.parse(text) };
+    return JSON.parse(text);
   } catch (cause) {
-    const message = `invalid JSON: ${preview(cause instanceof Error ? cause.message : describeThrown(cause))}`;
-    const ctx: ParseContext = { issues: [{ code: 'json', message, path: [] }], trusted: true };
-    return { error: setup.toError(ctx.issues, ctx, cls) };
+    return new BadJson(`invalid JSON: ${preview(cause instanceof Error ? cause.message : describeThrown(cause))}`);
   }
 }
 
-/** Parses one line of JSON text into `{ success, data | error }`. */
+/** The `SchemaError` (issue code `json`) that bad JSON gets. */
+function jsonError(cls: ModelClass, bad: BadJson, setup: ParseSetup): SchemaError {
+  const ctx: ParseContext = { issues: [{ code: 'json', message: bad.message, path: [] }], trusted: true };
+  return setup.toError(ctx.issues, ctx, cls);
+}
+
+/**
+ * Parses one line of JSON text into `{ success, data | error }`. JSON.parse output is trusted:
+ * JSON by construction and fresh, so it is neither walked nor copied, only checked for what
+ * JSON.parse can still produce.
+ */
 export function safeParseJsonAs<T extends object>(cls: ModelClass<T>, text: string, options: ParseOptions | undefined, setup: ParseSetup): ParseResult<T> {
-  const read = readJsonText(cls, text, setup);
-  // JSON.parse output is trusted: not copied, and only checked for what JSON.parse can still produce.
-  return 'error' in read ? { success: false, error: read.error } : safeParseAs(cls, read.input, options, setup, true);
+  const input = readJsonText(text);
+  if (input instanceof BadJson) return { success: false, error: jsonError(cls, input, setup) };
+  const ctx = borrowContext(setup);
+  const value = run(cls, input, options, ctx);
+  if (value === INVALID || ctx.issues.length) return { success: false, error: setup.toError(ctx.issues, ctx, cls) };
+  giveBack(setup, ctx);
+  return { success: true, data: value as T };
 }
 
 /** Parses one line of JSON text; throws the `SchemaError`. */
 export function parseJsonAs<T extends object>(cls: ModelClass<T>, text: string, options: ParseOptions | undefined, setup: ParseSetup): T {
-  const read = readJsonText(cls, text, setup);
-  if ('error' in read) throw read.error;
-  return parseAs(cls, read.input, options, setup, true);
+  const input = readJsonText(text);
+  if (input instanceof BadJson) throw jsonError(cls, input, setup);
+  const ctx = borrowContext(setup);
+  const value = run(cls, input, options, ctx);
+  if (value === INVALID || ctx.issues.length) throw setup.toError(ctx.issues, ctx, cls);
+  giveBack(setup, ctx);
+  return value as T;
 }
 
 /** The plain snake_case object of an instance (`json`: with timestamps as text). */
@@ -109,3 +147,20 @@ export function toPlain(instance: object, json: boolean): Record<string, unknown
   return codecOf(instance.constructor as ModelClass).toMap(instance, json);
 }
 
+
+/** The unknown keys of an instance (the `extra` accessor): a frozen snapshot. */
+export function extraOf(instance: object): Record<string, unknown> {
+  return codecOf(instance.constructor as ModelClass).extraOf(instance);
+}
+
+/**
+ * Replaces the unknown keys of an instance (the `extra` setter). They must be a plain object of
+ * JSON data naming no declared field; anything else is a TypeError, since a setter cannot answer
+ * with issues. The value is copied: a later change to it does not reach the instance.
+ */
+export function replaceExtra(instance: object, value: unknown): void {
+  if (!isPlainObject(value)) throw new TypeError(`extra must be a plain object of JSON data, got ${typeName(value)}`);
+  const copy = readJsonData(value, false);
+  if (copy instanceof Invalid) throw new TypeError(`extra must be a plain object of JSON data: ${copy.message}`);
+  codecOf(instance.constructor as ModelClass).replaceExtra(instance, copy as Record<string, unknown>);
+}

@@ -1,4 +1,3 @@
-import { EXTRA, Instance } from './extra';
 import type { JsonSchema } from './json-schema';
 
 /** The value shapes a field can have; each has one rule module in `src/schema/fields/`. */
@@ -83,10 +82,9 @@ export function fieldsOf(cls: object): readonly FieldSpec[] {
 /**
  * Sets every field of a fresh instance (what `new X()` gives, as NestJS and class-transformer
  * build it): defaults as fresh values, required fields as undefined so that every instance
- * holds its fields in wire order, and an empty, mutable `extra`.
+ * holds its fields in wire order (and no unknown keys).
  */
 export function applyDefaults(instance: object, cls: object): void {
   const target = instance as Record<string, unknown>;
   for (const spec of fieldsOf(cls)) target[spec.key] = spec.default ? spec.default() : undefined;
-  (instance as Instance)[EXTRA] = {};
 }

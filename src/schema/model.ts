@@ -1,7 +1,6 @@
 import { Allow } from 'class-validator';
 import { ModelClass } from './context';
-import { ParseOptions, ParseSetup, parseAs, parseJsonAs, safeParseAs, toPlain } from './engine';
-import { EXTRA, Instance } from './extra';
+import { ParseOptions, ParseSetup, parseAs, parseJsonAs, replaceExtra, extraOf, safeParseAs, toPlain } from './engine';
 import { applyDefaults } from './field';
 import { ParseResult } from './issue';
 import { JsonObject } from './json';
@@ -32,14 +31,18 @@ export type ConcreteModel<T extends Model> = ModelClass<T> & { readonly parseSet
  * (`ToolUsePayload.parse(x)` returns a `ToolUsePayload`).
  */
 export abstract class Model {
-  /** Keys the class does not declare, kept exactly as received and written back by `toMap`. */
+  /**
+   * Keys the class does not declare, kept exactly as received: own properties of the instance
+   * after its fields, so `JSON.stringify` writes them back. Reading gives a frozen snapshot;
+   * assign a plain JSON object to replace them.
+   */
   // @Allow: class-validator's `whitelist` would otherwise delete it (and `forbidNonWhitelisted` reject every body).
   @Allow()
   get extra(): JsonObject {
-    return (this as unknown as Instance)[EXTRA] as JsonObject;
+    return extraOf(this) as JsonObject;
   }
   set extra(value: JsonObject) {
-    (this as unknown as Instance)[EXTRA] = value;
+    replaceExtra(this, value);
   }
 
   /** A model with every field at its default (required fields stay unset). */
@@ -80,8 +83,4 @@ export abstract class Model {
     return toPlain(this, false);
   }
 
-  /** The JSON-ready form, as `toMap` but with timestamps as text (`JSON.stringify` calls this). */
-  toJSON(): Record<string, unknown> {
-    return toPlain(this, true);
-  }
 }

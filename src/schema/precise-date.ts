@@ -49,87 +49,62 @@ const DOT = 46;
 const PLUS = 43;
 
 /**
- * Epoch ms at the start of the hour that `text` begins with (`YYYY-MM-DD[Tt ]HH`), or NaN when
- * that is not a real calendar day and hour.
+ * Epoch ms of a strict ISO 8601 date-time with an explicit offset:
+ * `YYYY-MM-DD[T ]HH:MM[:SS[.fraction]](Z|±HH[:]MM)`, fractions up to nanoseconds
+ * (cut to ms: other runtimes emit more digits than a Date holds). NaN when the
+ * text is not of that form or names no real calendar time (Feb 30, 25:00).
+ * Hand-written because it runs once per event; stricter than Date.parse, which
+ * rolls Feb 30 over to March. Each character is read once: strings out of JSON.parse
+ * are often slices of the line, on which every `charCodeAt` pays for the indirection.
  */
-function hourMs(text: string): number {
+export function parseIsoMs(text: string): number {
+  if (text.length < 17) return NaN;
   const sep = text.charCodeAt(10);
-  if (text.charCodeAt(4) !== DASH || text.charCodeAt(7) !== DASH) return NaN;
+  if (text.charCodeAt(4) !== DASH || text.charCodeAt(7) !== DASH || text.charCodeAt(13) !== COLON) return NaN;
   if (sep !== 84 /* T */ && sep !== 116 /* t */ && sep !== 32 /* space */) return NaN;
   const high = twoDigits(text, 0);
   const low = twoDigits(text, 2);
   const month = twoDigits(text, 5);
   const day = twoDigits(text, 8);
   const hour = twoDigits(text, 11);
+  const minute = twoDigits(text, 14);
   if (high < 0 || low < 0) return NaN;
   const year = high * 100 + low;
   const monthDays = month === 2 && isLeap(year) ? 29 : DAYS_IN_MONTH[month - 1];
-  if (!(month >= 1 && month <= 12 && day >= 1 && day <= monthDays && hour >= 0 && hour <= 23)) return NaN;
-  return (daysFromCivil(year, month, day) * 24 + hour) * 3_600_000;
-}
-
-/*
- * The hour a stream's timestamps share: events of one run carry the same date and hour, so
- * the calendar part is read and checked once per hour, not once per event.
- */
-let cachedHour = '';
-let cachedHourMs = 0;
-
-/**
- * Epoch ms of a strict ISO 8601 date-time with an explicit offset:
- * `YYYY-MM-DD[T ]HH:MM[:SS[.fraction]](Z|±HH[:]MM)`, fractions up to nanoseconds
- * (cut to ms: other runtimes emit more digits than a Date holds). NaN when the
- * text is not of that form or names no real calendar time (Feb 30, 25:00).
- * Hand-written because it runs once per event; stricter than Date.parse, which
- * rolls Feb 30 over to March.
- */
-export function parseIsoMs(text: string): number {
-  if (text.length < 17 || text.charCodeAt(13) !== COLON) return NaN;
-  let base: number;
-  if (text.startsWith(cachedHour) && cachedHour !== '') {
-    base = cachedHourMs;
-  } else {
-    base = hourMs(text);
-    if (base !== base) return NaN; // NaN
-    cachedHour = text.slice(0, 13);
-    cachedHourMs = base;
-  }
-  const minute = twoDigits(text, 14);
-  if (minute < 0 || minute > 59) return NaN;
+  if (!(month >= 1 && month <= 12 && day >= 1 && day <= monthDays && hour >= 0 && hour <= 23 && minute >= 0 && minute <= 59)) return NaN;
   let i = 16;
   let second = 0;
   let ms = 0;
-  if (text.charCodeAt(i) === COLON) {
+  let c = text.charCodeAt(i);
+  if (c === COLON) {
     second = twoDigits(text, 17);
     if (second < 0 || second > 59) return NaN;
     i = 19;
-    if (text.charCodeAt(i) === DOT) {
+    c = text.charCodeAt(i);
+    if (c === DOT) {
       const start = ++i;
-      while (i < text.length && text.charCodeAt(i) >= 48 && text.charCodeAt(i) <= 57) i++;
+      // Digits past the third are below a millisecond: a Date cannot hold them.
+      for (c = text.charCodeAt(i); c >= 48 && c <= 57; c = text.charCodeAt(++i)) if (i - start < 3) ms = ms * 10 + (c - 48);
       const count = i - start;
       if (count === 0 || count > 9) return NaN;
-      // Digits past the third are below a millisecond: a Date cannot hold them.
-      ms = (text.charCodeAt(start) - 48) * 100;
-      if (count > 1) ms += (text.charCodeAt(start + 1) - 48) * 10;
-      if (count > 2) ms += text.charCodeAt(start + 2) - 48;
+      if (count < 3) ms *= count === 1 ? 100 : 10;
     }
   }
   let offset = 0;
-  const zone = text.charCodeAt(i);
-  if (zone === PLUS || zone === DASH) {
+  if (c === PLUS || c === DASH) {
     const hours = twoDigits(text, i + 1);
     i += text.charCodeAt(i + 3) === COLON ? 4 : 3;
     const minutes = twoDigits(text, i);
     i += 2;
     if (!(hours >= 0 && hours <= 23 && minutes >= 0 && minutes <= 59)) return NaN;
-    offset = (zone === PLUS ? 1 : -1) * (hours * 60 + minutes);
-  } else if (zone === 90 /* Z */ || zone === 122 /* z */) {
+    offset = (c === PLUS ? 1 : -1) * (hours * 60 + minutes);
+  } else if (c === 90 /* Z */ || c === 122 /* z */) {
     i++;
   } else {
     return NaN;
   }
   if (i !== text.length) return NaN;
-  return base + (minute - offset) * 60_000 + second * 1000 + ms;
+  return ((daysFromCivil(year, month, day) * 24 + hour) * 60 + minute - offset) * 60_000 + second * 1000 + ms;
 }
 
 /** The largest |epoch ms| a Date can hold. */

@@ -1,4 +1,5 @@
 import { Body, Controller, Get, Injectable, type INestApplication, Module, Post } from '@nestjs/common';
+import { wire } from '../wire';
 import request from 'supertest';
 import { type AnyEvent, OptionalTrimmedString, Registry, ToolUsePayload } from '../../src';
 import { CliSubprocessCoreModule, EventParser, ParseEventPipe } from '../../src/nest';
@@ -111,6 +112,6 @@ describe('CliSubprocessCoreModule', () => {
     expect(parser.registry).toBe(Registry.default);
     const event = new ParseEventPipe().transform(toolUse);
     expect(event.payload).toBeInstanceOf(ToolUsePayload);
-    expect(parser.toJSON(event)).toEqual(event.toJSON());
+    expect(parser.toJSON(event)).toEqual(wire(event));
   });
 });

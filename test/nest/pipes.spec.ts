@@ -1,4 +1,5 @@
 import { Body, Controller, type INestApplication, Post } from '@nestjs/common';
+import { wire } from '../wire';
 import { expectTypeOf } from 'expect-type';
 import request from 'supertest';
 import { type AnyEvent, AssistantDeltaPayload, Event, ToolUsePayload } from '../../src';
@@ -11,17 +12,17 @@ class EventsController {
   receive(@Body(new ParseEventPipe()) event: AnyEvent): Record<string, unknown> {
     // Only a real Event instance with a real payload instance gets through.
     if (!(event instanceof Event)) throw new Error('not an Event');
-    return { ...event.toJSON(), payload_class: event.payload.constructor.name };
+    return { ...wire(event), payload_class: event.payload.constructor.name };
   }
 
   @Post('tool-use')
   toolUse(@Body(new ParsePayloadPipe(ToolUsePayload)) payload: ToolUsePayload): Record<string, unknown> {
-    return { ...payload.toJSON(), is_instance: payload instanceof ToolUsePayload };
+    return { ...wire(payload), is_instance: payload instanceof ToolUsePayload };
   }
 
   @Post('delta')
   delta(@Body(new ParsePayloadPipe(AssistantDeltaPayload)) payload: AssistantDeltaPayload): Record<string, unknown> {
-    return payload.toJSON();
+    return wire(payload);
   }
 }
 
@@ -43,7 +44,7 @@ describe('ParseEventPipe and ParsePayloadPipe in a Nest app', () => {
 
   it('answers 201 with the normalized event, unknown keys kept at both levels', async () => {
     const res = await request(app.getHttpServer()).post('/events').send(body).expect(201);
-    const expected = Event.parse(body).toJSON();
+    const expected = wire(Event.parse(body));
     expect(res.body).toEqual({ ...expected, payload_class: 'ToolUsePayload' });
     expect(res.body).toMatchObject({
       provider: 'claude',

@@ -9,7 +9,7 @@ export class RunsController {
   // One event: unknown keys kept in `extra`; invalid input answers 400 with the issue paths.
   @Post('events')
   receive(@Body(ParseEventPipe) event: AnyEvent) {
-    return event; // serialized with event.toJSON()
+    return event; // JSON.stringify(event) is the wire form
   }
 
   // One payload class, parsed by the library the same way.

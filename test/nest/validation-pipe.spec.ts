@@ -1,4 +1,5 @@
 import { Body, Controller, type INestApplication, Post, ValidationPipe } from '@nestjs/common';
+import { wire } from '../wire';
 import request from 'supertest';
 import { AssistantDeltaPayload, Event, ToolUsePayload } from '../../src';
 import { startApp } from './start-app';
@@ -29,7 +30,7 @@ class DtoController {
 
   @Post('whitelist')
   whitelist(@Body(new ValidationPipe({ transform: true, whitelist: true })) body: ToolUsePayload): Record<string, unknown> {
-    return { keys: Object.keys(body).sort(), json: body.toJSON() };
+    return { keys: Object.keys(body).sort(), json: wire(body) };
   }
 }
 

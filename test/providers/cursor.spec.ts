@@ -1,4 +1,5 @@
 import 'reflect-metadata';
+import { wire } from '../wire';
 import type { AnyEvent } from '../../src';
 import { cursorProfile } from '../../src/providers/cursor';
 import { createDecoder } from '../../src/providers/decoder';
@@ -28,7 +29,7 @@ function decodeAll(lines: readonly (object | string)[]): AnyEvent[] {
 }
 
 const kinds = (events: AnyEvent[]) => events.map((event) => event.kind);
-const payload = (event: AnyEvent | undefined) => (event?.toJSON() as { payload: Record<string, unknown> }).payload;
+const payload = (event: AnyEvent | undefined) => (wire(event!) as { payload: Record<string, unknown> }).payload;
 const ofKind = (events: AnyEvent[], kind: string) => events.filter((event) => event.kind === kind).map(payload);
 
 describe('detect', () => {

@@ -1,4 +1,5 @@
 import 'reflect-metadata';
+import { wire } from '../wire';
 import type { AnyEvent } from '../../src';
 import { createDecoder, type Decoder } from '../../src/providers/decoder';
 import { detectProvider } from '../../src/providers/detect';
@@ -35,7 +36,7 @@ function decodeAll(lines: readonly (object | string)[], exit: { code: number | n
 }
 
 const kinds = (events: AnyEvent[]) => events.map((event) => event.kind);
-const payload = (event: AnyEvent | undefined) => (event?.toJSON() as { payload: Record<string, unknown> }).payload;
+const payload = (event: AnyEvent | undefined) => (wire(event!) as { payload: Record<string, unknown> }).payload;
 
 describe('assistant text', () => {
   it('emits each delta byte for byte and one assistant_message with their concatenation', () => {

@@ -1,4 +1,5 @@
 import 'reflect-metadata';
+import { wire } from '../wire';
 import type { AnyEvent } from '../../src';
 import { createDecoder, type ExitInfo } from '../../src/providers/decoder';
 import { detectProvider } from '../../src/providers/detect';
@@ -29,7 +30,7 @@ function decodeAll(lines: readonly (object | string)[], exit: ExitInfo | 'file' 
 }
 
 const kinds = (events: AnyEvent[]) => events.map((event) => event.kind);
-const payload = (event: AnyEvent | undefined) => (event?.toJSON() as { payload: Record<string, unknown> }).payload;
+const payload = (event: AnyEvent | undefined) => (wire(event!) as { payload: Record<string, unknown> }).payload;
 const ofKind = (events: AnyEvent[], kind: string) => events.filter((event) => event.kind === kind).map(payload);
 
 describe('detect', () => {
