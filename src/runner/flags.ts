@@ -89,7 +89,7 @@ export function defaultExecutable(provider: RunProvider): string {
  * option the provider's CLI cannot take.
  */
 export function buildArgv(provider: RunProvider, options: ArgvOptions): string[] {
-  const flags = FLAGS[provider];
+  const flags = Object.prototype.hasOwnProperty.call(FLAGS, provider) ? FLAGS[provider] : undefined;
   if (!flags) throw new TypeError(`provider must be one of ${Object.keys(FLAGS).join(', ')}; got ${JSON.stringify(provider)}`);
   if (typeof options.prompt !== 'string') throw new TypeError('prompt must be a string');
   const permission = options.permission ?? 'default';

@@ -167,9 +167,15 @@ export class ProcessTree {
   async stop(graceMs: number): Promise<void> {
     this.refresh();
     this.signal('SIGTERM');
+    if (!HAS_PROC) {
+      // Nothing can be checked: the group gets its SIGKILL after the grace period.
+      await sleep(graceMs);
+      trySignal(-this.rootPid, 'SIGKILL');
+      return;
+    }
     const deadline = Date.now() + graceMs;
     while (this.running().length > 0 && Date.now() < deadline) {
-      // Children the CLI starts while shutting down join the tree before they are signalled.
+      // Children the CLI starts while shutting down join the tree, so the SIGKILL below reaches them.
       this.refresh();
       await sleep(50);
     }
@@ -179,8 +185,6 @@ export class ProcessTree {
       this.signal('SIGKILL');
       await sleep(attempt < 20 ? 25 : 250);
     }
-    // Without /proc nothing can be checked: the group gets its SIGKILL anyway.
-    if (!HAS_PROC) trySignal(-this.rootPid, 'SIGKILL');
   }
 }
 

@@ -4,7 +4,7 @@ import { createDecoder, type Decoder, type ExitInfo } from '../providers/decoder
 import { splitLines } from '../providers/lines';
 import { EventQueue } from './event-queue';
 import { resolveExecutable } from './executable';
-import { buildArgv, defaultExecutable, FLAGS } from './flags';
+import { buildArgv, defaultExecutable } from './flags';
 import { OutcomeTally, type StopReason } from './outcome';
 import { ProcessTree, watchTree } from './process-tree';
 import { StderrLines } from './stderr-lines';
@@ -25,13 +25,10 @@ const DEFAULT_GRACE_MS = 2000;
  * const outcome = await run.done; // { status: 'completed', exitCode: 0, … }
  */
 export function startRun(options: RunOptions): Run {
-  const provider = options?.provider;
-  if (!Object.prototype.hasOwnProperty.call(FLAGS, provider)) {
-    throw new TypeError(`provider must be one of ${Object.keys(FLAGS).join(', ')}; got ${JSON.stringify(provider)}`);
-  }
+  const { provider } = options;
+  const argv = buildArgv(provider, options);
   checkDuration('timeoutMs', options.timeoutMs);
   checkDuration('killGraceMs', options.killGraceMs);
-  const argv = buildArgv(provider, options);
   const cwd = options.cwd ?? process.cwd();
   const env = mergeEnv(options.env);
   const executable = resolveExecutable(options.executable ?? defaultExecutable(provider), provider, env.PATH, cwd);
