@@ -21,14 +21,17 @@ export interface CliExpectations {
   readonly failingCommandIsError: boolean;
   /** Whether `--output-format stream-json` prints the model's thoughts (Gemini CLI 0.61 drops the thought parts it receives). */
   readonly printsThinking: boolean;
+  /** A model name the CLI accepts against its scripted endpoint (Codex: `gpt-5.5`, else a model-metadata error item). */
+  readonly model: string;
 }
 
 export function describeCliScenarios(name: CliName, expected: CliExpectations): void {
   const start = scriptedRuns();
 
-  it('a plain answer: stderr before run_started has no session id, everything after has it, one sequence', async () => {
-    const { run } = await start(name, scenario('plain').prompt, scenario('plain').script);
+  it('a plain answer with a model: stderr before run_started has no session id, everything after has it, one sequence', async () => {
+    const { run, cli } = await start(name, scenario('plain').prompt, scenario('plain').script, { model: expected.model });
     const { events, outcome } = await collect(run);
+    expect(JSON.stringify(cli.server.requests.map((request) => [request.url, request.body]))).toContain(expected.model);
     expect(outcome).toMatchObject({ status: 'completed', exitCode: 0, signal: null });
     checkStream(events, outcome);
     expect(first(events, 'assistant_message')?.payload.content).toEqual([expect.objectContaining({ text: 'Hello from the scripted model.' })]);

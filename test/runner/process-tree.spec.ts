@@ -14,6 +14,12 @@ describe('parseStat', () => {
     expect(parseStat('12 (x)')).toBeNull();
   });
 
+  it('a pid whose start time differs is another process (pid reuse): not running', () => {
+    const self = readStat(process.pid) as ProcStat;
+    expect(isRunning(self)).toBe(true);
+    expect(isRunning({ pid: self.pid, startTime: self.startTime + 1 })).toBe(false);
+  });
+
   it('reads this process from /proc', () => {
     expect(readStat(process.pid)).toMatchObject({ pid: process.pid, ppid: process.ppid });
     expect(readStat(2 ** 30)).toBeNull();
