@@ -2,6 +2,7 @@ import 'reflect-metadata';
 
 export { Event, type AnyEvent, type EventInput, type EventParseOptions } from './events/event';
 export { nextEventId } from './events/event-id';
+export { anyEventOpenApi, eventKindModels, eventOpenApiComponents, type EventKindModel } from './events/event-openapi';
 export * from './payloads';
 export { KINDS, isEventKind, type EventKind } from './registry/kinds';
 export { PAYLOAD_CLASSES, type DefaultPayloadClasses, type PayloadFor } from './registry/payload-classes';
@@ -19,6 +20,7 @@ export { SchemaError, type ErrorTree, type Issue, type IssueCode, type IssuePath
 export { validateSerializable, type JsonPrimitive } from './schema/json';
 export type { JsonSchema } from './schema/json-schema';
 export { Model, type ModelInput } from './schema/model';
+export { toOpenApi30, type OpenApiPropertyMetadata, type SchemaOptions } from './schema/openapi';
 export { PreciseDate } from './schema/precise-date';
 export { PROVIDERS, createDecoder, decodeLines, detectProvider, type Decoder, type DecoderOptions, type EventDraft, type ExitInfo, type LineSource, type ProviderId, type ProviderProfile } from './providers';
 export { ExecutableNotFoundError, startRun, type PermissionPreset, type Run, type RunCost, type RunOptions, type RunOutcome, type RunProvider, type RunStatus } from './runner';

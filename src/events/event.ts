@@ -1,4 +1,3 @@
-import { Allow } from 'class-validator';
 import type { Payload } from '../payloads/payload';
 import { EventKind, KINDS } from '../registry/kinds';
 import { DefaultPayloadClasses, PayloadFor } from '../registry/payload-classes';
@@ -15,11 +14,13 @@ import {
   PositiveInt,
   Timestamp,
 } from '../schema/conventions';
-import { ParseOptions, ParseSetup, parseAs, parseJsonAs, replaceExtra, extraOf, safeParseAs, safeParseJsonAs, toPlain } from '../schema/engine';
+import { ParseOptions, ParseSetup, parseAs, parseJsonAs, extraOf, safeParseAs, safeParseJsonAs, toPlain } from '../schema/engine';
 import { ModelClass } from '../schema/context';
 import { applyDefaults } from '../schema/field';
 import { ParseResult, SchemaError } from '../schema/issue';
 import { ModelInput } from '../schema/model';
+import { OpenApiPropertyMetadata, SchemaOptions, openApiMetadataOf, openApiSchemaOf } from '../schema/openapi';
+import { UnknownKeys, assignExtra } from '../schema/unknown-keys';
 import { nextEventId } from './event-id';
 import { eventSchema } from './event-schema';
 
@@ -83,13 +84,13 @@ export class Event<K extends EventKind = EventKind, P extends Payload = PayloadF
    * `JSON.stringify` writes them back. Reading gives a frozen snapshot; assign a plain JSON
    * object to replace them.
    */
-  // @Allow: class-validator's `whitelist` would otherwise delete it (and `forbidNonWhitelisted` reject every body).
-  @Allow()
+  // How class-transformer and class-validator see it (an incoming `extra` key is an unknown key): unknown-keys.ts.
+  @UnknownKeys()
   get extra(): JsonObject {
     return extraOf(this) as JsonObject;
   }
   set extra(value: JsonObject) {
-    replaceExtra(this, value);
+    assignExtra(this, value);
   }
 
   /** An event with every field at its default (kind and payload unset); prefer `Event.create`. */
@@ -133,9 +134,22 @@ export class Event<K extends EventKind = EventKind, P extends Payload = PayloadF
     return Event.parse({ ...attrs, kind }, options) as unknown as Event<K>;
   }
 
-  /** The JSON Schema (draft 2020-12) of the accepted JSON input, with `payload` tied to `kind` (if/then per kind, payloads in `$defs`). */
-  static schema(): Record<string, unknown> {
-    return eventSchema(Event);
+  /**
+   * The JSON Schema (draft 2020-12) of the accepted JSON input, with `payload` tied to `kind` (if/then
+   * per kind, payloads in `$defs`). `{ openapi: '3.0' }`: the envelope as an OpenAPI 3.0 schema object
+   * (`payload` any object; `anyEventOpenApi()` has the union over `kind`).
+   */
+  static schema(options?: SchemaOptions): Record<string, unknown> {
+    return options?.openapi === '3.0' ? openApiSchemaOf(Event) : eventSchema(Event);
+  }
+
+  /**
+   * The envelope's fields as `@nestjs/swagger` reads them (its CLI plugin's convention); the
+   * per-kind models of `eventKindModels()` add the payload class of each kind.
+   * @internal
+   */
+  static _OPENAPI_METADATA_FACTORY(): Record<string, OpenApiPropertyMetadata> {
+    return openApiMetadataOf(Event);
   }
 
   /** The plain snake_case object: envelope fields, payload mapped, then `extra` keys merged back. */

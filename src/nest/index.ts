@@ -5,9 +5,11 @@
  * @packageDocumentation
  */
 export { toBadRequest, type SchemaErrorBody } from './bad-request';
+export { EventBody, PayloadBody } from './body-decorators';
 export { CliRunner } from './cli-runner.service';
 export { CliSubprocessCoreModule } from './cli-subprocess-core.module';
 export { EventParser } from './event-parser.service';
 export { CLI_SUBPROCESS_CORE_OPTIONS, type AnyRegistry, type CliSubprocessCoreOptions } from './options';
 export { ParseEventPipe, type ParseEventPipeOptions } from './parse-event.pipe';
 export { ParsePayloadPipe, type ParsableClass } from './parse-payload.pipe';
+export { SchemaErrorFilter } from './schema-error.filter';

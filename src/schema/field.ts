@@ -1,3 +1,4 @@
+import { assertAssignSemantics } from './define-semantics';
 import type { JsonSchema } from './json-schema';
 
 /** The value shapes a field can have; each has one rule module in `src/schema/fields/`. */
@@ -61,6 +62,7 @@ const ALL_FIELDS = new WeakMap<object, readonly FieldSpec[]>();
 /** Records a field spec for a class (called by the convention decorators). */
 export function recordField(target: object, spec: FieldSpec): void {
   const ctor = (target as { constructor: object }).constructor;
+  assertAssignSemantics(ctor, spec.key);
   const own = OWN_FIELDS.get(ctor) ?? [];
   OWN_FIELDS.set(ctor, [...own.filter((f) => f.key !== spec.key), spec]);
 }

@@ -1,10 +1,11 @@
-import { Allow } from 'class-validator';
 import { ModelClass } from './context';
-import { ParseOptions, ParseSetup, parseAs, parseJsonAs, replaceExtra, extraOf, safeParseAs, toPlain } from './engine';
+import { ParseOptions, ParseSetup, parseAs, parseJsonAs, extraOf, safeParseAs, toPlain } from './engine';
 import { applyDefaults } from './field';
 import { ParseResult } from './issue';
 import { JsonObject } from './json';
 import { JsonSchema, jsonSchemaOf } from './json-schema';
+import { OpenApiPropertyMetadata, SchemaOptions, openApiMetadataOf, openApiSchemaOf } from './openapi';
+import { UnknownKeys, assignExtra } from './unknown-keys';
 
 /** The data fields of a model: everything but methods and `extra`. */
 export type DataKeys<T> = {
@@ -36,13 +37,13 @@ export abstract class Model {
    * after its fields, so `JSON.stringify` writes them back. Reading gives a frozen snapshot;
    * assign a plain JSON object to replace them.
    */
-  // @Allow: class-validator's `whitelist` would otherwise delete it (and `forbidNonWhitelisted` reject every body).
-  @Allow()
+  // How class-transformer and class-validator see it (an incoming `extra` key is an unknown key): unknown-keys.ts.
+  @UnknownKeys()
   get extra(): JsonObject {
     return extraOf(this) as JsonObject;
   }
   set extra(value: JsonObject) {
-    replaceExtra(this, value);
+    assignExtra(this, value);
   }
 
   /** A model with every field at its default (required fields stay unset). */
@@ -73,9 +74,21 @@ export abstract class Model {
     return parseJsonAs(this, text, options, this.parseSetup) as InstanceType<C>;
   }
 
-  /** The JSON Schema (draft 2020-12) of this class's accepted JSON input: null takes a default, unknown keys are allowed. */
-  static schema(this: ModelClass<Model>): JsonSchema {
-    return jsonSchemaOf(this);
+  /**
+   * The JSON Schema (draft 2020-12) of this class's accepted JSON input: null takes a default,
+   * unknown keys are allowed. `{ openapi: '3.0' }`: the same as an OpenAPI 3.0 schema object.
+   */
+  static schema(this: ModelClass<Model>, options?: SchemaOptions): JsonSchema {
+    return options?.openapi === '3.0' ? openApiSchemaOf(this) : jsonSchemaOf(this);
+  }
+
+  /**
+   * The fields as `@nestjs/swagger` reads them (the convention of its CLI plugin, so Swagger shows
+   * every field's type, nullability, enum and default without any decorator of its own).
+   * @internal
+   */
+  static _OPENAPI_METADATA_FACTORY(this: ModelClass<Model>): Record<string, OpenApiPropertyMetadata> {
+    return openApiMetadataOf(this);
   }
 
   /** The plain snake_case object: declared fields, then `extra` keys merged back. */

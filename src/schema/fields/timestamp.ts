@@ -1,3 +1,4 @@
+import { Transform } from 'class-transformer';
 import { IsDate } from 'class-validator';
 import { FieldRule } from '../field';
 import { Invalid, preview } from '../issue';
@@ -29,13 +30,17 @@ const TIMESTAMP_SCHEMA: JsonSchema = {
   maximum: MAX_WRITABLE_MS,
 };
 
+/** For instanceToPlain: the timestamp as JSON.stringify writes it. */
+const WRITE_EXACT_TEXT = Transform(({ value }) => (value instanceof Date ? value.toJSON() : value), { toPlainOnly: true });
+
 /** A point in time: ISO 8601 text, a Date or epoch ms in; a `PreciseDate` that writes back its exact text stored. */
 export const timestampRule: FieldRule = {
   type: 'timestamp',
   read: (value) =>
     toPreciseDate(value) ?? new Invalid('invalid_date', `expected an ISO 8601 timestamp, a Date or epoch milliseconds; got ${preview(value)}`),
   schema: () => TIMESTAMP_SCHEMA,
-  validators: () => [IsDate()],
+  // instanceToPlain (NestJS's ClassSerializerInterceptor) would copy the Date and lose its exact text (µs).
+  validators: () => [IsDate(), WRITE_EXACT_TEXT],
 };
 
 /** A point in time: ISO 8601 text, a Date or epoch ms in; a `PreciseDate` stored; missing means now. */
