@@ -11,12 +11,13 @@ export function starterOptions(): ts.CompilerOptions {
 }
 
 /**
- * Compiles one TypeScript file (or source text) with the starter's options into a temp dir and
- * requires it. Imports are made absolute (resolved from `file`), so the library is the one this test
+ * Compiles one TypeScript file (or source text) with the starter's options (and `overrides`)
+ * into a temp dir and requires it. Imports are made absolute (resolved from `file`), so the library is the one this test
  * process loaded (one copy of its classes and decorator metadata).
  */
-export function requireCompiled<T>(file: string, source = readFileSync(file, 'utf8')): T {
-  const { outputText } = ts.transpileModule(source, { compilerOptions: { ...starterOptions(), module: ts.ModuleKind.CommonJS }, fileName: file });
+export function requireCompiled<T>(file: string, source = readFileSync(file, 'utf8'), overrides: ts.CompilerOptions = {}): T {
+  const compilerOptions = { ...starterOptions(), module: ts.ModuleKind.CommonJS, ...overrides };
+  const { outputText } = ts.transpileModule(source, { compilerOptions, fileName: file });
   const absolute = outputText.replace(/require\("([^"]*)"\)/g, (_, spec: string) => {
     const path = spec.startsWith('.') ? resolve(dirname(file), spec) : require.resolve(spec, { paths: [dirname(file)] });
     return `require(${JSON.stringify(path)})`;
