@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import ts from 'typescript';
 import { Registry, ToolUsePayload } from '../src';
 import { requireCompiled } from './nest/starter/compile';
@@ -7,13 +8,9 @@ import { requireCompiled } from './nest/starter/compile';
  * would reset a provider subclass's declared field to undefined after `new Subclass()`. The library
  * refuses such a field when the class is defined, with one error that says how to fix it.
  */
-const SUBCLASS = `
-import { OptionalTrimmedString, ToolUsePayload } from '../src';
-export class ClaudeToolUsePayload extends ToolUsePayload {
-  @OptionalTrimmedString() server_name!: string | null;
-}
-`;
-const file = `${__dirname}/claude-tool-use.payload.ts`;
+/** `ClaudeToolUsePayload`, a provider subclass with one declared field (also built by the pack test). */
+const file = `${__dirname}/nest/starter/claude-tool-use.payload.ts`;
+const SUBCLASS = readFileSync(file, 'utf8');
 type ServerPayload = ToolUsePayload & { server_name: string | null };
 type Compiled = { ClaudeToolUsePayload: typeof ToolUsePayload };
 
@@ -41,7 +38,7 @@ describe('a provider subclass compiled with the NestJS 11 starter tsconfig', () 
 
   it('a field with an initializer, or a class without fields, is not refused', () => {
     const source = `
-      import { OptionalTrimmedString, ToolUsePayload } from '../src';
+      import { OptionalTrimmedString, ToolUsePayload } from '../../../src';
       export class WithInitializer extends ToolUsePayload { @OptionalTrimmedString() server_name: string | null = null; }
       export class NoFields extends ToolUsePayload { describe(): string { return this.tool_name ?? ''; } }`;
     const compiled = requireCompiled<{ WithInitializer: new () => { server_name: unknown } }>(file, source);

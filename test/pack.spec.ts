@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildCopy, repoRoot, runNode } from './build-copy';
@@ -97,4 +97,27 @@ describe('the packed tarball', () => {
       process.stdout.write(JSON.stringify([module.module === CliSubprocessCoreModule, new EventParser().registry === Registry.default, event.kind]));`;
     expect(runNode(consumer, esm, true)).toEqual([true, true, 'thinking']);
   }, 120_000);
+
+  it('a NestJS 11 app built with the starter tsconfig keeps the wire contract behind the global ValidationPipe and ClassSerializerInterceptor', () => {
+    npmInstall(consumer, ['@nestjs/core', '@nestjs/platform-express', 'reflect-metadata', '@types/node'].map(installed));
+    // test/nest/starter: the app of the starter-app test, importing the package instead of src/.
+    const app = join(consumer, 'starter');
+    mkdirSync(join(app, 'src'), { recursive: true });
+    const starter = join(repoRoot, 'test/nest/starter');
+    for (const name of ['app.ts', 'main.ts', 'claude-tool-use.payload.ts']) {
+      const source = readFileSync(join(starter, name), 'utf8').replace(/'\.\.\/\.\.\/\.\.\/src(\/nest)?'/g, (_, nest = '') => `'cli-subprocess-core${nest}'`);
+      writeFileSync(join(app, 'src', name), source);
+    }
+    const tsconfig = JSON.parse(readFileSync(join(starter, 'tsconfig.json'), 'utf8'));
+    writeFileSync(join(app, 'tsconfig.json'), JSON.stringify({ ...tsconfig, include: ['src'] }));
+    run(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', 'tsconfig.json'], app);
+    const { results, subclass } = JSON.parse(run(process.execPath, ['dist/main.js'], app)) as { results: [number, any][]; subclass: string };
+    const [[eventStatus, event], [payloadStatus, payload], [lineStatus, line]] = results;
+    expect([eventStatus, payloadStatus, lineStatus]).toEqual([201, 201, 400]);
+    expect(event).toMatchObject({ id: 7, kind: 'tool_use', timestamp: '2026-03-19T00:00:00.123456Z', payload: { tool_name: 'shell', server: 'x' }, trace_id: 't' });
+    expect(event).not.toHaveProperty('extra');
+    expect(payload).toEqual({ tool_name: 'shell', tool_call_id: null, input: {}, metadata: {}, server: 'x' });
+    expect(line).toMatchObject({ tag: 'invalid_event', issues: [{ code: 'invalid_enum', path: ['kind'] }] });
+    expect(subclass).toMatch(/^ClaudeToolUsePayload\.server_name: compiled with useDefineForClassFields.*"useDefineForClassFields": false/);
+  }, 180_000);
 });
