@@ -16,6 +16,7 @@ import {
 } from '../schema/conventions';
 import { ParseOptions, ParseSetup, parseAs, parseJsonAs, extraOf, safeParseAs, safeParseJsonAs, toPlain } from '../schema/engine';
 import { ModelClass } from '../schema/context';
+import { markBuilt } from '../schema/built';
 import { applyDefaults } from '../schema/field';
 import { ParseResult, SchemaError } from '../schema/issue';
 import { ModelInput } from '../schema/model';
@@ -53,7 +54,7 @@ function setupFor(registry: { classFor(kind: string): ModelClass | undefined } |
 
 /** Envelope problems make an `invalid_event`; problems only inside the payload, an `invalid_event_payload` of that kind. */
 function eventError(issues: SchemaError['issues'], ctx: { kind?: string }): SchemaError {
-  const payloadOnly = issues.every((issue) => issue.path[0] === 'payload');
+  const payloadOnly = issues.every((issue) => issue.path[0] === 'payload' || issue.code === 'too_many_issues');
   return payloadOnly ? new SchemaError('invalid_event_payload', issues, ctx.kind) : new SchemaError('invalid_event', issues);
 }
 
@@ -96,6 +97,7 @@ export class Event<K extends EventKind = EventKind, P extends Payload = PayloadF
   /** An event with every field at its default (kind and payload unset); prefer `Event.create`. */
   constructor() {
     applyDefaults(this, new.target);
+    markBuilt(this);
   }
 
   /** The fourteen kinds, in their stable order. */
@@ -131,7 +133,7 @@ export class Event<K extends EventKind = EventKind, P extends Payload = PayloadF
 
   /** Validated construction of an event of `kind`; throws `SchemaError`. */
   static create<K extends EventKind>(kind: K, attrs: EventInput<K> = {}, options?: EventParseOptions): Event<K> {
-    return Event.parse({ ...attrs, kind }, options) as unknown as Event<K>;
+    return parseAs(Event, attrs, options, setupFor(options?.registry), { kind }) as unknown as Event<K>;
   }
 
   /**

@@ -73,10 +73,10 @@ export function generateParse(wiring: ParseWiring): ParseFn | null {
       return `${read} v${i} = readPayload(r, childPath(path, ${i}), ctx, ${kindAt >= 0 ? `v${kindAt}` : 'undefined'}, nested); if (v${i} === INVALID) pf = true;`;
     }
     const missing =
-      how[i] === 'required' ? `ctx.issues.push(MISSING.issueAt(childPath(path, ${i})));` : how[i] === 'constant' ? `v${i} = D[${i}];` : `v${i} = D[${i}]();`;
-    return `${read} if (r === undefined || r === null) { ${missing} } else { v${i} = R${i}(r, S[${i}], trusted); if (v${i} instanceof Invalid) ctx.issues.push(v${i}.issueAt(childPath(path, ${i}))); }`;
+      how[i] === 'required' ? `addIssue(ctx, MISSING.issueAt(childPath(path, ${i})));` : how[i] === 'constant' ? `v${i} = D[${i}];` : `v${i} = D[${i}]();`;
+    return `${read} if (r === undefined || r === null) { ${missing} } else { v${i} = R${i}(r, S[${i}], trusted); if (v${i} instanceof Invalid) addIssue(ctx, v${i}.issueAt(childPath(path, ${i}))); }`;
   };
-  const shape = `function Shape(${v.join(', ')}) { ${keys.map((key, i) => `this[${quote(key)}] = v${i};`).join(' ')} }
+  const shape = `function Shape(${v.join(', ')}) { ${keys.map((key, i) => `this[${quote(key)}] = v${i};`).join(' ')} markBuilt(this); }
     Shape.prototype = cls.prototype;`;
   const source = `${shape}
     return function parse(input, path, ctx) {

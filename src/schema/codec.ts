@@ -1,5 +1,6 @@
 import { Kept, Missing, generateParse, generateToMap } from './accelerate';
-import { INVALID, ModelClass, ParseContext, Parsed, expectObject } from './context';
+import { INVALID, ModelClass, ParseContext, Parsed, addIssue, expectObject } from './context';
+import { markBuilt } from './built';
 import { Instance, attachExtra, detachExtra, extraOf } from './extra';
 import { FieldSpec, fieldsOf } from './field';
 import { MISSING } from './fields/define';
@@ -95,7 +96,9 @@ function makeCodec(cls: ModelClass, fields: readonly FieldSpec[]): Codec {
 
   // Instances get the class's prototype (methods, instanceof) and one fixed shape, with no
   // constructor run: the parse decides every field, in either mode (see README, Parse modes).
-  const Shape = function Shape() {} as unknown as new () => Instance;
+  const Shape = function Shape(this: Instance) {
+    markBuilt(this);
+  } as unknown as new () => Instance;
   Shape.prototype = cls.prototype as Instance;
 
   /**
@@ -112,7 +115,7 @@ function makeCodec(cls: ModelClass, fields: readonly FieldSpec[]): Codec {
     let extra: Record<string, unknown> | undefined;
     const add = (key: string, raw: unknown): void => {
       const value = readJsonData(raw, ctx.trusted);
-      if (value instanceof Invalid) ctx.issues.push(value.issueAt([...path, key]));
+      if (value instanceof Invalid) addIssue(ctx, value.issueAt([...path, key]));
       else setOwn((extra ??= {}), key, value);
     };
     if (ctx.trusted) {
@@ -142,11 +145,11 @@ function makeCodec(cls: ModelClass, fields: readonly FieldSpec[]): Codec {
         value = readPayload(raw, childPath(path, i), ctx, kindAt >= 0 ? instance[keys[kindAt]] : undefined, fastNested);
         payloadFailed = value === INVALID;
       } else if (raw === undefined || raw === null) {
-        if (missing[i] === 'required') ctx.issues.push(MISSING.issueAt(childPath(path, i)));
+        if (missing[i] === 'required') addIssue(ctx, MISSING.issueAt(childPath(path, i)));
         else value = missingValue(i);
       } else {
         value = spec.rule.read(raw, spec, trusted);
-        if (value instanceof Invalid) ctx.issues.push(value.issueAt(childPath(path, i)));
+        if (value instanceof Invalid) addIssue(ctx, value.issueAt(childPath(path, i)));
       }
       instance[keys[i]] = value;
     }
@@ -204,6 +207,8 @@ function makeCodec(cls: ModelClass, fields: readonly FieldSpec[]): Codec {
       INVALID,
       MISSING,
       Invalid,
+      addIssue,
+      markBuilt,
       attach,
       getInput,
       isInstanceInput,

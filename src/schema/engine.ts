@@ -1,6 +1,6 @@
 import { codecOf } from './codec';
-import { INVALID, ModelClass, ParseContext } from './context';
-import { UnreadableInput } from './input';
+import { INVALID, ModelClass, ParseContext, addIssue, issuesOf } from './context';
+import { UnreadableInput, withFields } from './input';
 import { isPlainObject, readJsonData } from './json';
 import { Invalid } from './issue';
 import { Issue, ParseResult, SchemaError, preview, typeName } from './issue';
@@ -40,13 +40,15 @@ export function describeThrown(cause: unknown): string {
  * Parses `input` as an instance of `cls` into `ctx`: the instance, or INVALID with the issues in
  * `ctx`. Bad input is answered, never thrown: a failure to read it (a throwing getter, a revoked
  * Proxy) is an `unreadable` issue. Any other error is a bug in the library and is thrown as it is.
+ * `fields` (Event.create's kind) are set over `input`'s own keys, read inside the same guard.
  */
-function run(cls: ModelClass, input: unknown, options: ParseOptions | undefined, ctx: ParseContext): unknown {
+function run(cls: ModelClass, input: unknown, options: ParseOptions | undefined, ctx: ParseContext, fields?: Record<string, unknown>): unknown {
   try {
+    if (fields) input = withFields(input, fields);
     return options?.mode === 'reference' ? referenceParse(cls, input, [], ctx) : codecOf(cls).parse(input, [], ctx);
   } catch (thrown) {
     if (!(thrown instanceof UnreadableInput)) throw thrown;
-    ctx.issues.push({ code: 'unreadable', message: `could not read input: ${preview(describeThrown(thrown.cause))}`, path: [] });
+    addIssue(ctx, { code: 'unreadable', message: `could not read input: ${preview(describeThrown(thrown.cause))}`, path: [] });
     return INVALID;
   }
 }
@@ -82,15 +84,24 @@ export function safeParseAs<T extends object>(
 ): ParseResult<T> {
   const ctx = newContext(setup, false);
   const value = run(cls, input, options, ctx);
-  if (value === INVALID || ctx.issues.length) return { success: false, error: setup.toError(ctx.issues, ctx, cls) };
+  if (value === INVALID || ctx.issues.length) return { success: false, error: setup.toError(issuesOf(ctx), ctx, cls) };
   return { success: true, data: value as T };
 }
 
-/** Like `safeParseAs`, but answers the instance and throws the `SchemaError` (no result object on the way). */
-export function parseAs<T extends object>(cls: ModelClass<T>, input: unknown, options: ParseOptions | undefined, setup: ParseSetup): T {
+/**
+ * Like `safeParseAs`, but answers the instance and throws the `SchemaError` (no result object on
+ * the way). `fields` are set over the input's own keys (see `run`).
+ */
+export function parseAs<T extends object>(
+  cls: ModelClass<T>,
+  input: unknown,
+  options: ParseOptions | undefined,
+  setup: ParseSetup,
+  fields?: Record<string, unknown>,
+): T {
   const ctx = newContext(setup, false);
-  const value = run(cls, input, options, ctx);
-  if (value === INVALID || ctx.issues.length) throw setup.toError(ctx.issues, ctx, cls);
+  const value = run(cls, input, options, ctx, fields);
+  if (value === INVALID || ctx.issues.length) throw setup.toError(issuesOf(ctx), ctx, cls);
   return value as T;
 }
 
@@ -126,7 +137,7 @@ export function safeParseJsonAs<T extends object>(cls: ModelClass<T>, text: stri
   if (input instanceof BadJson) return { success: false, error: jsonError(cls, input, setup) };
   const ctx = borrowContext(setup);
   const value = run(cls, input, options, ctx);
-  if (value === INVALID || ctx.issues.length) return { success: false, error: setup.toError(ctx.issues, ctx, cls) };
+  if (value === INVALID || ctx.issues.length) return { success: false, error: setup.toError(issuesOf(ctx), ctx, cls) };
   giveBack(setup, ctx);
   return { success: true, data: value as T };
 }
@@ -137,7 +148,7 @@ export function parseJsonAs<T extends object>(cls: ModelClass<T>, text: string, 
   if (input instanceof BadJson) throw jsonError(cls, input, setup);
   const ctx = borrowContext(setup);
   const value = run(cls, input, options, ctx);
-  if (value === INVALID || ctx.issues.length) throw setup.toError(ctx.issues, ctx, cls);
+  if (value === INVALID || ctx.issues.length) throw setup.toError(issuesOf(ctx), ctx, cls);
   giveBack(setup, ctx);
   return value as T;
 }

@@ -5,6 +5,8 @@
  * JSON.parse output has no getters or traps, so the trusted path reads it directly.
  */
 
+import { isBuilt } from './built';
+
 /**
  * A failure to read the caller's input, carrying what was thrown. A parse turns it into an
  * `unreadable` issue; where it escapes a parse (validateSerializable, a class-transformer
@@ -36,6 +38,15 @@ export function keysOfInput(source: object): string[] {
   }
 }
 
+/** `{ ...attrs, ...fields }` (Event.create's attributes and kind), reading `attrs` as a guarded input. */
+export function withFields(attrs: unknown, fields: Record<string, unknown>): Record<string, unknown> {
+  try {
+    return { ...(attrs as object), ...fields };
+  } catch (cause) {
+    throw new UnreadableInput(cause);
+  }
+}
+
 /** `Array.isArray(value)` (a revoked Proxy throws). */
 export function isArrayInput(value: unknown): value is unknown[] {
   try {
@@ -54,9 +65,12 @@ export function prototypeOfInput(value: object): object | null {
   }
 }
 
-/** `value instanceof cls` (it asks a Proxy for its prototype). */
+/**
+ * `value` is an instance of `cls` the library built (see built.ts), which a parse returns as
+ * it is. A Proxy or an object merely given the class's prototype is not: it is parsed as input.
+ */
 export function isInstanceInput(value: unknown, cls: { prototype: object }): boolean {
-  if (typeof value !== 'object' || value === null) return false;
+  if (!isBuilt(value)) return false;
   try {
     return value instanceof (cls as unknown as new () => object);
   } catch (cause) {

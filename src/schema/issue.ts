@@ -14,7 +14,8 @@ export type IssueCode =
   | 'invalid_payload_class'
   | 'serializable'
   | 'json'
-  | 'unreadable';
+  | 'unreadable'
+  | 'too_many_issues';
 
 /** Why a value is not JSON: the `type` of a `serializable` issue. */
 export type NonJsonType =
@@ -51,7 +52,9 @@ const PREVIEW_LIMIT = 40;
 export function preview(value: unknown): string {
   let text: string;
   if (typeof value === 'string') text = JSON.stringify(value.length > PREVIEW_LIMIT ? value.slice(0, PREVIEW_LIMIT) : value);
-  else if (value === null || typeof value !== 'object') text = typeof value === 'symbol' ? 'symbol' : String(value);
+  // A function's or symbol's String() runs or refuses caller code: named by type instead.
+  else if (typeof value === 'function' || typeof value === 'symbol') text = typeof value;
+  else if (value === null || typeof value !== 'object') text = String(value);
   else text = isArraySafe(value) ? 'array' : 'object';
   return text.length > PREVIEW_LIMIT + 2 ? `${text.slice(0, PREVIEW_LIMIT)}…` : text;
 }
@@ -104,20 +107,31 @@ function addMessage(node: ErrorTree, key: string, message: string): void {
 /**
  * The one error type for events, payloads and tools: a tag, the payload kind
  * where there is one, flat `issues` and the same issues as a nested `errors` tree.
+ * A parse keeps at most 100 issues (a last `too_many_issues` one counts the rest); the
+ * message names at most 10 and the tree is built on first access, so each issue is held once.
  */
 export class SchemaError extends Error {
   override readonly name = 'SchemaError';
-  readonly errors: ErrorTree;
 
   constructor(
     readonly tag: SchemaErrorTag,
     readonly issues: Issue[],
     readonly kind?: string,
   ) {
-    const listed = issues.slice(0, MESSAGE_ISSUES).map(formatIssue);
-    if (issues.length > MESSAGE_ISSUES) listed.push(`… ${issues.length - MESSAGE_ISSUES} more`);
+    // A parse that dropped issues closes them with one `too_many_issues` issue: always shown.
+    const closing = issues.length > 0 && issues[issues.length - 1].code === 'too_many_issues' ? issues[issues.length - 1] : undefined;
+    const counted = closing ? issues.length - 1 : issues.length;
+    const listed = issues.slice(0, Math.min(counted, MESSAGE_ISSUES)).map(formatIssue);
+    if (counted > MESSAGE_ISSUES) listed.push(`… ${counted - MESSAGE_ISSUES} more`);
+    if (closing) listed.push(closing.message);
     super(`${tag}${kind ? ` (${kind})` : ''}: ${listed.join('; ')}`);
-    this.errors = buildTree(issues);
+  }
+
+  /** The issues nested by path; built on first access and then kept as an own property. */
+  get errors(): ErrorTree {
+    const tree = buildTree(this.issues);
+    Object.defineProperty(this, 'errors', { value: tree, enumerable: true });
+    return tree;
   }
 }
 

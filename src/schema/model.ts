@@ -1,5 +1,6 @@
 import { ModelClass } from './context';
 import { ParseOptions, ParseSetup, parseAs, parseJsonAs, extraOf, safeParseAs, toPlain } from './engine';
+import { markBuilt } from './built';
 import { applyDefaults } from './field';
 import { ParseResult } from './issue';
 import { JsonObject } from './json';
@@ -49,6 +50,7 @@ export abstract class Model {
   /** A model with every field at its default (required fields stay unset). */
   constructor() {
     applyDefaults(this, new.target);
+    markBuilt(this);
   }
 
   /** How this family reports errors; set by each base (Payload, tools). */

@@ -1,7 +1,7 @@
 import { plainToClassFromExist } from 'class-transformer';
 import { ValidationError, validateSync } from 'class-validator';
 import { codecOf } from './codec';
-import { INVALID, ModelClass, ParseContext, Parsed, expectObject } from './context';
+import { INVALID, ModelClass, ParseContext, Parsed, addIssue, expectObject } from './context';
 import { FieldSpec, fieldsOf } from './field';
 import { MISSING } from './fields/define';
 import { readPayload } from './fields/payload';
@@ -52,7 +52,7 @@ export function referenceParse(cls: ModelClass, input: unknown, path: IssuePath,
   const values = fields.map((spec, i) => {
     if (spec.type === 'payload') return readPayload(raw[i], [...path, spec.key], ctx, target.kind, referenceParse);
     const error = errors.find((e) => e.property === spec.key);
-    if (error) ctx.issues.push(issueOf(error, spec, target[spec.key], raw[i], [...path, spec.key], ctx.trusted));
+    if (error) addIssue(ctx, issueOf(error, spec, target[spec.key], raw[i], [...path, spec.key], ctx.trusted));
     return target[spec.key];
   });
   const extra = codec.readExtra(input, path, ctx);

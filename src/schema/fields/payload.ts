@@ -1,6 +1,6 @@
 import { Type } from 'class-transformer';
 import { ValidateNested } from 'class-validator';
-import { INVALID, ModelClass, ParseContext, Parsed } from '../context';
+import { INVALID, ModelClass, ParseContext, Parsed, addIssue } from '../context';
 import { FieldRule } from '../field';
 import { isArrayInput, isInstanceInput, prototypeOfInput } from '../input';
 import { IssuePath } from '../issue';
@@ -35,16 +35,25 @@ export function readPayload(raw: unknown, at: IssuePath, ctx: ParseContext, kind
   if (typeof raw === 'object' && !isArrayInput(raw)) {
     const proto = prototypeOfInput(raw);
     if (proto !== Object.prototype && proto !== null) {
-      const got = (proto as { constructor?: { name?: unknown } }).constructor?.name;
-      ctx.issues.push({
+      addIssue(ctx, {
         code: 'invalid_payload_class',
-        message: `expected a ${cls.name} for kind "${kind}", got ${typeof got === 'string' && got ? got.slice(0, 40) : 'object'}`,
+        message: `expected a ${cls.name} for kind "${kind}", got ${classNameOf(proto)}`,
         path: [...at],
       });
       return INVALID;
     }
   }
   return parse(cls, raw, at, ctx);
+}
+
+/** The class name a prototype names, for messages: 'object' when it names none (or a getter throws). */
+function classNameOf(proto: object): string {
+  try {
+    const got = (proto as { constructor?: { name?: unknown } }).constructor?.name;
+    return typeof got === 'string' && got ? got.slice(0, 40) : 'object';
+  } catch {
+    return 'object';
+  }
 }
 
 /**
