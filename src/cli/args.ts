@@ -1,14 +1,17 @@
 import { assertProviderId, type ProviderId } from '../providers/provider-id';
 import type { RunOptions } from '../runner/types';
 import { keepRawOption, type KeepRaw } from './keep-raw';
+import { DEFAULT_MAX_LINE_BYTES } from './line-splitter';
+import { maxLineBytesOption } from './max-line-bytes';
 import { runOptions } from './run-args';
 import { UsageError } from './usage-error';
+import type { ValidateOptions } from './validate-command';
 
 export { UsageError } from './usage-error';
 
 /** What the command line asks for. */
 export type Command =
-  | { readonly name: 'validate'; readonly file: string; readonly json: boolean }
+  | ({ readonly name: 'validate' } & ValidateOptions)
   | { readonly name: 'decode'; readonly file: string; readonly provider: ProviderId | 'auto'; readonly keepRaw: KeepRaw }
   | { readonly name: 'schema'; readonly kind?: string }
   | { readonly name: 'run'; readonly options: RunOptions }
@@ -17,7 +20,8 @@ export type Command =
 export const USAGE = `Usage: cli-subprocess-core <command> [options]
 
 Commands:
-  validate [--json] <file.jsonl | ->           check each line as an Event; print errors and a summary
+  validate [--json] [--max-line-bytes N] [--allow-invalid-utf8] <file.jsonl | ->
+                                               check each line as an Event; print errors and a summary
   decode --provider <id|auto> <file.jsonl | -> decode an agent CLI's stdout into events (JSONL on stdout, summary on stderr)
   schema [kind]                                print the JSON Schema of the Event, or of one kind's payload
   run --provider <claude|codex|gemini> [options] [--] <prompt>
@@ -25,6 +29,11 @@ Commands:
 
 Options:
   --json             validate: write the normalized events as JSONL to stdout (the report goes to stderr)
+  --max-line-bytes <n>
+                     validate: longest line read (default ${DEFAULT_MAX_LINE_BYTES}, 64 MB); a longer one is
+                     reported (line_too_long) and skipped without being held in memory
+  --allow-invalid-utf8
+                     validate: read invalid UTF-8 with U+FFFD replacements instead of reporting the line (invalid_utf8)
   --provider <id>    decode: the CLI that printed the input: claude, codex, gemini, cursor, opencode, amp,
                      or auto (named by the first line a provider recognises); run: the CLI to run
   --keep-raw <which> decode, run: which events carry the native line in "raw": all (default), unmapped, none
@@ -38,10 +47,12 @@ Options:
   --bin <path>       run: the CLI's executable (default: claude, codex or gemini on PATH)
   -h, --help         show this help
 
-Blank lines are skipped. "-" reads standard input. The run command passes its environment (API keys,
+Blank lines are skipped. "-" reads standard input. validate reports at most 10 issues per line (then
+"… and K more issues"), with paths and messages cut to 200 characters. The run command passes its environment (API keys,
 base URLs) to the CLI; Ctrl-C stops the CLI and every process it started.
 Exit codes:
-  validate  0 every line valid, 1 some line invalid
+  validate  0 every line valid, 1 some line invalid (also when stdout's reader leaves early: the lines read
+            so far), 130 interrupted (SIGINT; the summary so far goes to stderr)
   decode    0 the input was read (a line no provider understands becomes a raw event)
   run       0 completed, 1 failed or timed out, 127 executable not found, 130 interrupted (SIGINT),
             143 terminated (SIGTERM), 141 stdout closed by its reader
@@ -55,6 +66,8 @@ const isCommandName = (name: string): name is CommandName => (COMMANDS as readon
 /** Every option: whether it takes a value (`--name value` or `--name=value`), and the commands that accept it. */
 const OPTIONS: Readonly<Record<string, { readonly takesValue: boolean; readonly commands: readonly CommandName[] }>> = {
   '--json': { takesValue: false, commands: ['validate'] },
+  '--max-line-bytes': { takesValue: true, commands: ['validate'] },
+  '--allow-invalid-utf8': { takesValue: false, commands: ['validate'] },
   '--provider': { takesValue: true, commands: ['decode', 'run'] },
   '--keep-raw': { takesValue: true, commands: ['decode', 'run'] },
   '--model': { takesValue: true, commands: ['run'] },
@@ -100,7 +113,13 @@ export function parseArgs(argv: readonly string[]): Command {
   switch (name) {
     case 'validate':
       if (rest.length !== 1) throw new UsageError('validate takes one file (or - for standard input)');
-      return { name, file: rest[0], json: given.has('--json') };
+      return {
+        name,
+        file: rest[0],
+        json: given.has('--json'),
+        maxLineBytes: maxLineBytesOption(given.get('--max-line-bytes')),
+        allowInvalidUtf8: given.has('--allow-invalid-utf8'),
+      };
     case 'decode': {
       const provider = given.get('--provider');
       if (provider === undefined) throw new UsageError('decode needs --provider <id|auto>');

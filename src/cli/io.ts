@@ -49,3 +49,19 @@ export function watchOutput(stream: Writable): WatchedOutput {
   );
   return { closed, isClosed: () => isClosed };
 }
+
+/**
+ * Writes `text` to a watched stream unless its reader is gone; when the buffer is full, waits for
+ * 'drain' or the stream's end, with listeners removed after (one wait per chunk must not leave one
+ * reaction behind per chunk on a promise that lives as long as the run).
+ */
+export async function writeUnlessClosed(stream: Writable, text: string, output: WatchedOutput): Promise<void> {
+  if (output.isClosed() || stream.write(text)) return;
+  await new Promise<void>((resolve) => {
+    const done = () => {
+      for (const event of ['drain', 'error', 'close']) stream.off(event, done);
+      resolve();
+    };
+    for (const event of ['drain', 'error', 'close']) stream.on(event, done);
+  });
+}

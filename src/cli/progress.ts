@@ -20,10 +20,17 @@ export class Progress {
 
   /** Called for every line; looks at the clock only every 1024 lines, as the check is per line. */
   tick(lines: number, count: number): void {
-    if (!this.out || lines % 1024 !== 0) return;
-    const now = Date.now();
-    if (now - this.lastDrawn < this.everyMs) return;
-    this.lastDrawn = now;
+    if (this.due(lines)) this.draw(lines, count);
+  }
+
+  /** Whether `tick` would draw now: a caller with output of its own still buffered writes it first. */
+  due(lines: number): boolean {
+    return this.out !== undefined && lines % 1024 === 0 && Date.now() - this.lastDrawn >= this.everyMs;
+  }
+
+  draw(lines: number, count: number): void {
+    if (!this.out) return;
+    this.lastDrawn = Date.now();
     this.shown = true;
     this.out.write(`${CLEAR_LINE}${this.label}: ${lines.toLocaleString('en-US')} lines, ${count.toLocaleString('en-US')} ${this.counted}…`);
   }

@@ -1,46 +1,100 @@
-import { Event } from '../index';
-import { splitLines } from '../providers/lines';
-import { CliIo, openInput, unreadable, write } from './io';
-import { formatIssues } from './issue-lines';
+import type { Readable } from 'node:stream';
+import { CliIo, openInput, unreadable, watchOutput, write, writeUnlessClosed } from './io';
+import { LineChecks } from './line-checks';
+import { LineSplitter } from './line-splitter';
 import { Progress } from './progress';
-import { Tally, formatSummary } from './summary';
+import { formatSummary } from './summary';
 
-const BLANK = /^\s*$/;
+export interface ValidateOptions {
+  readonly file: string;
+  readonly json: boolean;
+  readonly maxLineBytes: number;
+  readonly allowInvalidUtf8: boolean;
+}
+
+/** Exit code after SIGINT: 128 + 2, as a shell reports a process SIGINT ended. */
+const INTERRUPTED_EXIT_CODE = 130;
+
+/** What ended a run before the end of its input. */
+type Stop = 'SIGINT' | 'closed-output';
 
 /**
- * `validate <file|->`: checks each line as an Event, streaming (one line in memory at a time).
- * Errors and the summary go to stdout, or to stderr with `--json`, where stdout carries the
- * normalized events as JSONL. Answers the exit code: 0 all valid, 1 some invalid, 2 unreadable input.
+ * `validate <file|->`: checks each line as an Event, streaming (one line in memory at a time, and
+ * none longer than `maxLineBytes`). Errors and the summary go to stdout, or to stderr with `--json`,
+ * where stdout carries the normalized events as JSONL. Answers the exit code: 0 all valid, 1 some
+ * invalid, 2 unreadable input. A reader that closes stdout early (`| head`) stops the run with the
+ * code of the lines read so far; SIGINT prints the summary so far on stderr and answers 130.
  */
-export async function validateCommand(options: { file: string; json: boolean }, io: CliIo): Promise<number> {
+export async function validateCommand(options: ValidateOptions, io: CliIo, signals: NodeJS.EventEmitter = process): Promise<number> {
   const { source, input } = openInput(options.file, io);
   const report = options.json ? io.stderr : io.stdout;
-  const tally = new Tally();
+  const output = watchOutput(io.stdout);
   const progress = new Progress(io.progress, source, io.progressEveryMs);
-  let lineNumber = 0;
+  const checks: LineChecks = new LineChecks(source, options, () => {
+    if (!progress.due(checks.tally.lines)) return;
+    // Report lines still buffered come before the progress line, which is then cleared before the next ones.
+    writeProblemsNow();
+    progress.draw(checks.tally.lines, checks.tally.invalid);
+  });
+  const splitter = new LineSplitter(checks, options);
+
+  const takeProblems = (): string => {
+    const text = checks.problems;
+    checks.problems = '';
+    if (text) progress.clear();
+    return text;
+  };
+  const writeProblemsNow = () => {
+    const text = takeProblems();
+    if (text && !(report === io.stdout && output.isClosed())) report.write(text);
+  };
+  const send = async (stream: typeof report, text: string) => {
+    if (text) await (stream === io.stdout ? writeUnlessClosed(stream, text, output) : write(stream, text));
+  };
+  const flush = async () => {
+    await send(report, takeProblems());
+    const events = checks.events;
+    checks.events = '';
+    await send(io.stdout, events);
+  };
+
+  let stop: Stop | undefined;
+  // Stopping destroys the input, which ends a read in progress: no promise races a read (a race
+  // against a promise that never settles keeps every chunk it ever raced alive).
+  const stopBy = (why: Stop) => {
+    stop ??= why;
+    (input as Readable).destroy();
+  };
+  const onSigint = () => stopBy('SIGINT');
+  signals.on('SIGINT', onSigint);
+  void output.closed.then(() => stopBy('closed-output'));
+  const chunks = (input as AsyncIterable<Buffer | string>)[Symbol.asyncIterator]();
   try {
-    for await (const line of splitLines(input)) {
-      lineNumber++;
-      if (BLANK.test(line)) {
-        tally.blank++;
-        continue;
-      }
-      const result = Event.safeFromJSON(line);
-      if (result.success) {
-        tally.count(true, result.data.kind);
-        if (options.json) await write(io.stdout, `${JSON.stringify(result.data)}\n`);
-      } else {
-        tally.count(false, result.error.kind);
+    while (stop === undefined) {
+      let next: IteratorResult<Buffer | string>;
+      try {
+        next = await chunks.next();
+      } catch (cause) {
+        if (stop !== undefined) break; // the destroyed input's read
         progress.clear();
-        await write(report, formatIssues(source, lineNumber, result.error));
+        return unreadable(io, source, cause);
       }
-      progress.tick(tally.lines, tally.invalid);
+      if (stop !== undefined) break;
+      if (next.done) splitter.end();
+      else splitter.push(typeof next.value === 'string' ? Buffer.from(next.value, 'utf8') : next.value);
+      await flush();
+      if (next.done) break;
     }
-  } catch (cause) {
-    progress.clear();
-    return unreadable(io, source, cause);
+  } finally {
+    signals.off('SIGINT', onSigint);
   }
   progress.clear();
-  await write(report, formatSummary(source, tally));
-  return tally.invalid > 0 ? 1 : 0;
+  const summary = formatSummary(source, checks.tally);
+  const code = checks.tally.invalid > 0 ? 1 : 0;
+  if (stop === 'SIGINT') {
+    await write(io.stderr, summary);
+    return INTERRUPTED_EXIT_CODE;
+  }
+  await send(report, summary);
+  return code;
 }
