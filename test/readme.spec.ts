@@ -21,11 +21,17 @@ describe('README', () => {
     expect(readme).toContain(example);
   });
 
+  it('shows the NestJS server-sent events example verbatim', () => {
+    const example = readFileSync(join(root, 'examples/nest-sse.ts'), 'utf8').replace("from '../src/nest'", "from 'cli-subprocess-core/nest'");
+    expect(readme).toContain(example.trim());
+  });
+
   it('names the test command that .ci/run runs', () => {
     const ci = readFileSync(join(root, '.ci/run'), 'utf8');
     expect(ci).toContain('npm ci');
+    expect(ci).toMatch(/^npm ci --prefix e2e/m);
     expect(ci).toMatch(/^npm test$/m);
-    expect(readme).toContain('npm ci && npm test');
+    expect(readme).toContain('npm ci && npm ci --prefix e2e && npm test');
   });
 
   it('names the main job command, a script that decodes the bundled real Claude Code transcript', () => {
