@@ -72,6 +72,16 @@ describe('plainToInstance (ValidationPipe with transform)', () => {
     }
   });
 
+  it('whatever the order of the keys: the same instance as parse, unknown keys in one place', () => {
+    for (const body of [{ a: 1, extra: 2, b: 3 }, { extra: 2, a: 1 }, { a: 1, toMap: 2 }, { a: 1, b: 2 }]) {
+      const dto = plainToInstance(ToolUsePayload, { tool_name: 'x', ...body });
+      const parsed = ToolUsePayload.parse({ tool_name: 'x', ...body });
+      expect(JSON.stringify(dto)).toBe(JSON.stringify(parsed));
+      expect(Object.keys(dto)).toEqual(Object.keys(parsed));
+      expect(dto.extra).toEqual(parsed.extra);
+    }
+  });
+
   it('an unknown key that is not JSON data is a class-validator error on extra (a 400 under Nest), not a thrown TypeError', () => {
     const dto = plainToInstance(ToolUsePayload, { tool_name: 'x', bad: () => 1 });
     const errors = validateSync(dto);

@@ -13,7 +13,7 @@ import { Issue } from './issue';
  * that key to the setter as the instance's new unknown keys. Instead `plainToInstance` always
  * visits `extra` (exposed) and its transform gives the setter the whole source object, from
  * which the unknown keys are read exactly as `parse` reads them: every unknown key, `extra`
- * included, each checked as JSON data. A refused value becomes a class-validator error on
+ * included, each checked as JSON data, whatever their order in the source. A refused value becomes a class-validator error on
  * `extra` (400 under NestJS's ValidationPipe), since a setter cannot answer with issues.
  */
 
@@ -21,6 +21,9 @@ import { Issue } from './issue';
 class UnknownKeysOf {
   constructor(readonly source: unknown) {}
 }
+
+/** The source key `extra` is exposed under: one no JSON body uses (a NUL character). */
+const AFTER_EVERY_KEY = '\u0000unknown keys';
 
 /** Instances whose source had unknown keys that are not JSON data, with those issues. */
 const REFUSED = new WeakMap<object, Issue[]>();
@@ -57,7 +60,9 @@ export function assignExtra(instance: object, value: unknown): void {
 export function UnknownKeys(): PropertyDecorator {
   const decorators = [
     Allow(),
-    Expose({ toClassOnly: true }),
+    // Under a name no body has, so it is visited after every key of the source (exposed names come
+    // last) and the unknown keys it reads win over the own keys class-transformer set before.
+    Expose({ name: AFTER_EVERY_KEY, toClassOnly: true }),
     Transform(({ obj }) => new UnknownKeysOf(obj), { toClassOnly: true }),
     ValidateBy({
       name: 'unknownKeysAreJson',
