@@ -12,15 +12,19 @@ import { Invalid, Issue, IssuePath, preview } from './issue';
 const OPAQUE = new Set(['object', 'array', 'any']);
 
 /**
- * Whether class-transformer is given this field's value. It copies objects recursively (a
- * 10,000-deep array overflows the stack), so JSON data, and any object a single-value field
- * or string list refuses anyway, is set directly through the field's rule; a Date and an
- * array of scalars go through.
+ * What class-transformer is given for a field whose input is `raw`, or undefined when the value
+ * is set directly. A scalar goes through as it came (the `@Transform` reads it with the rule).
+ * An object is read once, by the rule, into a snapshot (a fresh Date, a fresh string list, a
+ * copy of JSON data): the caller's object is never read again, whatever a getter answers the
+ * second time, and the rule's bounded reads decide about a sparse array before anything walks
+ * it. A refused object (an Invalid) and JSON data are set directly; class-transformer copies
+ * objects recursively (a 10,000-deep array overflows the stack). class-validator checks all.
  */
-function throughTransformer(spec: FieldSpec, value: unknown): boolean {
-  if (OPAQUE.has(spec.type)) return false;
-  if (typeof value !== 'object' || value === null || value instanceof Date) return true;
-  return Array.isArray(value) && value.every((item) => typeof item !== 'object' || item === null);
+function readOnce(spec: FieldSpec, raw: unknown, trusted: boolean): { plain: unknown } | { direct: unknown } {
+  const scalar = typeof raw !== 'object' && typeof raw !== 'function';
+  if (scalar && !OPAQUE.has(spec.type)) return { plain: raw };
+  const value = spec.rule.read(raw, spec, trusted);
+  return OPAQUE.has(spec.type) || value instanceof Invalid ? { direct: value } : { plain: value };
 }
 
 /**
@@ -42,9 +46,13 @@ export function referenceParse(cls: ModelClass, input: unknown, path: IssuePath,
   const target = Object.create(cls.prototype) as Record<string, unknown>;
   const plain: Record<string, unknown> = {};
   fields.forEach((spec, i) => {
-    if (!given[i]) target[spec.key] = spec.type === 'payload' ? undefined : codec.missingValue(i);
-    else if (throughTransformer(spec, raw[i])) plain[spec.key] = raw[i];
-    else target[spec.key] = spec.rule.read(raw[i], spec, ctx.trusted);
+    if (!given[i]) {
+      target[spec.key] = spec.type === 'payload' ? undefined : codec.missingValue(i);
+      return;
+    }
+    const read = readOnce(spec, raw[i], ctx.trusted);
+    if ('plain' in read) plain[spec.key] = read.plain;
+    else target[spec.key] = read.direct;
   });
   plainToClassFromExist(target, plain);
   const errors = validateSync(target, { forbidUnknownValues: false });
@@ -70,7 +78,8 @@ export function referenceParse(cls: ModelClass, input: unknown, path: IssuePath,
 function issueOf(error: ValidationError, spec: FieldSpec, value: unknown, raw: unknown, path: IssuePath, trusted: boolean): Issue {
   if (value instanceof Invalid) return value.issueAt(path);
   if (raw === undefined || raw === null) return MISSING.issueAt(path);
-  const verdict = spec.rule.read(raw, spec, trusted);
+  // A scalar is the one value read again (it has no getters); an object was read once, into `value`.
+  const verdict = typeof raw === 'object' || typeof raw === 'function' ? value : spec.rule.read(raw, spec, trusted);
   if (verdict instanceof Invalid) return verdict.issueAt(path);
   const constraints = Object.keys(error.constraints ?? {}).join(', ');
   return { code: 'invalid_type', message: `refused by ${constraints || 'class-validator'}: ${preview(value)}`, path: [...path] };
