@@ -13,8 +13,9 @@ import { Issue } from './issue';
  * that key to the setter as the instance's new unknown keys. Instead `plainToInstance` always
  * visits `extra` (exposed) and its transform gives the setter the whole source object, from
  * which the unknown keys are read exactly as `parse` reads them: every unknown key, `extra`
- * included, each checked as JSON data, whatever their order in the source. A refused value becomes a class-validator error on
- * `extra` (400 under NestJS's ValidationPipe), since a setter cannot answer with issues.
+ * included, each checked as JSON data, whatever their order in the source. A refused value
+ * becomes a class-validator error on `extra` (400 under NestJS's ValidationPipe), since a
+ * setter cannot answer with issues.
  */
 
 /** What class-transformer hands the `extra` setter: the plain object the instance is made from. */
