@@ -4,6 +4,8 @@ import { Event, Model, ParseResult, fieldsOf } from '../src';
 import {
   MODEL_CLASSES,
   anyEventInput,
+  callerBuilt,
+  callerWrappings,
   anyMutatedEventInput,
   firstDifference,
   invalidValue,
@@ -84,6 +86,17 @@ describe('fast path and reference path agree', () => {
         expectAgreement((mode) => Event.safeFromJSON(line, { mode }));
       }),
       { numRuns: numRuns(400) },
+    );
+  });
+
+  it('on caller-built objects: getters, changing getters, Proxies, forged prototypes, sparse arrays (issue #12)', () => {
+    fc.assert(
+      fc.property(fc.oneof(anyEventInput, anyMutatedEventInput), callerWrappings, ({ input }, wrappings) => {
+        const event = pinned(input);
+        // Each parse gets its own copy: a changing getter must be read for the first time by each.
+        expectAgreement((mode) => Event.safeParse(callerBuilt(event, wrappings), { mode }));
+      }),
+      { numRuns: numRuns(600) },
     );
   });
 

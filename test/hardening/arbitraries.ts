@@ -349,6 +349,78 @@ export const eventWithAnything: fc.Arbitrary<unknown> = fc
   });
 
 // ---------------------------------------------------------------------------------------------
+// Caller-built objects (issue #12): the same data behind getters, Proxies and sparse arrays
+
+/** How one object or array of an input is rebuilt by a caller. */
+export const CALLER_WRAPPINGS = [
+  'plain',
+  'getters', // each key an enumerable getter
+  'changing getters', // the first read answers the value, later reads a function
+  'proxy', // a transparent Proxy
+  'proxy claiming Event.prototype',
+  'forged Event prototype', // Object.setPrototypeOf(copy, Event.prototype)
+  'sparse', // arrays: a hole after the items; objects: plain
+  'huge sparse', // arrays: one item at index 1e6; objects: plain
+] as const;
+export type CallerWrapping = (typeof CALLER_WRAPPINGS)[number];
+
+/** Wrappings to apply in turn, one per object or array met (cycled). */
+export const callerWrappings = fc.array(fc.constantFrom(...CALLER_WRAPPINGS), { minLength: 1, maxLength: 24 });
+
+function withGetters(base: Record<string, unknown> | unknown[], changing: boolean): object {
+  const out: object = Array.isArray(base) ? [] : {};
+  for (const key of Object.keys(base)) {
+    const value = (base as Record<string, unknown>)[key];
+    let reads = 0;
+    Object.defineProperty(out, key, { enumerable: true, configurable: true, get: () => (changing && reads++ > 0 ? () => value : value) });
+  }
+  return out;
+}
+
+function wrapped(base: Record<string, unknown> | unknown[], how: CallerWrapping): unknown {
+  switch (how) {
+    case 'getters':
+    case 'changing getters':
+      return withGetters(base, how === 'changing getters');
+    case 'proxy':
+      return new Proxy(base, {});
+    case 'proxy claiming Event.prototype':
+      return new Proxy(base, { getPrototypeOf: () => Event.prototype });
+    case 'forged Event prototype':
+      return Object.setPrototypeOf(Array.isArray(base) ? [...base] : objectFrom(Object.entries(base)), Event.prototype);
+    case 'sparse':
+    case 'huge sparse':
+      if (!Array.isArray(base)) return base;
+      base[how === 'sparse' ? base.length + 1 : 1e6] = 'x';
+      return base;
+    default:
+      return base;
+  }
+}
+
+/**
+ * `value` rebuilt as a caller might build it: every object and array (Dates aside) wrapped by the
+ * next of `wrappings`, in a fixed order, so each call builds the same structure afresh (a changing
+ * getter must be met for the first time by each parse).
+ */
+export function callerBuilt(value: unknown, wrappings: readonly CallerWrapping[]): unknown {
+  let next = 0;
+  const ancestors = new Set<object>();
+  const rebuild = (node: unknown): unknown => {
+    // A cycle is left as it is (the original object): both paths must still find it.
+    if (typeof node !== 'object' || node === null || node instanceof Date || ancestors.has(node)) return node;
+    const how = wrappings[next++ % wrappings.length];
+    ancestors.add(node);
+    const rebuilt = Array.isArray(node)
+      ? node.map(rebuild)
+      : objectFrom(Object.entries(Object.getOwnPropertyDescriptors(node)).map(([k, d]) => [k, rebuild(d.value)] as [string, unknown]));
+    ancestors.delete(node);
+    return wrapped(rebuilt, how);
+  };
+  return rebuild(value);
+}
+
+// ---------------------------------------------------------------------------------------------
 // JSON text
 
 /** A valid event line. */

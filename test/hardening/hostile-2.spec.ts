@@ -261,7 +261,10 @@ describe.each(MODES)('issue #12, library reproducers (%s path)', (mode) => {
       expect(Event.safeParse(forged, { mode }).success).toBe(false);
       expect(RawPayload.safeParse(Object.create(RawPayload.prototype), { mode }).success).toBe(false);
       const payload = Object.create(RawPayload.prototype) as object;
-      expect(Event.safeParse({ kind: 'raw', payload }, { mode }).success).toBe(false);
+      const error = errorOf(() => Event.parse({ kind: 'raw', payload }, { mode }));
+      expect(error.issues).toEqual([
+        { code: 'invalid_payload_class', message: 'expected a RawPayload for kind "raw", got RawPayload not built by the library', path: ['payload'] },
+      ]);
     });
 
     it('real instances still pass through as they are: parsed, built with new, from JSON', () => {

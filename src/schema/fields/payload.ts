@@ -37,7 +37,7 @@ export function readPayload(raw: unknown, at: IssuePath, ctx: ParseContext, kind
     if (proto !== Object.prototype && proto !== null) {
       addIssue(ctx, {
         code: 'invalid_payload_class',
-        message: `expected a ${cls.name} for kind "${kind}", got ${classNameOf(proto)}`,
+        message: `expected a ${cls.name} for kind "${kind}", got ${classNameOf(proto)}${proto === cls.prototype ? ' not built by the library' : ''}`,
         path: [...at],
       });
       return INVALID;
