@@ -127,10 +127,10 @@ export class SchemaError extends Error {
     super(`${tag}${kind ? ` (${kind})` : ''}: ${listed.join('; ')}`);
   }
 
-  /** The issues nested by path; built on first access and then kept as an own property. */
+  /** The issues nested by path; built on first access and then kept as an own property (unless the error was frozen). */
   get errors(): ErrorTree {
     const tree = buildTree(this.issues);
-    Object.defineProperty(this, 'errors', { value: tree, enumerable: true });
+    if (Object.isExtensible(this)) Object.defineProperty(this, 'errors', { value: tree, enumerable: true });
     return tree;
   }
 }

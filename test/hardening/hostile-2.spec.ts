@@ -142,6 +142,32 @@ describe.each(MODES)('issue #12, library reproducers (%s path)', (mode) => {
       if (!result.success) expect(result.error.issues.map((issue) => issue.code)).toEqual(['invalid_type', 'invalid_type']);
     });
 
+    it.each([
+      ['a symbol', () => Symbol('s')],
+      ['a bigint', () => 10n],
+      ['an object whose toString throws', () => throwingToString],
+      ['a function whose toString throws', () => Object.assign(() => 1, { toString: () => { throw nullProto(); } })],
+    ])('%s in a field of every type is an issue, never a throw', (_what, value) => {
+      const inputs = [
+        { kind: 'raw', provider: value(), sequence: value(), timestamp: value(), raw: value(), metadata: value() },
+        { kind: 'error', payload: { severity: value(), message: value(), code: value() } },
+        { kind: 'run_started', payload: { args: [value()], command: value() } },
+        { kind: 'cost_update', payload: { cost_usd: value(), input_tokens: value() } },
+        { kind: 'tool_result', payload: { is_error: value(), content: value() } },
+        { kind: 'assistant_message', payload: { content: value(), role: value() } },
+      ];
+      for (const input of inputs) {
+        const result = Event.safeParse(input, { mode });
+        expect(result.success).toBe(false);
+        if (!result.success) expect(result.error.issues.length).toBeGreaterThan(1);
+      }
+    });
+
+    it('the errors tree of a frozen SchemaError is still answered', () => {
+      const error = Object.freeze(errorOf(() => Event.parse({ kind: 'raw', sequence: -1 }, { mode })));
+      expect(error.errors).toEqual({ sequence: ['too small: must be at least 0'] });
+    });
+
     it("Event.create('raw', {get x(){ throw new Error('boom') }}) throws a SchemaError (unreadable)", () => {
       const attrs = { get x(): unknown { throw new Error('boom'); } };
       const error = errorOf(() => Event.create('raw', attrs, { mode }));
