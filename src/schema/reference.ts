@@ -12,8 +12,8 @@ import { Invalid, Issue, IssuePath, preview } from './issue';
 const OPAQUE = new Set(['object', 'array', 'any']);
 
 /**
- * What class-transformer is given for a field whose input is `raw`, or undefined when the value
- * is set directly. A scalar goes through as it came (the `@Transform` reads it with the rule).
+ * How a field whose input is `raw` reaches the instance: `plain`, given to class-transformer, or
+ * `direct`, set on it. A scalar goes through as it came (the `@Transform` reads it with the rule).
  * An object is read once, by the rule, into a snapshot (a fresh Date, a fresh string list, a
  * copy of JSON data): the caller's object is never read again, whatever a getter answers the
  * second time, and the rule's bounded reads decide about a sparse array before anything walks

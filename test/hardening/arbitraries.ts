@@ -8,6 +8,7 @@ import {
   Model,
   PAYLOAD_CLASSES,
   PreciseDate,
+  SchemaError,
   ToolDescriptor,
   ToolRequest,
   ToolResponse,
@@ -71,6 +72,16 @@ export const nonBlankText = paddedText.filter((text) => text.trim() !== '');
 export const HOSTILE_KEYS = ['__proto__', 'constructor', 'prototype', 'toString', 'valueOf', 'hasOwnProperty', '__defineGetter__', 'then', 'toJSON', ''];
 /** Object keys for JSON data: any text, often a hostile one. */
 export const jsonKey = fc.oneof({ weight: 4, arbitrary: anyText }, { weight: 1, arbitrary: fc.constantFrom(...HOSTILE_KEYS) });
+
+/** The result of `run`, or its SchemaError; any other exception fails the test. */
+export function outcome<T>(run: () => T): { value?: T; error?: SchemaError } {
+  try {
+    return { value: run() };
+  } catch (error) {
+    if (error instanceof SchemaError) return { error };
+    throw error;
+  }
+}
 
 /**
  * A plain object from entries, each an own enumerable data property: `__proto__` becomes a key,

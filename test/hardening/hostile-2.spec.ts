@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { Event, PreciseDate, RawPayload, RunStartedPayload, SchemaError } from '../../src';
-import { MODES, TEST_TIMEOUT_MS } from './arbitraries';
+import { MODES, TEST_TIMEOUT_MS, outcome } from './arbitraries';
 
 jest.setTimeout(TEST_TIMEOUT_MS);
 
@@ -8,16 +8,6 @@ jest.setTimeout(TEST_TIMEOUT_MS);
  * Issue #12 ("Hostile input, part 2"), the library's reproducers: one test each, named after it.
  * No timing assertions: "costs CPU without bound" is checked by counting the reads a parse makes.
  */
-
-/** The result of `run`, or its SchemaError; any other exception fails the test. */
-function outcome<T>(run: () => T): { value?: T; error?: SchemaError } {
-  try {
-    return { value: run() };
-  } catch (error) {
-    if (error instanceof SchemaError) return { error };
-    throw error;
-  }
-}
 
 function errorOf(run: () => unknown): SchemaError {
   const { error } = outcome(run);

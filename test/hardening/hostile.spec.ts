@@ -11,7 +11,7 @@ import {
   ToolUsePayload,
   validateSerializable,
 } from '../../src';
-import { MODES, Mode, anyEventInput, anyMutatedEventInput, firstDifference, numRuns, objectFrom, snapshot, TEST_TIMEOUT_MS } from './arbitraries';
+import { MODES, Mode, outcome, anyEventInput, anyMutatedEventInput, firstDifference, numRuns, objectFrom, snapshot, TEST_TIMEOUT_MS } from './arbitraries';
 
 jest.setTimeout(TEST_TIMEOUT_MS);
 
@@ -30,16 +30,6 @@ afterEach(() => {
   expect(Object.getOwnPropertyNames(Array.prototype).sort()).toEqual(ARRAY_PROTOTYPE_KEYS);
   expect(({} as Record<string, unknown>).polluted).toBeUndefined();
 });
-
-/** The result of `run`, or its SchemaError; any other exception fails the test. */
-function outcome<T>(run: () => T): { value?: T; error?: SchemaError } {
-  try {
-    return { value: run() };
-  } catch (error) {
-    if (error instanceof SchemaError) return { error };
-    throw error;
-  }
-}
 
 function own(target: unknown, key: string): unknown {
   return Object.getOwnPropertyDescriptor(target, key)?.value;
