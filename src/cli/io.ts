@@ -13,7 +13,7 @@ export interface CliIo {
 }
 
 /** Writes `text`, waiting for the stream to drain when its buffer is full (so a slow reader never makes us buffer a whole file). */
-export async function write(stream: Writable, text: string): Promise<void> {
+export async function write(stream: Writable, text: string | Uint8Array): Promise<void> {
   if (!stream.write(text)) await new Promise<void>((resolve) => stream.once('drain', resolve));
 }
 
@@ -51,12 +51,13 @@ export function watchOutput(stream: Writable): WatchedOutput {
 }
 
 /**
- * Writes `text` to a watched stream unless its reader is gone; when the buffer is full, waits for
+ * Writes `text` to a watched stream unless its reader is gone (`written` is called once the stream
+ * is done with it); when the buffer is full, waits for
  * 'drain' or the stream's end, with listeners removed after (one wait per chunk must not leave one
  * reaction behind per chunk on a promise that lives as long as the run).
  */
-export async function writeUnlessClosed(stream: Writable, text: string, output: WatchedOutput): Promise<void> {
-  if (output.isClosed() || stream.write(text)) return;
+export async function writeUnlessClosed(stream: Writable, text: string | Uint8Array, output: WatchedOutput, written?: () => void): Promise<void> {
+  if (output.isClosed() || stream.write(text, written)) return;
   await new Promise<void>((resolve) => {
     const done = () => {
       for (const event of ['drain', 'error', 'close']) stream.off(event, done);

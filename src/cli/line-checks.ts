@@ -1,6 +1,7 @@
 import { Event } from '../index';
 import { formatIssues, formatLineProblem } from './issue-lines';
 import type { LineSink } from './line-splitter';
+import { OutputBuffer } from './output-buffer';
 import { readableKind } from './readable-kind';
 import { Tally } from './summary';
 
@@ -17,7 +18,7 @@ export class LineChecks implements LineSink {
   readonly tally = new Tally();
   lineNumber = 0;
   /** Normalized events not yet written (`--json` only). */
-  events = '';
+  readonly events = new OutputBuffer();
   /** Report lines not yet written. */
   problems = '';
 
@@ -38,7 +39,7 @@ export class LineChecks implements LineSink {
     const result = Event.safeFromJSON(line);
     if (result.success) {
       this.tally.count(true, result.data.kind);
-      if (this.options.json) this.events += `${JSON.stringify(result.data)}\n`;
+      if (this.options.json) this.events.addLine(JSON.stringify(result.data));
     } else {
       this.tally.count(false, readableKind(line, result.error));
       this.problems += formatIssues(this.source, this.lineNumber, result.error.issues, line);

@@ -53,9 +53,9 @@ export async function validateCommand(options: ValidateOptions, io: CliIo, signa
   };
   const flush = async () => {
     await send(report, takeProblems());
-    const events = checks.events;
-    checks.events = '';
-    await send(io.stdout, events);
+    if (checks.events.isEmpty) return;
+    const events = checks.events.take();
+    await writeUnlessClosed(io.stdout, events, output, () => checks.events.recycle(events));
   };
 
   let stop: Stop | undefined;
