@@ -2,6 +2,8 @@ import 'reflect-metadata';
 import { spawn, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { corpus } from '../bench/corpus';
+import { Event } from '../src';
 import { usePrivateBuild } from './build-copy';
 
 // Regression tests for the CLI items of issue #12 ("the CLI as a Unix tool", and its bounds),
@@ -201,4 +203,16 @@ describe('the summary counted a valid kind with a bad envelope field under (no k
     const ends = (line: string) => [...line.matchAll(/\S+/g)].slice(1).map((m) => m.index! + m[0].length);
     expect(ends(table[1])).toEqual(ends(table[0]));
   }, 120_000);
+});
+
+describe('validate --json was 1.36× its floor: the buffered writer changes no byte of the output', () => {
+  it('many chunks of mixed events, a 600 KB event and non-ASCII text come out as JSON.stringify(event), in order', () => {
+    const big = JSON.stringify({ id: 1, kind: 'raw', timestamp: '2026-03-19T00:00:00.000001Z', payload: { stream: 'stdout', content: 'λ🙂x'.repeat(150_000) } });
+    const lines = [...corpus(3000), big, ...corpus(3000, 7)];
+    const { status, stdout } = cli(['validate', '--json', '-'], { input: `${lines.join('\n')}\n` });
+    expect(status).toBe(0);
+    const expected = `${lines.map((line) => JSON.stringify(Event.fromJSON(line))).join('\n')}\n`;
+    expect(stdout.length).toBe(expected.length);
+    expect(stdout === expected).toBe(true);
+  }, 60_000);
 });
