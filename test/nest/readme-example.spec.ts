@@ -12,9 +12,9 @@ describe("README's NestJS example", () => {
   });
   afterAll(() => app.close());
 
-  it('is shown verbatim in the README', () => {
+  it('the recommended setup (readme-starter-app.ts) is shown verbatim in the README', () => {
     const readme = readFileSync(join(__dirname, '../../README.md'), 'utf8');
-    const example = readFileSync(join(__dirname, 'readme-app.ts'), 'utf8')
+    const example = readFileSync(join(__dirname, 'readme-starter-app.ts'), 'utf8')
       .replace("from '../../src/nest'", "from 'cli-subprocess-core/nest'")
       .replace("from '../../src'", "from 'cli-subprocess-core'");
     expect(readme).toContain(example);
