@@ -15,6 +15,7 @@ import { Readable, Writable } from 'node:stream';
 import { DEFAULT_MAX_LINE_BYTES } from '../src/cli/line-splitter';
 import { validateCommand } from '../src/cli/validate-command';
 import { corpus } from './corpus';
+import { cpuNs, gc, median } from './measure';
 
 const asJson = process.argv.includes('--json');
 const LINES = Number(process.env.BENCH_LINES) || 100_000;
@@ -75,23 +76,6 @@ const contenders: Contender[] = [
   { name: 'validate --json', run: validate(true) },
   { name: 'validate (report only)', run: validate(false) },
 ];
-
-function cpuNs(): number {
-  const { user, system } = process.cpuUsage();
-  return (user + system) * 1000;
-}
-
-const median = (values: number[]): number => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
-};
-
-function gc(): void {
-  const collect = (globalThis as { gc?: () => void }).gc;
-  if (!collect) throw new Error('run with node --expose-gc (npm run bench does)');
-  collect();
-}
 
 /** Total ns of one contender over `bytes`. */
 async function time(contender: Contender, bytes: Buffer): Promise<number> {

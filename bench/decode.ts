@@ -9,6 +9,7 @@
 import 'reflect-metadata';
 import { createDecoder, type Decoder, type DecoderOptions } from '../src';
 import { fixtures, nativeLines } from '../test/providers/fixtures';
+import { cpuNs, gc, median } from './measure';
 
 const asJson = process.argv.includes('--json');
 const MIN_LINES = Number(process.env.BENCH_LINES) || 50_000;
@@ -41,18 +42,6 @@ const contenders: Contender[] = [
   { name: "decoder.push, keepRaw 'none'", start: decoding({ keepRaw: 'none' }) },
 ];
 
-/** CPU time (user + system) in ns: unlike wall-clock time it ignores moments another process had the core. */
-function cpuNs(): number {
-  const { user, system } = process.cpuUsage();
-  return (user + system) * 1000;
-}
-
-const median = (values: number[]): number => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
-};
-
 /** Total ns to run one contender over `lines` (a fresh decoder for them). */
 function time(contender: Contender, lines: string[]): number {
   const run = contender.start();
@@ -62,12 +51,6 @@ function time(contender: Contender, lines: string[]): number {
   const ns = cpuNs() - start;
   if (sink < 0) log('unreachable');
   return ns;
-}
-
-function gc(): void {
-  const collect = (globalThis as { gc?: () => void }).gc;
-  if (!collect) throw new Error('run with node --expose-gc');
-  collect();
 }
 
 const { lines, from } = transcript();

@@ -6,6 +6,7 @@
 import 'reflect-metadata';
 import { Event } from '../src';
 import { corpus, sizedLine } from './corpus';
+import { cpuNs, median } from './measure';
 import { ajvValidator } from './peers/ajv-peer';
 import { zodParse, zodToJSON } from './peers/zod-peer';
 
@@ -28,15 +29,6 @@ const contenders: Contender[] = [
   { name: 'ajv compiled validate (validate-only floor)', run: (line) => (validate(JSON.parse(line)) ? 1 : 0) },
 ];
 
-/**
- * CPU time (user + system) of this process in ns: unlike wall-clock time it does not
- * count the moments another process had the core, so runs on a busy machine stay comparable.
- */
-function cpuNs(): number {
-  const { user, system } = process.cpuUsage();
-  return (user + system) * 1000;
-}
-
 // BENCH_ONLY=<substring,…> runs a subset (for investigating one contender).
 const only = process.env.BENCH_ONLY?.split(',');
 if (only) contenders.splice(0, contenders.length, ...contenders.filter((c) => only.some((o) => c.name.includes(o))));
@@ -54,12 +46,6 @@ function time(contender: Contender, lines: string[]): number {
   if (sink < 0) log('unreachable');
   return ns / count;
 }
-
-const median = (values: number[]): number => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
-};
 
 function sanityCheck(lines: string[]): void {
   // The peers must do the same work: same output, byte for byte.
