@@ -216,3 +216,13 @@ describe('validate --json was 1.36× its floor: the buffered writer changes no b
     expect(stdout === expected).toBe(true);
   }, 60_000);
 });
+
+describe('decode shares the bounded line reader (a line past V8\'s string limit crashed it too)', () => {
+  it('head -c 70000000 /dev/zero, then a line: decode warns about the over-long line, skips it and decodes the next, exit 0', () => {
+    const { status, stdout, stderr } = piped(`{ head -c 70000000 /dev/zero; printf '\\nhello\\n'; }`, ['decode', '--provider', 'claude', '-']);
+    expect(stderr).toContain('cli-subprocess-core: <stdin>:1: line of 70000000 bytes, longer than 67108864; skipped unread\n');
+    expect(stderr).not.toContain('RangeError');
+    expect(stdout).toContain('"hello"');
+    expect(status).toBe(0);
+  }, 60_000);
+});

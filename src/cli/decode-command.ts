@@ -1,6 +1,6 @@
 import { createDecoder, type AnyEvent, type DecoderOptions, type ProviderId } from '../index';
-import { splitLines } from '../providers/lines';
 import { CliIo, openInput, unreadable, write } from './io';
+import { DEFAULT_MAX_LINE_BYTES, LineSplitter } from './line-splitter';
 import { Progress } from './progress';
 import { DecodeTally, formatDecodeSummary } from './summary';
 
@@ -9,33 +9,56 @@ import { DecodeTally, formatDecodeSummary } from './summary';
  * normalized events written as JSONL on stdout; the summary goes to stderr. A line no provider
  * understands is a `raw` event, never an error, so the answer is 0 whenever the input was read
  * (2 when it could not be). The input is a file, not a process: a missing result line is a warning.
+ * A line over 64 MB is skipped with a warning, never held (it used to end in `RangeError: Invalid
+ * string length`); invalid UTF-8 is read with U+FFFD in its place, as agent CLIs' output may hold it.
  */
 export async function decodeCommand(options: { file: string; provider: ProviderId | 'auto'; keepRaw: DecoderOptions['keepRaw'] }, io: CliIo): Promise<number> {
   const { source, input } = openInput(options.file, io);
   const decoder = createDecoder(options.provider, { keepRaw: options.keepRaw });
   const tally = new DecodeTally();
   const progress = new Progress(io.progress, source, io.progressEveryMs, 'events');
-  const emit = async (events: AnyEvent[]) => {
-    if (events.length === 0) return;
-    let text = '';
-    for (const event of events) {
+  let events = '';
+  let warnings = '';
+  const add = (decoded: AnyEvent[]) => {
+    for (const event of decoded) {
       tally.count(event.kind);
-      text += `${JSON.stringify(event)}\n`;
+      events += `${JSON.stringify(event)}\n`;
     }
-    await write(io.stdout, text);
+  };
+  const splitter = new LineSplitter(
+    {
+      text: (line) => {
+        tally.lines++;
+        if (line.trim() === '') tally.blank++;
+        add(decoder.push(line));
+        progress.tick(tally.lines, tally.events);
+      },
+      tooLong: (bytes) => {
+        tally.lines++;
+        warnings += `cli-subprocess-core: ${source}:${tally.lines}: line of ${bytes} bytes, longer than ${DEFAULT_MAX_LINE_BYTES}; skipped unread\n`;
+      },
+      invalidUtf8: () => undefined, // never called: invalid UTF-8 is allowed
+    },
+    { maxLineBytes: DEFAULT_MAX_LINE_BYTES, allowInvalidUtf8: true },
+  );
+  const flush = async () => {
+    if (warnings) await write(io.stderr, warnings);
+    if (events) await write(io.stdout, events);
+    warnings = '';
+    events = '';
   };
   try {
-    for await (const line of splitLines(input)) {
-      tally.lines++;
-      if (line.trim() === '') tally.blank++;
-      await emit(decoder.push(line));
-      progress.tick(tally.lines, tally.events);
+    for await (const chunk of input as AsyncIterable<Buffer | string>) {
+      splitter.push(typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : chunk);
+      await flush();
     }
   } catch (cause) {
     progress.clear();
     return unreadable(io, source, cause);
   }
-  await emit(decoder.end());
+  splitter.end();
+  add(decoder.end());
+  await flush();
   progress.clear();
   await write(io.stderr, formatDecodeSummary(source, tally, decoder.provider, decoder.sessionId));
   return 0;
