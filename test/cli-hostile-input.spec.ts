@@ -74,13 +74,13 @@ describe('a line longer than the limit (validate /dev/zero crashed with RangeErr
 });
 
 describe('report output is bounded (1,000,000 issues printed 102 MB; a 10 MB key a 10 MB report line)', () => {
-  it('a line with 100,000 non-finite numbers prints at most 10 issues, then "… and K more issues"', () => {
+  it('a line with 100,000 non-finite numbers prints at most 10 issues, then "… and K more issues" counting every other one', () => {
     const keys = Array.from({ length: 100_000 }, (_, i) => `"k${i}":1e400`).join(',');
     const { status, stdout } = cli(['validate', '-'], { input: `{"kind":"raw",${keys}}\n` });
     expect(status).toBe(1);
     const lines = reportOf(stdout, 1);
     expect(lines).toHaveLength(11);
-    expect(lines[10]).toMatch(/^<stdin>:1: … and \d+ more issues$/);
+    expect(lines[10]).toBe('<stdin>:1: … and 99990 more issues');
     expect(Buffer.byteLength(stdout)).toBeLessThan(5_000);
   });
 

@@ -1,4 +1,5 @@
 import { BadRequestException } from '@nestjs/common';
+import { countedIssues } from '../cli/counted-issues';
 import type { Issue, SchemaError } from '../index';
 
 /** The JSON body of a 400 answer to an invalid event or payload. */
@@ -38,8 +39,9 @@ function boundedPath(path: readonly (string | number)[]): (string | number)[] {
 
 /** Turns a `SchemaError` into a `BadRequestException` whose body lists the issues (at most BODY_ISSUES of them). */
 export function toBadRequest(error: SchemaError): BadRequestException {
-  const count = error.issues.length;
-  const listed = error.issues.slice(0, BODY_ISSUES);
+  // A parse that stopped collecting closes its issues with a count of the rest: that count goes into `more_issues`.
+  const { listed: found, total: count } = countedIssues(error.issues);
+  const listed = found.slice(0, BODY_ISSUES);
   const body: SchemaErrorBody = {
     statusCode: 400,
     error: 'Bad Request',
