@@ -1,7 +1,6 @@
 import { formatPath } from '../schema/issue';
 import type { Issue } from '../index';
 import { countedIssues } from './counted-issues';
-import { describeJsonError } from './json-error';
 
 /**
  * Bounds of one line's report: whatever the input, a line's report stays a few KB. Forced by real
@@ -25,18 +24,16 @@ export function cut(text: string, max: number): string {
 /**
  * One line per issue, compiler style, `file:line: path: message (code)`, for at most
  * MAX_ISSUES_PER_LINE issues, then `file:line: … and K more issues` (K counts the issues the parse
- * only counted too). A `json` issue is described from `line` itself, with the position the
- * library's 40-character message loses.
+ * only counted too).
  */
-export function formatIssues(source: string, lineNumber: number, issues: readonly Issue[], line: string): string {
+export function formatIssues(source: string, lineNumber: number, issues: readonly Issue[]): string {
   const where = `${source}:${lineNumber}: `;
   const { listed, total } = countedIssues(issues);
   let text = '';
   const shown = Math.min(listed.length, MAX_ISSUES_PER_LINE);
   for (let i = 0; i < shown; i++) {
     const { code, path, message } = listed[i];
-    const described = code === 'json' && path.length === 0 ? describeJsonError(line) : message;
-    text += `${where}${cut(formatPath(path), MAX_PATH_CHARS) || '(root)'}: ${cut(described, MAX_MESSAGE_CHARS)} (${code})\n`;
+    text += `${where}${cut(formatPath(path), MAX_PATH_CHARS) || '(root)'}: ${cut(message, MAX_MESSAGE_CHARS)} (${code})\n`;
   }
   const more = total - shown;
   if (more > 0) text += `${where}… and ${more} more ${more === 1 ? 'issue' : 'issues'}\n`;

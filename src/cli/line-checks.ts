@@ -42,7 +42,7 @@ export class LineChecks implements LineSink {
       if (this.options.json) this.events.addLine(JSON.stringify(result.data));
     } else {
       this.tally.count(false, readableKind(line, result.error));
-      this.problems += formatIssues(this.source, this.lineNumber, result.error.issues, line);
+      this.problems += formatIssues(this.source, this.lineNumber, result.error.issues);
     }
     this.afterLine();
   }

@@ -3,6 +3,7 @@ import { INVALID, ModelClass, ParseContext, addIssue, issuesOf } from './context
 import { UnreadableInput, withFields } from './input';
 import { isPlainObject, readJsonData } from './json';
 import { Invalid } from './issue';
+import { describeJsonError } from './json-error';
 import { Issue, ParseResult, SchemaError, preview, typeName } from './issue';
 import { referenceParse } from './reference';
 
@@ -117,6 +118,7 @@ function readJsonText(text: string): unknown {
     if (typeof text !== 'string') throw new TypeError(`expected a string, got ${typeName(text)}`);
     return JSON.parse(text);
   } catch (cause) {
+    if (typeof text === 'string' && cause instanceof Error) return new BadJson(describeJsonError(text, cause.message));
     return new BadJson(`invalid JSON: ${preview(cause instanceof Error ? cause.message : describeThrown(cause))}`);
   }
 }

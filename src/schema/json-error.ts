@@ -8,23 +8,21 @@ const AT_POSITION = /(?: in JSON)? at position (\d+)/;
 const UNEXPECTED_TOKEN = /^(Unexpected token '[^']*'), (?:\.\.\.)?"([\s\S]*)"(?:\.\.\.)? is not valid JSON$/;
 const TOKEN_CONTEXT = 10;
 
+/** The longest description: an issue message stays short whatever the line holds (escapes included). */
+const MAX_DESCRIPTION = 160;
+
 /**
- * Why `line` is not JSON, with the position and a short excerpt around it:
- * `Unterminated string at position 39, near "…ntent":"abc"`. The library's issue message cuts
- * V8's text to 40 characters, which loses the position; the CLI formats JSON errors itself.
- * Called only for lines the library already found to be bad JSON.
+ * Why `line` is not JSON, from JSON.parse's `message`, with the position and a short excerpt
+ * around it: `invalid JSON: Unterminated string at position 39, near …"ntent\":\"abc"`. V8's own
+ * text puts the position last, so cutting it short (as any bounded message must) lost the one
+ * useful part; the CLI's report and every `json` issue use this one description.
  */
-export function describeJsonError(line: string): string {
-  let message: string;
-  try {
-    JSON.parse(line);
-    return 'invalid JSON';
-  } catch (error) {
-    message = error instanceof Error ? error.message : 'invalid JSON';
-  }
+export function describeJsonError(line: string, message: string): string {
   const located = locate(message, line);
-  if (!located) return `invalid JSON: ${message.slice(0, 120)}`;
-  return `invalid JSON: ${located.what} at position ${located.position}, near ${excerpt(line, located.position)}`;
+  const text = located
+    ? `invalid JSON: ${located.what} at position ${located.position}, near ${excerpt(line, located.position)}`
+    : `invalid JSON: ${message}`;
+  return text.length > MAX_DESCRIPTION ? `${text.slice(0, MAX_DESCRIPTION - 1)}…` : text;
 }
 
 function locate(message: string, line: string): { what: string; position: number } | undefined {
