@@ -175,9 +175,18 @@ class ChildRun implements Run {
         await this.queue.space();
         this.emit(this.decoder.push(line));
       }
-    } catch {
-      // A broken pipe ends the output; the exit decides the rest.
+    } catch (error) {
+      this.failedReading(error);
     }
+  }
+
+  /**
+   * Reading a pipe ended in an error (a broken pipe, or a bug of the library's own while turning a
+   * line into events): the output is over, so the CLI is stopped rather than left blocked on a
+   * full pipe with nobody reading it. No process may outlive the run.
+   */
+  private failedReading(error: unknown): void {
+    this.stop('aborted', `the run was stopped: reading its output failed: ${describeReason(error) ?? 'unknown error'}`);
   }
 
   private async pumpStderr(): Promise<void> {
@@ -189,8 +198,8 @@ class ChildRun implements Run {
         await this.queue.space();
         for (const line of lines.push(chunk)) this.emitStderr(line);
       }
-    } catch {
-      // as for stdout
+    } catch (error) {
+      this.failedReading(error);
     }
     for (const line of lines.end()) this.emitStderr(line);
   }

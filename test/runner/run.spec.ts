@@ -209,6 +209,29 @@ describe('startRun (with a stand-in CLI)', () => {
     ]);
   });
 
+  it('a failure while turning output into events stops the CLI: nothing is left running, done resolves', async () => {
+    const decoderModule = jest.requireActual('../../src/providers/decoder') as typeof import('../../src/providers/decoder');
+    const real = decoderModule.createDecoder;
+    const spy = jest.spyOn(decoderModule, 'createDecoder').mockImplementation((provider, options) => {
+      const decoder = real(provider, options);
+      decoder.push = () => {
+        throw new Error('a bug in a decoder');
+      };
+      return decoder;
+    });
+    try {
+      // A CLI that would run forever: without the stop, nothing would end it and the test would time out.
+      const run = fake({ FAKE_FIXTURE: fixture('claude', 'plain'), FAKE_HANG: '1' });
+      const cli = readStat(run.pid as number) as ProcessRef;
+      const { events, outcome } = await collect(run);
+      expect(outcome.status).toBe('aborted');
+      expect(events.find((event) => event.kind === 'error')?.payload).toMatchObject({ code: 'aborted', message: expect.stringContaining('a bug in a decoder') });
+      expect(isRunning(cli)).toBe(false);
+    } finally {
+      spy.mockRestore();
+    }
+  });
+
   it('keepRaw is the decoder option', async () => {
     const { events } = await collect(fake({ FAKE_FIXTURE: fixture('claude', 'plain') }, { keepRaw: 'none' }));
     expect(events.every((event) => event.raw === null)).toBe(true);
