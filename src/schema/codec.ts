@@ -1,7 +1,7 @@
 import { Kept, Missing, generateParse, generateToMap } from './accelerate';
 import { INVALID, ModelClass, ParseContext, Parsed, addIssue, expectObject } from './context';
 import { markBuilt } from './built';
-import { Instance, attachExtra, detachExtra, extraOf } from './extra';
+import { Instance, attachExtra, copyExtra, detachExtra, extraOf } from './extra';
 import { FieldSpec, fieldsOf } from './field';
 import { MISSING } from './fields/define';
 import { NestedParse, readPayload } from './fields/payload';
@@ -180,8 +180,7 @@ function makeCodec(cls: ModelClass, fields: readonly FieldSpec[]): Codec {
 
   /** Merges the unknown keys back after the declared fields. */
   function writeExtra(instance: object, out: Record<string, unknown>): Record<string, unknown> {
-    const extra = extraOf(instance, known);
-    if (extra !== EMPTY_OBJECT) for (const key of Object.keys(extra)) setOwn(out, key, extra[key]);
+    copyExtra(instance, known, out);
     return out;
   }
 

@@ -31,14 +31,29 @@ export function attachExtra(instance: object, extra: Record<string, unknown>, to
   for (const key of keys) target[key] = extra[key];
 }
 
-/** The unknown keys of an instance, as a frozen object (a snapshot: assign `extra` to change them). */
-export function extraOf(instance: object, known: ReadonlySet<string>): Record<string, unknown> {
+/** Copies the unknown keys of an instance into `out` (after what it holds); answers how many there were. */
+export function copyExtra(instance: object, known: ReadonlySet<string>, out: Record<string, unknown>): number {
   const target = instance as Instance;
   const slot = target[EXTRA];
+  if (slot) {
+    for (const key of Object.keys(slot)) setOwn(out, key, slot[key]);
+    return Object.keys(slot).length;
+  }
+  let count = 0;
+  for (const key of Object.keys(target)) {
+    if (known.has(key)) continue;
+    setOwn(out, key, target[key]);
+    count++;
+  }
+  return count;
+}
+
+/** The unknown keys of an instance, as a frozen object (a snapshot: assign `extra` to change them). */
+export function extraOf(instance: object, known: ReadonlySet<string>): Record<string, unknown> {
+  const slot = (instance as Instance)[EXTRA];
   if (slot) return slot;
-  let extra: Record<string, unknown> | undefined;
-  for (const key of Object.keys(target)) if (!known.has(key)) setOwn((extra ??= {}), key, target[key]);
-  return extra ? Object.freeze(extra) : EMPTY_OBJECT;
+  const extra: Record<string, unknown> = {};
+  return copyExtra(instance, known, extra) ? Object.freeze(extra) : EMPTY_OBJECT;
 }
 
 /** Removes every unknown key of an instance (before new ones are attached). */

@@ -11,7 +11,7 @@ export const DRAFT_2020_12 = 'https://json-schema.org/draft/2020-12/schema';
 /*
  * The schemas describe ACCEPTED INPUT on the JSON wire, not only emitted output:
  * a missing or null field takes its default, so every defaulted field also allows
- * null, and unknown keys are allowed (they are kept in `extra`). Every `toJSON()`
+ * null, and unknown keys are allowed (they are kept in `extra`). Every `JSON.stringify`
  * output is therefore valid, and so is every JSON document `parse` accepts, with one
  * intentional gap: `parse` trims enum values (`" error "` → `"error"`), the schema
  * lists only the exact values.
