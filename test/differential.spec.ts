@@ -30,6 +30,21 @@ function pinned(input: Record<string, unknown>): Record<string, unknown> {
   return out;
 }
 
+/**
+ * The input as one JSON line, pinned as it reads back (JSON.stringify drops an `undefined` or a
+ * function, which may be an id); undefined when JSON.stringify refuses it (a BigInt, a cycle).
+ */
+function jsonLine(input: Record<string, unknown>): string | undefined {
+  let line: string;
+  try {
+    line = JSON.stringify(input);
+  } catch {
+    return undefined;
+  }
+  const back: unknown = JSON.parse(line);
+  return back !== null && typeof back === 'object' && !Array.isArray(back) ? JSON.stringify(pinned(back as Record<string, unknown>)) : line;
+}
+
 /** The same outcome, or a description of the first difference. */
 function disagreement(fast: Outcome, reference: Outcome): string | undefined {
   if (fast.success !== reference.success) {
@@ -86,6 +101,30 @@ describe('fast path and reference path agree', () => {
         expectAgreement((mode) => Event.safeFromJSON(line, { mode }));
       }),
       { numRuns: numRuns(400) },
+    );
+  });
+
+  it('on broken lines read as JSON text', () => {
+    fc.assert(
+      fc.property(anyMutatedEventInput, ({ input }) => {
+        const line = jsonLine(pinned(input));
+        if (line !== undefined) expectAgreement((mode) => Event.safeFromJSON(line, { mode }));
+      }),
+      { numRuns: numRuns(600) },
+    );
+  });
+
+  // fromJSON first tries the fast path for JSON.parse output, which keeps no issues; a line it
+  // refuses goes through the full parse. Both must answer what a parse of the same object answers.
+  it('fromJSON (its fast path, then the full parse) answers what a parse of the parsed object answers', () => {
+    fc.assert(
+      fc.property(fc.oneof(anyEventInput, anyMutatedEventInput), ({ input }) => {
+        const line = jsonLine(pinned(input));
+        if (line === undefined) return;
+        const problem = disagreement(Event.safeFromJSON(line), Event.safeParse(JSON.parse(line)));
+        if (problem) throw new Error(`${problem} on ${line.slice(0, 300)}`);
+      }),
+      { numRuns: numRuns(1200) },
     );
   });
 

@@ -57,29 +57,55 @@ export type ToMapFn = (instance: object, json: boolean) => Record<string, unknow
 
 const quote = JSON.stringify;
 
+/** The trusted fast path of one class (see `Codec.tryParse`). */
+export type TryParseFn = (input: unknown, payloads: PayloadParsers) => Parsed<object>;
+
+/** The fast path of the payload class an event kind names (in the registry in force), if any. */
+export type PayloadParsers = (kind: string) => TryParseFn | undefined;
+
+/** The two generated parses of a class, which build the same instances. */
+export interface GeneratedParses {
+  parse: ParseFn;
+  tryParse: TryParseFn;
+}
+
 /**
- * The generated parse: per field, one named read, the missing-value convention, one direct
- * call of the field's rule, and the instance built by a generated constructor with named stores.
+ * The generated parses: per field, one named read, the missing-value convention, one direct
+ * call of the field's reader, and the instance built by a generated constructor with named
+ * stores. `parse` records every issue in its context; `tryParse`, for JSON.parse output only,
+ * carries no context and answers INVALID at the first bad value, so a line that is valid (most
+ * lines) pays for no issue bookkeeping; the caller then runs `parse` to name the issues.
  * Null when code generation is banned.
  */
-export function generateParse(wiring: ParseWiring): ParseFn | null {
+export function generateParse(wiring: ParseWiring): GeneratedParses | null {
   if (!canGenerateCode()) return null;
   const { keys, how } = wiring;
   const v = keys.map((_, i) => `v${i}`);
-  const kindAt = keys.indexOf('kind');
+  const kind = keys.indexOf('kind') >= 0 ? `v${keys.indexOf('kind')}` : 'undefined';
   const field = (key: string, i: number): string => {
     const read = `r = trusted ? input[${quote(key)}] : getInput(input, ${quote(key)}); if (r !== undefined) p++;`;
     if (how[i] === 'payload') {
-      return `${read} v${i} = readPayload(r, childPath(path, ${i}), ctx, ${kindAt >= 0 ? `v${kindAt}` : 'undefined'}, nested); if (v${i} === INVALID) pf = true;`;
+      return `${read} v${i} = readPayload(r, childPath(path, ${i}), ctx, ${kind}, nested); if (v${i} === INVALID) pf = true;`;
     }
     const missing =
       how[i] === 'required' ? `addIssue(ctx, MISSING.issueAt(childPath(path, ${i})));` : how[i] === 'constant' ? `v${i} = D[${i}];` : `v${i} = D[${i}]();`;
-    return `${read} if (r === undefined || r === null) { ${missing} } else { v${i} = R${i}(r, S[${i}], trusted); if (v${i} instanceof Invalid) addIssue(ctx, v${i}.issueAt(childPath(path, ${i}))); }`;
+    return `${read} if (r === undefined || r === null) { ${missing} } else { v${i} = R${i}(r, trusted); if (v${i} instanceof Invalid) addIssue(ctx, v${i}.issueAt(childPath(path, ${i}))); }`;
   };
+  const tryField = (key: string, i: number): string => {
+    const read = `r = input[${quote(key)}]; if (r !== undefined) p++;`;
+    if (how[i] === 'payload') {
+      return `${read} tp = typeof ${kind} === 'string' ? payloads(${kind}) : undefined; if (tp === undefined) return INVALID; v${i} = tp(r === undefined || r === null ? EMPTY_OBJECT : r, payloads); if (v${i} === INVALID) return INVALID;`;
+    }
+    // A made default (an id, now) is made only once the whole input is known to be valid.
+    const missing = how[i] === 'required' ? 'return INVALID;' : how[i] === 'constant' ? `v${i} = D[${i}];` : `v${i} = UNMADE;`;
+    return `${read} if (r === undefined || r === null) { ${missing} } else { v${i} = R${i}(r, true); if (v${i} instanceof Invalid) return INVALID; }`;
+  };
+  const make = keys.map((_, i) => (how[i] === 'made' ? `if (v${i} === UNMADE) v${i} = D[${i}]();` : '')).join(' ');
   const shape = `function Shape(${v.join(', ')}) { ${keys.map((key, i) => `this[${quote(key)}] = v${i};`).join(' ')} markBuilt(this); }
     Shape.prototype = cls.prototype;`;
   const source = `${shape}
-    return function parse(input, path, ctx) {
+    const UNMADE = Symbol('unmade');
+    function parse(input, path, ctx) {
       const trusted = ctx.trusted;
       if (!trusted && isInstanceInput(input, cls)) return input;
       if (!expectObject(input, path, ctx)) return INVALID;
@@ -92,9 +118,22 @@ export function generateParse(wiring: ParseWiring): ParseFn | null {
       const instance = new Shape(${v.join(', ')});
       if (x !== undefined) attach(instance, x);
       return (kept.instance = instance);
-    };`;
+    }
+    function tryParse(input, payloads) {
+      if (typeof input !== 'object' || input === null || Array.isArray(input)) return INVALID;
+      let r, tp, p = 0, ${v.join(', ')};
+      ${keys.map(tryField).join('\n      ')}
+      const x = countKeys(input) === p ? undefined : trustedExtra(input);
+      if (x === INVALID) return INVALID;
+      ${make}
+      const instance = new Shape(${v.join(', ')});
+      if (x !== undefined) attach(instance, x);
+      kept.input = input;
+      return (kept.instance = instance);
+    }
+    return { parse, tryParse };`;
   const env = { ...wiring.env, cls: wiring.cls, kept: wiring.kept };
-  return new Function(...Object.keys(env), source)(...Object.values(env)) as ParseFn;
+  return new Function(...Object.keys(env), source)(...Object.values(env)) as GeneratedParses;
 }
 
 /** The generated toMap: one named read per field (and a write call for non-scalars), then the unknown keys. Null when banned. */

@@ -1,4 +1,4 @@
-import { Kept, Missing, generateParse, generateToMap } from './accelerate';
+import { Kept, Missing, TryParseFn, generateParse, generateToMap } from './accelerate';
 import { INVALID, ModelClass, ParseContext, Parsed, addIssue, expectObject } from './context';
 import { markBuilt } from './built';
 import { Instance, attachExtra, copyExtra, detachExtra, extraOf } from './extra';
@@ -21,6 +21,12 @@ export interface Codec {
   readonly cls: ModelClass;
   /** Parses a plain object (or passes an instance of the class through). */
   parse(input: unknown, path: IssuePath, ctx: ParseContext): Parsed<object>;
+  /**
+   * The fast path for JSON.parse output (the accelerator's; undefined where code generation is
+   * banned): the same instance `parse` builds, or INVALID with no issue recorded, after which
+   * `parse` is run to name the issues.
+   */
+  readonly tryParse?: TryParseFn;
   /** The unknown keys of an input, each checked as JSON data (issues go to `ctx`); undefined when there are none. */
   readExtra(input: Record<string, unknown>, path: IssuePath, ctx: ParseContext, present?: number): Record<string, unknown> | undefined;
   /** The value a parsed instance holds for field `index` when the input has none (undefined for a required field). */
@@ -45,6 +51,13 @@ export function codecOf(cls: ModelClass): Codec {
   const built = makeCodec(cls, fieldsOf(cls));
   Object.defineProperty(cls, CODEC, { value: built });
   return built;
+}
+
+/** How many keys for-in lists (own and inherited enumerable): with an enum cache, no lookup per key. */
+function countKeys(input: object): number {
+  let count = 0;
+  for (const _ in input) count++;
+  return count;
 }
 
 const fastNested: NestedParse = (cls, input, path, ctx) => codecOf(cls).parse(input, path, ctx);
@@ -107,11 +120,7 @@ function makeCodec(cls: ModelClass, fields: readonly FieldSpec[]): Codec {
    * nothing to look up (most lines), which counting its keys tells without a lookup per key.
    */
   function readExtra(input: Record<string, unknown>, path: IssuePath, ctx: ParseContext, present = -1): Record<string, unknown> | undefined {
-    if (ctx.trusted && present >= 0) {
-      let count = 0;
-      for (const _ in input) count++;
-      if (count === present) return undefined;
-    }
+    if (ctx.trusted && present >= 0 && countKeys(input) === present) return undefined;
     let extra: Record<string, unknown> | undefined;
     const add = (key: string, raw: unknown): void => {
       const value = readJsonData(raw, ctx.trusted);
@@ -119,10 +128,24 @@ function makeCodec(cls: ModelClass, fields: readonly FieldSpec[]): Codec {
       else setOwn((extra ??= {}), key, value);
     };
     if (ctx.trusted) {
-      // for-in also lists keys a polluted Object.prototype makes enumerable; a `__proto__` key is own.
-      for (const key in input) if (!known.has(key) && hasOwn(input, key)) add(key, input[key]);
+      for (const key in input) if (isUnknownOwn(input, key)) add(key, input[key]);
     } else {
       for (const key of keysOfInput(input)) if (!known.has(key)) add(key, getInput(input, key));
+    }
+    return extra;
+  }
+
+  // for-in also lists keys a polluted Object.prototype makes enumerable; a `__proto__` key is own.
+  const isUnknownOwn = (input: object, key: string): boolean => !known.has(key) && hasOwn(input, key);
+
+  /** `readExtra` for the fast path: the unknown keys of JSON.parse output, or INVALID when one is not writable JSON. */
+  function trustedExtra(input: Record<string, unknown>): Parsed<Record<string, unknown> | undefined> {
+    let extra: Record<string, unknown> | undefined;
+    for (const key in input) {
+      if (!isUnknownOwn(input, key)) continue;
+      const value = readJsonData(input[key], true);
+      if (value instanceof Invalid) return INVALID;
+      setOwn((extra ??= {}), key, value);
     }
     return extra;
   }
@@ -148,7 +171,7 @@ function makeCodec(cls: ModelClass, fields: readonly FieldSpec[]): Codec {
         if (missing[i] === 'required') addIssue(ctx, MISSING.issueAt(childPath(path, i)));
         else value = missingValue(i);
       } else {
-        value = spec.rule.read(raw, spec, trusted);
+        value = spec.read(raw, trusted);
         if (value instanceof Invalid) addIssue(ctx, value.issueAt(childPath(path, i)));
       }
       instance[keys[i]] = value;
@@ -194,16 +217,18 @@ function makeCodec(cls: ModelClass, fields: readonly FieldSpec[]): Codec {
     return writeExtra(instance, (kept.output = out));
   }
 
-  const generatedParse = generateParse({
+  const generated = generateParse({
     cls,
     keys,
     how: missing.map((how, i) => (i === payloadAt ? 'payload' : how)),
     kept,
     env: {
-      ...Object.fromEntries(fields.map((spec, i) => [`R${i}`, spec.rule.read])),
-      S: fields,
+      ...Object.fromEntries(fields.map((spec, i) => [`R${i}`, spec.read])),
       D: fallback,
       INVALID,
+      EMPTY_OBJECT,
+      countKeys,
+      trustedExtra,
       MISSING,
       Invalid,
       addIssue,
@@ -222,7 +247,8 @@ function makeCodec(cls: ModelClass, fields: readonly FieldSpec[]): Codec {
   const toMapOf = generatedToMap ?? toMap;
   return {
     cls,
-    parse: generatedParse ?? parse,
+    parse: generated?.parse ?? parse,
+    tryParse: generated?.tryParse,
     readExtra,
     missingValue,
     build,

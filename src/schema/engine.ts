@@ -1,3 +1,4 @@
+import type { PayloadParsers } from './accelerate';
 import { codecOf } from './codec';
 import { INVALID, ModelClass, ParseContext, addIssue, issuesOf } from './context';
 import { UnreadableInput, withFields } from './input';
@@ -26,6 +27,8 @@ export interface ParseSetup {
   readonly payloadClass?: ParseContext['payloadClass'];
   /** A context of this setup for parsing JSON text, idle between calls (see `borrowContext`). */
   spare?: ParseContext;
+  /** The fast paths of the payload classes, by kind (see `fastParse`), made on first use. */
+  payloadParsers?: PayloadParsers;
 }
 
 /** A thrown value as short text; never throws itself (a value's `toString` can). */
@@ -129,6 +132,29 @@ function jsonError(cls: ModelClass, bad: BadJson, setup: ParseSetup): SchemaErro
   return setup.toError(ctx.issues, ctx, cls);
 }
 
+/** The payload fast paths of a setup's registry, looked up once per kind (a registry never changes). */
+function payloadParsersOf(setup: ParseSetup): PayloadParsers {
+  const byKind = new Map<string, ReturnType<PayloadParsers>>();
+  return (kind) => {
+    let found = byKind.get(kind);
+    if (found === undefined) {
+      const cls = setup.payloadClass?.(kind);
+      found = cls && codecOf(cls).tryParse;
+      if (found) byKind.set(kind, found);
+    }
+    return found;
+  };
+}
+
+/**
+ * The fast path for JSON.parse output: the instance, or INVALID when the input has a problem
+ * (or code generation is banned), for the full parse to name. No context is made for a valid line.
+ */
+function fastParse(cls: ModelClass, input: unknown, options: ParseOptions | undefined, setup: ParseSetup): unknown {
+  const tryParse = options?.mode === 'reference' ? undefined : codecOf(cls).tryParse;
+  return tryParse ? tryParse(input, (setup.payloadParsers ??= payloadParsersOf(setup))) : INVALID;
+}
+
 /**
  * Parses one line of JSON text into `{ success, data | error }`. JSON.parse output is trusted:
  * JSON by construction and fresh, so it is neither walked nor copied, only checked for what
@@ -137,6 +163,8 @@ function jsonError(cls: ModelClass, bad: BadJson, setup: ParseSetup): SchemaErro
 export function safeParseJsonAs<T extends object>(cls: ModelClass<T>, text: string, options: ParseOptions | undefined, setup: ParseSetup): ParseResult<T> {
   const input = readJsonText(text);
   if (input instanceof BadJson) return { success: false, error: jsonError(cls, input, setup) };
+  const fast = fastParse(cls, input, options, setup);
+  if (fast !== INVALID) return { success: true, data: fast as T };
   const ctx = borrowContext(setup);
   const value = run(cls, input, options, ctx);
   if (value === INVALID || ctx.issues.length) return { success: false, error: setup.toError(issuesOf(ctx), ctx, cls) };
@@ -148,6 +176,8 @@ export function safeParseJsonAs<T extends object>(cls: ModelClass<T>, text: stri
 export function parseJsonAs<T extends object>(cls: ModelClass<T>, text: string, options: ParseOptions | undefined, setup: ParseSetup): T {
   const input = readJsonText(text);
   if (input instanceof BadJson) throw jsonError(cls, input, setup);
+  const fast = fastParse(cls, input, options, setup);
+  if (fast !== INVALID) return fast as T;
   const ctx = borrowContext(setup);
   const value = run(cls, input, options, ctx);
   if (value === INVALID || ctx.issues.length) throw setup.toError(issuesOf(ctx), ctx, cls);

@@ -7,7 +7,7 @@ import { defineField, fresh } from './define';
 /** Any JSON value (statuses, outputs, raw provider data). */
 export const anyRule: FieldRule = {
   type: 'any',
-  read: (value, _spec, trusted) => readJsonData(value, trusted),
+  reader: () => readJsonData,
   schema: (spec) => nullable(spec, {}),
   validators: () => [IsJsonValue()],
 };

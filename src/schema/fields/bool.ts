@@ -7,7 +7,7 @@ import { defineField, fresh, wrongType } from './define';
 export const boolRule: FieldRule = {
   type: 'bool',
   scalar: true,
-  read: (value) => (typeof value === 'boolean' ? value : wrongType('boolean', value)),
+  reader: () => (value) => (typeof value === 'boolean' ? value : wrongType('boolean', value)),
   schema: (spec) => nullable(spec, { type: 'boolean' }),
   validators: () => [IsBoolean()],
 };

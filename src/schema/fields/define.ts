@@ -3,7 +3,7 @@ import { FieldRule, FieldSpec, recordField } from '../field';
 import { Invalid, typeName } from '../issue';
 
 /** What a convention decorator says about its field, beyond its rule. */
-export type FieldOptions = Omit<FieldSpec, 'key' | 'type' | 'rule' | 'required'> & { required?: boolean };
+export type FieldOptions = Omit<FieldSpec, 'key' | 'type' | 'rule' | 'read' | 'required'> & { required?: boolean };
 
 /**
  * The decorator of a field: records its spec (read by the parser and the JSON Schema) and
@@ -14,7 +14,8 @@ export type FieldOptions = Omit<FieldSpec, 'key' | 'type' | 'rule' | 'required'>
 export function defineField(rule: FieldRule, options: FieldOptions = {}): PropertyDecorator {
   return (target, property) => {
     const key = String(property);
-    const spec: FieldSpec = { ...options, key, type: rule.type, rule, required: options.required ?? false };
+    const spec = { ...options, key, type: rule.type, rule, required: options.required ?? false } as { -readonly [K in keyof FieldSpec]: FieldSpec[K] };
+    spec.read = rule.reader(spec);
     recordField(target, spec);
     if (rule.type !== 'payload') {
       // Reads the source value itself (`obj`), not class-transformer's recursive copy,
@@ -27,7 +28,7 @@ export function defineField(rule: FieldRule, options: FieldOptions = {}): Proper
 
 function transformValue(spec: FieldSpec, raw: unknown): unknown {
   if (raw === undefined || raw === null) return spec.default ? spec.default() : raw;
-  const value = spec.rule.read(raw, spec, false);
+  const value = spec.read(raw, false);
   if (!(value instanceof Invalid)) return value;
   // A bad scalar is handed to class-validator as it came, so a NestJS client reads
   // class-validator's own precise message ("index must not be less than 0"). An object is

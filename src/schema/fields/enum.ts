@@ -12,11 +12,15 @@ import { defineField, fresh, trim } from './define';
 export const enumRule: FieldRule = {
   type: 'enum',
   scalar: true,
-  read(value, spec) {
-    const text = typeof value === 'string' ? trim(value) : value;
+  reader(spec) {
     const values = spec.values ?? [];
-    for (let i = 0; i < values.length; i++) if (values[i] === text) return values[i];
-    return new Invalid('invalid_enum', `expected one of ${values.map((v) => JSON.stringify(v)).join(', ')}; got ${preview(text)}`);
+    const declared = new Map(values.map((v) => [v, v]));
+    return (value) => {
+      const text = typeof value === 'string' ? trim(value) : value;
+      const found = typeof text === 'string' ? declared.get(text) : undefined;
+      if (found !== undefined) return found;
+      return new Invalid('invalid_enum', `expected one of ${values.map((v) => JSON.stringify(v)).join(', ')}; got ${preview(text)}`);
+    };
   },
   schema: (spec) => nullable(spec, { enum: [...(spec.values ?? [])] }),
   validators: (spec) => (spec.required ? [IsDefined(), IsIn([...(spec.values ?? [])])] : [IsIn([...(spec.values ?? [])])]),

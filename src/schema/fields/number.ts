@@ -8,10 +8,13 @@ import { defineField, fresh, wrongType } from './define';
 export const numberRule: FieldRule = {
   type: 'number',
   scalar: true,
-  read(value, spec) {
-    if (typeof value !== 'number' || !Number.isFinite(value)) return wrongType('finite number', value);
+  reader(spec) {
     const min = spec.min ?? 0;
-    return value < min ? new Invalid('too_small', `too small: must be at least ${min}`) : value;
+    const tooSmall = new Invalid('too_small', `too small: must be at least ${min}`);
+    return (value) => {
+      if (typeof value !== 'number' || !Number.isFinite(value)) return wrongType('finite number', value);
+      return value < min ? tooSmall : value;
+    };
   },
   schema: (spec) => nullable(spec, { type: 'number', minimum: spec.min ?? 0 }),
   validators: (spec) => [IsNumber({ allowNaN: false, allowInfinity: false }), Min(spec.min ?? 0)],

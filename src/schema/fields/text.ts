@@ -7,7 +7,7 @@ import { defineField, fresh, wrongType } from './define';
 export const textRule: FieldRule = {
   type: 'text',
   scalar: true,
-  read: (value) => (typeof value === 'string' ? value : wrongType('string', value)),
+  reader: () => (value) => (typeof value === 'string' ? value : wrongType('string', value)),
   schema: (spec) => nullable(spec, { type: 'string' }),
   validators: () => [IsString()],
 };

@@ -20,10 +20,10 @@ const IsNotBlank = (): PropertyDecorator =>
 export const trimmedRule: FieldRule = {
   type: 'trimmed',
   scalar: true,
-  read(value, spec) {
+  reader: ({ required }) => (value) => {
     if (typeof value !== 'string') return wrongType('string', value);
     const text = trim(value);
-    return spec.required && text === '' ? BLANK : text;
+    return required && text === '' ? BLANK : text;
   },
   // A required string must have a non-whitespace character (trimmed, it must not be empty).
   schema: (spec) => (spec.required ? { type: 'string', pattern: '\\S' } : nullable(spec, { type: 'string' })),
