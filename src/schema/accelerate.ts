@@ -123,13 +123,12 @@ export function generateParse(wiring: ParseWiring): GeneratedParses | null {
       if (typeof input !== 'object' || input === null || Array.isArray(input)) return INVALID;
       let r, tp, p = 0, ${v.join(', ')};
       ${keys.map(tryField).join('\n      ')}
-      const x = countKeys(input) === p ? undefined : trustedExtra(input);
+      const x = countKeys(input) === p ? undefined : checkExtra(input);
       if (x === INVALID) return INVALID;
       ${make}
       const instance = new Shape(${v.join(', ')});
-      if (x !== undefined) attach(instance, x);
-      kept.input = input;
-      return (kept.instance = instance);
+      if (x !== undefined) moveExtra(instance, input, x);
+      return instance;
     }
     return { parse, tryParse };`;
   const env = { ...wiring.env, cls: wiring.cls, kept: wiring.kept };

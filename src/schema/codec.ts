@@ -138,16 +138,30 @@ function makeCodec(cls: ModelClass, fields: readonly FieldSpec[]): Codec {
   // for-in also lists keys a polluted Object.prototype makes enumerable; a `__proto__` key is own.
   const isUnknownOwn = (input: object, key: string): boolean => !known.has(key) && hasOwn(input, key);
 
-  /** `readExtra` for the fast path: the unknown keys of JSON.parse output, or INVALID when one is not writable JSON. */
-  function trustedExtra(input: Record<string, unknown>): Parsed<Record<string, unknown> | undefined> {
-    let extra: Record<string, unknown> | undefined;
+  /**
+   * `readExtra` for the fast path, in two steps so that no object is built in between: whether the
+   * unknown keys of JSON.parse output are all writable JSON (INVALID if not), and whether one of
+   * them names an inherited member (true: they go to the slot, see extra.ts); then `moveExtra`
+   * sets them on the new instance.
+   */
+  function checkExtra(input: Record<string, unknown>): Parsed<boolean> {
+    let inherited = false;
     for (const key in input) {
       if (!isUnknownOwn(input, key)) continue;
-      const value = readJsonData(input[key], true);
-      if (value instanceof Invalid) return INVALID;
-      setOwn((extra ??= {}), key, value);
+      if (readJsonData(input[key], true) instanceof Invalid) return INVALID;
+      if (key in cls.prototype) inherited = true;
     }
-    return extra;
+    return inherited;
+  }
+
+  function moveExtra(instance: Instance, input: Record<string, unknown>, inherited: boolean): void {
+    if (inherited) {
+      const extra: Record<string, unknown> = {};
+      for (const key in input) if (isUnknownOwn(input, key)) setOwn(extra, key, input[key]);
+      attach(instance, extra);
+    } else {
+      for (const key in input) if (isUnknownOwn(input, key)) instance[key] = input[key];
+    }
   }
 
   function parse(input: unknown, path: IssuePath, ctx: ParseContext): Parsed<object> {
@@ -228,7 +242,8 @@ function makeCodec(cls: ModelClass, fields: readonly FieldSpec[]): Codec {
       INVALID,
       EMPTY_OBJECT,
       countKeys,
-      trustedExtra,
+      checkExtra,
+      moveExtra,
       MISSING,
       Invalid,
       addIssue,

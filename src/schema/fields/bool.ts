@@ -1,13 +1,15 @@
 import { IsBoolean } from 'class-validator';
-import { FieldRule } from '../field';
+import { FieldReader, FieldRule } from '../field';
 import { nullable } from '../json-schema';
 import { defineField, fresh, wrongType } from './define';
+
+const readBool: FieldReader = (value) => (typeof value === 'boolean' ? value : wrongType('boolean', value));
 
 /** A boolean (a boxed `new Boolean()` is not JSON and is refused). */
 export const boolRule: FieldRule = {
   type: 'bool',
   scalar: true,
-  reader: () => (value) => (typeof value === 'boolean' ? value : wrongType('boolean', value)),
+  reader: () => readBool,
   schema: (spec) => nullable(spec, { type: 'boolean' }),
   validators: () => [IsBoolean()],
 };

@@ -14,11 +14,12 @@ export const enumRule: FieldRule = {
   scalar: true,
   reader(spec) {
     const values = spec.values ?? [];
-    const declared = new Map(values.map((v) => [v, v]));
     return (value) => {
       const text = typeof value === 'string' ? trim(value) : value;
-      const found = typeof text === 'string' ? declared.get(text) : undefined;
-      if (found !== undefined) return found;
+      if (typeof text === 'string') {
+        // Lengths first: a parsed string is not hashed yet, and most declared values differ in length.
+        for (let i = 0; i < values.length; i++) if (values[i].length === text.length && values[i] === text) return values[i];
+      }
       return new Invalid('invalid_enum', `expected one of ${values.map((v) => JSON.stringify(v)).join(', ')}; got ${preview(text)}`);
     };
   },

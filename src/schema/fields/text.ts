@@ -1,13 +1,15 @@
 import { IsString } from 'class-validator';
-import { FieldRule } from '../field';
+import { FieldReader, FieldRule } from '../field';
 import { nullable } from '../json-schema';
 import { defineField, fresh, wrongType } from './define';
+
+const readText: FieldReader = (value) => (typeof value === 'string' ? value : wrongType('string', value));
 
 /** Free text kept byte for byte: deltas, thinking and stderr are byte-meaningful, and trimming corrupts them. */
 export const textRule: FieldRule = {
   type: 'text',
   scalar: true,
-  reader: () => (value) => (typeof value === 'string' ? value : wrongType('string', value)),
+  reader: () => readText,
   schema: (spec) => nullable(spec, { type: 'string' }),
   validators: () => [IsString()],
 };
