@@ -89,7 +89,7 @@ export function generateParse(wiring: ParseWiring): GeneratedParses | null {
     }
     const missing =
       how[i] === 'required' ? `addIssue(ctx, MISSING.issueAt(childPath(path, ${i})));` : how[i] === 'constant' ? `v${i} = D[${i}];` : `v${i} = D[${i}]();`;
-    return `${read} if (r === undefined || r === null) { ${missing} } else { v${i} = R${i}(r, trusted); if (v${i} instanceof Invalid) addIssue(ctx, v${i}.issueAt(childPath(path, ${i}))); }`;
+    return `${read} if (r === undefined || r === null) { ${missing} } else { v${i} = R${i}(r, S${i}, trusted); if (v${i} instanceof Invalid) addIssue(ctx, v${i}.issueAt(childPath(path, ${i}))); }`;
   };
   const tryField = (key: string, i: number): string => {
     const read = `r = input[${quote(key)}]; if (r !== undefined) p++;`;
@@ -98,7 +98,7 @@ export function generateParse(wiring: ParseWiring): GeneratedParses | null {
     }
     // A made default (an id, now) is made only once the whole input is known to be valid.
     const missing = how[i] === 'required' ? 'return INVALID;' : how[i] === 'constant' ? `v${i} = D[${i}];` : `v${i} = UNMADE;`;
-    return `${read} if (r === undefined || r === null) { ${missing} } else { v${i} = R${i}(r, true); if (v${i} instanceof Invalid) return INVALID; }`;
+    return `${read} if (r === undefined || r === null) { ${missing} } else { v${i} = R${i}(r, S${i}, true); if (v${i} instanceof Invalid) return INVALID; }`;
   };
   const make = keys.map((_, i) => (how[i] === 'made' ? `if (v${i} === UNMADE) v${i} = D[${i}]();` : '')).join(' ');
   const shape = `function Shape(${v.join(', ')}) { ${keys.map((key, i) => `this[${quote(key)}] = v${i};`).join(' ')} markBuilt(this); }

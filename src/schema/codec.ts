@@ -185,7 +185,7 @@ function makeCodec(cls: ModelClass, fields: readonly FieldSpec[]): Codec {
         if (missing[i] === 'required') addIssue(ctx, MISSING.issueAt(childPath(path, i)));
         else value = missingValue(i);
       } else {
-        value = spec.read(raw, trusted);
+        value = spec.rule.read(raw, spec, trusted);
         if (value instanceof Invalid) addIssue(ctx, value.issueAt(childPath(path, i)));
       }
       instance[keys[i]] = value;
@@ -237,7 +237,7 @@ function makeCodec(cls: ModelClass, fields: readonly FieldSpec[]): Codec {
     how: missing.map((how, i) => (i === payloadAt ? 'payload' : how)),
     kept,
     env: {
-      ...Object.fromEntries(fields.map((spec, i) => [`R${i}`, spec.read])),
+      ...Object.fromEntries(fields.flatMap((spec, i) => [[`R${i}`, spec.rule.read], [`S${i}`, spec]])),
       D: fallback,
       INVALID,
       EMPTY_OBJECT,

@@ -26,22 +26,15 @@ export interface FieldRule {
   /** Its stored values are strings, numbers or booleans: `toMap` writes them as they are. */
   readonly scalar?: boolean;
   /**
-   * The reader of one field: the rule made specific to the field's spec once (its bounds,
-   * values, whether it is required), so that reading a value reads no spec: a parse calls each
-   * field's own reader, whose constants V8 can keep in registers.
+   * Reads a present, non-null input value: what the instance stores, or an `Invalid` naming
+   * the issue. `trusted`: the value came straight out of JSON.parse (no copy needed).
    */
-  reader(spec: FieldSpec): FieldReader;
+  read(value: unknown, spec: FieldSpec, trusted: boolean): unknown;
   /** The JSON Schema of the field's accepted input. */
   schema(spec: FieldSpec): JsonSchema;
   /** class-validator (and class-transformer) decorators with the same meaning, for NestJS pipes and the reference path. */
   validators(spec: FieldSpec): PropertyDecorator[];
 }
-
-/**
- * Reads a present, non-null input value: what the instance stores, or an `Invalid` naming the
- * issue. `trusted`: the value came straight out of JSON.parse (no copy needed).
- */
-export type FieldReader = (value: unknown, trusted: boolean) => unknown;
 
 /** What a convention decorator records about one field. */
 export interface FieldSpec {
@@ -49,8 +42,6 @@ export interface FieldSpec {
   readonly key: string;
   readonly type: FieldType;
   readonly rule: FieldRule;
-  /** The rule's reader for this field (`rule.reader(spec)`, made once). */
-  readonly read: FieldReader;
   /** Fresh default for a missing or null input; absent on required fields. */
   readonly default?: () => unknown;
   /** The default is generated per value (ids, now), not a constant: the JSON Schema names none and never calls it. */

@@ -23,7 +23,7 @@ const OPAQUE = new Set(['object', 'array', 'any']);
 function readOnce(spec: FieldSpec, raw: unknown, trusted: boolean): { plain: unknown } | { direct: unknown } {
   const scalar = typeof raw !== 'object' && typeof raw !== 'function';
   if (scalar && !OPAQUE.has(spec.type)) return { plain: raw };
-  const value = spec.read(raw, trusted);
+  const value = spec.rule.read(raw, spec, trusted);
   return OPAQUE.has(spec.type) || value instanceof Invalid ? { direct: value } : { plain: value };
 }
 
@@ -79,7 +79,7 @@ function issueOf(error: ValidationError, spec: FieldSpec, value: unknown, raw: u
   if (value instanceof Invalid) return value.issueAt(path);
   if (raw === undefined || raw === null) return MISSING.issueAt(path);
   // A scalar is the one value read again (it has no getters); an object was read once, into `value`.
-  const verdict = typeof raw === 'object' || typeof raw === 'function' ? value : spec.read(raw, trusted);
+  const verdict = typeof raw === 'object' || typeof raw === 'function' ? value : spec.rule.read(raw, spec, trusted);
   if (verdict instanceof Invalid) return verdict.issueAt(path);
   const constraints = Object.keys(error.constraints ?? {}).join(', ');
   return { code: 'invalid_type', message: `refused by ${constraints || 'class-validator'}: ${preview(value)}`, path: [...path] };

@@ -7,7 +7,7 @@ import { defineField, fresh } from './define';
 /** Any JSON value (statuses, outputs, raw provider data). */
 export const anyRule: FieldRule = {
   type: 'any',
-  reader: () => readJsonData,
+  read: (value, _spec, trusted) => readJsonData(value, trusted),
   schema: (spec) => nullable(spec, {}),
   validators: () => [IsJsonValue()],
 };

@@ -9,7 +9,7 @@ import { defineField, fresh, wrongType } from './define';
 /** A JSON array (content blocks, as the provider shaped them). */
 export const arrayRule: FieldRule = {
   type: 'array',
-  reader: () => (value, trusted) => (isArrayInput(value) ? readJsonData(value, trusted) : wrongType('array', value)),
+  read: (value, _spec, trusted) => (isArrayInput(value) ? readJsonData(value, trusted) : wrongType('array', value)),
   schema: (spec) => nullable(spec, { type: 'array' }),
   validators: () => [IsArray(), IsJsonValue()],
 };

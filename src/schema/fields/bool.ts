@@ -1,15 +1,13 @@
 import { IsBoolean } from 'class-validator';
-import { FieldReader, FieldRule } from '../field';
+import { FieldRule } from '../field';
 import { nullable } from '../json-schema';
 import { defineField, fresh, wrongType } from './define';
-
-const readBool: FieldReader = (value) => (typeof value === 'boolean' ? value : wrongType('boolean', value));
 
 /** A boolean (a boxed `new Boolean()` is not JSON and is refused). */
 export const boolRule: FieldRule = {
   type: 'bool',
   scalar: true,
-  reader: () => readBool,
+  read: (value) => (typeof value === 'boolean' ? value : wrongType('boolean', value)),
   schema: (spec) => nullable(spec, { type: 'boolean' }),
   validators: () => [IsBoolean()],
 };

@@ -3,7 +3,7 @@ import { FieldRule, FieldSpec, recordField } from '../field';
 import { Invalid, typeName } from '../issue';
 
 /** What a convention decorator says about its field, beyond its rule. */
-export type FieldOptions = Omit<FieldSpec, 'key' | 'type' | 'rule' | 'read' | 'required'> & { required?: boolean };
+export type FieldOptions = Omit<FieldSpec, 'key' | 'type' | 'rule' | 'required'> & { required?: boolean };
 
 /**
  * The decorator of a field: records its spec (read by the parser and the JSON Schema) and
@@ -14,8 +14,7 @@ export type FieldOptions = Omit<FieldSpec, 'key' | 'type' | 'rule' | 'read' | 'r
 export function defineField(rule: FieldRule, options: FieldOptions = {}): PropertyDecorator {
   return (target, property) => {
     const key = String(property);
-    const spec = { ...options, key, type: rule.type, rule, required: options.required ?? false } as { -readonly [K in keyof FieldSpec]: FieldSpec[K] };
-    spec.read = rule.reader(spec);
+    const spec = fieldSpec(key, rule, options);
     recordField(target, spec);
     if (rule.type !== 'payload') {
       // Reads the source value itself (`obj`), not class-transformer's recursive copy,
@@ -26,9 +25,28 @@ export function defineField(rule: FieldRule, options: FieldOptions = {}): Proper
   };
 }
 
+/**
+ * Every spec has the same properties in the same order, absent ones undefined: the rules' `read`
+ * functions, shared by every field, then read `spec.min` or `spec.values` from objects of one
+ * hidden class (a monomorphic load) instead of one per combination of options (a megamorphic one).
+ */
+function fieldSpec(key: string, rule: FieldRule, options: FieldOptions): FieldSpec {
+  return {
+    key,
+    type: rule.type,
+    rule,
+    default: options.default,
+    generated: options.generated,
+    required: options.required ?? false,
+    min: options.min,
+    values: options.values,
+    trailing: options.trailing,
+  };
+}
+
 function transformValue(spec: FieldSpec, raw: unknown): unknown {
   if (raw === undefined || raw === null) return spec.default ? spec.default() : raw;
-  const value = spec.read(raw, false);
+  const value = spec.rule.read(raw, spec, false);
   if (!(value instanceof Invalid)) return value;
   // A bad scalar is handed to class-validator as it came, so a NestJS client reads
   // class-validator's own precise message ("index must not be less than 0"). An object is

@@ -12,16 +12,12 @@ import { defineField, fresh, trim } from './define';
 export const enumRule: FieldRule = {
   type: 'enum',
   scalar: true,
-  reader(spec) {
+  read(value, spec) {
+    const text = typeof value === 'string' ? trim(value) : value;
     const values = spec.values ?? [];
-    return (value) => {
-      const text = typeof value === 'string' ? trim(value) : value;
-      if (typeof text === 'string') {
-        // Lengths first: a parsed string is not hashed yet, and most declared values differ in length.
-        for (let i = 0; i < values.length; i++) if (values[i].length === text.length && values[i] === text) return values[i];
-      }
-      return new Invalid('invalid_enum', `expected one of ${values.map((v) => JSON.stringify(v)).join(', ')}; got ${preview(text)}`);
-    };
+    // Lengths first: a parsed string is not hashed yet, and most declared values differ in length.
+    if (typeof text === 'string') for (let i = 0; i < values.length; i++) if (values[i].length === text.length && values[i] === text) return values[i];
+    return new Invalid('invalid_enum', `expected one of ${values.map((v) => JSON.stringify(v)).join(', ')}; got ${preview(text)}`);
   },
   schema: (spec) => nullable(spec, { enum: [...(spec.values ?? [])] }),
   validators: (spec) => (spec.required ? [IsDefined(), IsIn([...(spec.values ?? [])])] : [IsIn([...(spec.values ?? [])])]),

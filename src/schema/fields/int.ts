@@ -10,14 +10,11 @@ const TOO_BIG = new Invalid('too_big', `too big: must be at most ${Number.MAX_SA
 export const intRule: FieldRule = {
   type: 'int',
   scalar: true,
-  reader(spec) {
+  read(value, spec) {
+    if (typeof value !== 'number' || !Number.isInteger(value)) return wrongType('integer', value);
     const min = spec.min ?? 0;
-    const tooSmall = new Invalid('too_small', `too small: must be at least ${min}`);
-    return (value) => {
-      if (typeof value !== 'number' || !Number.isInteger(value)) return wrongType('integer', value);
-      if (value < min) return tooSmall;
-      return value > Number.MAX_SAFE_INTEGER ? TOO_BIG : value;
-    };
+    if (value < min) return new Invalid('too_small', `too small: must be at least ${min}`);
+    return value > Number.MAX_SAFE_INTEGER ? TOO_BIG : value;
   },
   schema: (spec) => nullable(spec, { type: 'integer', minimum: spec.min ?? 0, maximum: Number.MAX_SAFE_INTEGER }),
   validators: (spec) => [...(defaultsToNull(spec) ? [IsOptional()] : []), IsInt(), Max(Number.MAX_SAFE_INTEGER), Min(spec.min ?? 0)],

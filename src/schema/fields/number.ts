@@ -8,13 +8,10 @@ import { defineField, fresh, wrongType } from './define';
 export const numberRule: FieldRule = {
   type: 'number',
   scalar: true,
-  reader(spec) {
+  read(value, spec) {
+    if (typeof value !== 'number' || !Number.isFinite(value)) return wrongType('finite number', value);
     const min = spec.min ?? 0;
-    const tooSmall = new Invalid('too_small', `too small: must be at least ${min}`);
-    return (value) => {
-      if (typeof value !== 'number' || !Number.isFinite(value)) return wrongType('finite number', value);
-      return value < min ? tooSmall : value;
-    };
+    return value < min ? new Invalid('too_small', `too small: must be at least ${min}`) : value;
   },
   schema: (spec) => nullable(spec, { type: 'number', minimum: spec.min ?? 0 }),
   validators: (spec) => [IsNumber({ allowNaN: false, allowInfinity: false }), Min(spec.min ?? 0)],

@@ -9,7 +9,7 @@ import { defaultsToNull, defineField, fresh, wrongType } from './define';
 /** A JSON object (tool input, details). A function is let through to the JSON check, which names it. */
 export const objectRule: FieldRule = {
   type: 'object',
-  reader: () => (value, trusted) =>
+  read: (value, _spec, trusted) =>
     (typeof value === 'object' && !isArrayInput(value)) || typeof value === 'function' ? readJsonData(value, trusted) : wrongType('object', value),
   schema: (spec) => nullable(spec, { type: 'object' }),
   validators: (spec) => [...(defaultsToNull(spec) ? [IsOptional()] : []), IsObject(), IsJsonValue()],

@@ -15,7 +15,7 @@ export type NestedParse = (cls: ModelClass, input: unknown, path: IssuePath, ctx
  */
 export const payloadRule: FieldRule = {
   type: 'payload',
-  reader: () => (value) => value,
+  read: (value) => value,
   schema: () => ({ description: "The kind's payload; default: the kind's default payload", type: ['object', 'null'] }),
   validators: () => [],
 };

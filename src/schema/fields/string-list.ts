@@ -11,7 +11,7 @@ import { defineField, fresh, trim, wrongType } from './define';
  */
 export const stringListRule: FieldRule = {
   type: 'string_list',
-  reader: () => (value, trusted) => {
+  read(value, _spec, trusted) {
     if (!isArrayInput(value)) return wrongType('array of strings', value);
     const items = value as unknown[];
     const length = trusted ? items.length : (getInput(items, 'length') as number);

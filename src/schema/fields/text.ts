@@ -1,15 +1,13 @@
 import { IsString } from 'class-validator';
-import { FieldReader, FieldRule } from '../field';
+import { FieldRule } from '../field';
 import { nullable } from '../json-schema';
 import { defineField, fresh, wrongType } from './define';
-
-const readText: FieldReader = (value) => (typeof value === 'string' ? value : wrongType('string', value));
 
 /** Free text kept byte for byte: deltas, thinking and stderr are byte-meaningful, and trimming corrupts them. */
 export const textRule: FieldRule = {
   type: 'text',
   scalar: true,
-  reader: () => readText,
+  read: (value) => (typeof value === 'string' ? value : wrongType('string', value)),
   schema: (spec) => nullable(spec, { type: 'string' }),
   validators: () => [IsString()],
 };

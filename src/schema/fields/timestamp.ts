@@ -36,7 +36,7 @@ const WRITE_EXACT_TEXT = Transform(({ value }) => (value instanceof Date ? value
 /** A point in time: ISO 8601 text, a Date or epoch ms in; a `PreciseDate` that writes back its exact text stored. */
 export const timestampRule: FieldRule = {
   type: 'timestamp',
-  reader: () => (value) =>
+  read: (value) =>
     toPreciseDate(value) ?? new Invalid('invalid_date', `expected an ISO 8601 timestamp, a Date or epoch milliseconds; got ${preview(value)}`),
   schema: () => TIMESTAMP_SCHEMA,
   // instanceToPlain (NestJS's ClassSerializerInterceptor) would copy the Date and lose its exact text (µs).
