@@ -25,23 +25,23 @@ export function defineField(rule: FieldRule, options: FieldOptions = {}): Proper
   };
 }
 
+/** Every option, unset; the type makes a new option of FieldSpec be listed here. */
+const UNSET: { readonly [K in keyof Required<FieldOptions>]: undefined } = {
+  default: undefined,
+  generated: undefined,
+  required: undefined,
+  min: undefined,
+  values: undefined,
+  trailing: undefined,
+};
+
 /**
  * Every spec has the same properties in the same order, absent ones undefined: the rules' `read`
  * functions, shared by every field, then read `spec.min` or `spec.values` from objects of one
  * hidden class (a monomorphic load) instead of one per combination of options (a megamorphic one).
  */
 function fieldSpec(key: string, rule: FieldRule, options: FieldOptions): FieldSpec {
-  return {
-    key,
-    type: rule.type,
-    rule,
-    default: options.default,
-    generated: options.generated,
-    required: options.required ?? false,
-    min: options.min,
-    values: options.values,
-    trailing: options.trailing,
-  };
+  return { key, type: rule.type, rule, ...UNSET, ...options, required: options.required ?? false };
 }
 
 function transformValue(spec: FieldSpec, raw: unknown): unknown {
