@@ -16,8 +16,7 @@ import {
 } from '../schema/conventions';
 import { ParseOptions, ParseSetup, parseAs, parseJsonAs, extraOf, safeParseAs, safeParseJsonAs, toPlain } from '../schema/engine';
 import { ModelClass } from '../schema/context';
-import { markBuilt } from '../schema/built';
-import { applyDefaults } from '../schema/field';
+import { initInstance } from '../schema/field';
 import { ParseResult, SchemaError } from '../schema/issue';
 import { ModelInput } from '../schema/model';
 import { OpenApiPropertyMetadata, SchemaOptions, openApiMetadataOf, openApiSchemaOf } from '../schema/openapi';
@@ -96,8 +95,7 @@ export class Event<K extends EventKind = EventKind, P extends Payload = PayloadF
 
   /** An event with every field at its default (kind and payload unset); prefer `Event.create`. */
   constructor() {
-    applyDefaults(this, new.target);
-    markBuilt(this);
+    initInstance(this, new.target);
   }
 
   /** The fourteen kinds, in their stable order. */
@@ -158,5 +156,4 @@ export class Event<K extends EventKind = EventKind, P extends Payload = PayloadF
   toMap(): Record<string, unknown> {
     return toPlain(this, false);
   }
-
 }

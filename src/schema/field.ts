@@ -1,3 +1,4 @@
+import { markBuilt } from './built';
 import { assertAssignSemantics } from './define-semantics';
 import type { JsonSchema } from './json-schema';
 
@@ -82,11 +83,13 @@ export function fieldsOf(cls: object): readonly FieldSpec[] {
 }
 
 /**
- * Sets every field of a fresh instance (what `new X()` gives, as NestJS and class-transformer
- * build it): defaults as fresh values, required fields as undefined so that every instance
- * holds its fields in wire order (and no unknown keys).
+ * What the constructor of every model and of `Event` does (`new X()`, as NestJS and
+ * class-transformer build instances): sets every field, defaults as fresh values and required
+ * fields as undefined, so that every instance holds its fields in wire order (and no unknown
+ * keys), and marks the instance as built by the library.
  */
-export function applyDefaults(instance: object, cls: object): void {
+export function initInstance(instance: object, cls: object): void {
   const target = instance as Record<string, unknown>;
   for (const spec of fieldsOf(cls)) target[spec.key] = spec.default ? spec.default() : undefined;
+  markBuilt(instance);
 }

@@ -1,7 +1,6 @@
 import { ModelClass } from './context';
 import { ParseOptions, ParseSetup, parseAs, parseJsonAs, extraOf, safeParseAs, toPlain } from './engine';
-import { markBuilt } from './built';
-import { applyDefaults } from './field';
+import { initInstance } from './field';
 import { ParseResult } from './issue';
 import { JsonObject } from './json';
 import { JsonSchema, jsonSchemaOf } from './json-schema';
@@ -49,8 +48,7 @@ export abstract class Model {
 
   /** A model with every field at its default (required fields stay unset). */
   constructor() {
-    applyDefaults(this, new.target);
-    markBuilt(this);
+    initInstance(this, new.target);
   }
 
   /** How this family reports errors; set by each base (Payload, tools). */
@@ -97,5 +95,4 @@ export abstract class Model {
   toMap(): Record<string, unknown> {
     return toPlain(this, false);
   }
-
 }
