@@ -49,7 +49,7 @@ export async function decodeCommand(options: { file: string; provider: ProviderI
   };
   try {
     for await (const chunk of input as AsyncIterable<Buffer | string>) {
-      splitter.push(typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : chunk);
+      splitter.push(chunk);
       await flush();
     }
   } catch (cause) {

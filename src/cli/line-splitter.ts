@@ -42,8 +42,9 @@ export class LineSplitter {
     private readonly options: SplitterOptions,
   ) {}
 
-  /** Hands on every line that `chunk` completes. */
-  push(chunk: Buffer): void {
+  /** Hands on every line that `chunk` completes (a string chunk, from a stream with an encoding set, is taken as UTF-8). */
+  push(input: Buffer | string): void {
+    const chunk = typeof input === 'string' ? Buffer.from(input, 'utf8') : input;
     const newline = chunk.indexOf(NEWLINE);
     if (newline === -1) return this.carry(chunk, 0, chunk.length);
     let start = 0;

@@ -81,7 +81,7 @@ export async function validateCommand(options: ValidateOptions, io: CliIo, signa
       }
       if (stop !== undefined) break;
       if (next.done) splitter.end();
-      else splitter.push(typeof next.value === 'string' ? Buffer.from(next.value, 'utf8') : next.value);
+      else splitter.push(next.value);
       await flush();
       if (next.done) break;
     }
