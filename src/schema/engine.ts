@@ -3,9 +3,8 @@ import { codecOf } from './codec';
 import { INVALID, ModelClass, ParseContext, addIssue, issuesOf } from './context';
 import { UnreadableInput, withFields } from './input';
 import { isPlainObject, readJsonData } from './json';
-import { Invalid } from './issue';
 import { describeJsonError } from './json-error';
-import { Issue, ParseResult, SchemaError, preview, typeName } from './issue';
+import { Invalid, Issue, ParseResult, SchemaError, preview, typeName } from './issue';
 import { referenceParse } from './reference';
 
 /** Options every `parse`, `safeParse`, `create` and `fromJSON` accepts. */
@@ -64,8 +63,9 @@ function newContext(setup: ParseSetup, trusted: boolean): ParseContext {
 /*
  * A stream of lines parses one after another, and a parse that succeeds leaves its context
  * as it found it (no issues): the next line reuses it instead of allocating a context and an
- * issues array per line. Taken while in use (a registry that parses from inside `classFor`),
- * a fresh one is made; one that collected issues is never given back.
+ * issues array per line (lines reach a context where there is no fast path: code generation
+ * banned). Taken while in use (a registry that parses from inside `classFor`), a fresh one is
+ * made; one that collected issues is never given back.
  */
 function borrowContext(setup: ParseSetup): ParseContext {
   const spare = setup.spare;
@@ -79,6 +79,16 @@ function giveBack(setup: ParseSetup, ctx: ParseContext): void {
   setup.spare = ctx;
 }
 
+/**
+ * `input` as an instance of `cls`, or the `SchemaError` (returned, not thrown: `parseAs` throws it,
+ * `safeParseAs` wraps it). `fields` are set over the input's own keys (see `run`).
+ */
+function parseOrError(cls: ModelClass, input: unknown, options: ParseOptions | undefined, setup: ParseSetup, fields?: Record<string, unknown>): unknown {
+  const ctx = newContext(setup, false);
+  const value = run(cls, input, options, ctx, fields);
+  return value === INVALID || ctx.issues.length ? setup.toError(issuesOf(ctx), ctx, cls) : value;
+}
+
 /** `{ success, data | error }` for `input` as an instance of `cls`; never throws on bad input. */
 export function safeParseAs<T extends object>(
   cls: ModelClass<T>,
@@ -86,10 +96,7 @@ export function safeParseAs<T extends object>(
   options: ParseOptions | undefined,
   setup: ParseSetup,
 ): ParseResult<T> {
-  const ctx = newContext(setup, false);
-  const value = run(cls, input, options, ctx);
-  if (value === INVALID || ctx.issues.length) return { success: false, error: setup.toError(issuesOf(ctx), ctx, cls) };
-  return { success: true, data: value as T };
+  return asResult(parseOrError(cls, input, options, setup));
 }
 
 /**
@@ -103,10 +110,18 @@ export function parseAs<T extends object>(
   setup: ParseSetup,
   fields?: Record<string, unknown>,
 ): T {
-  const ctx = newContext(setup, false);
-  const value = run(cls, input, options, ctx, fields);
-  if (value === INVALID || ctx.issues.length) throw setup.toError(issuesOf(ctx), ctx, cls);
-  return value as T;
+  return orThrow(parseOrError(cls, input, options, setup, fields));
+}
+
+/** An answer of `parseOrError` or `parseJsonOrError` as a result object. A built instance is never a SchemaError. */
+function asResult<T>(answer: unknown): ParseResult<T> {
+  return answer instanceof SchemaError ? { success: false, error: answer } : { success: true, data: answer as T };
+}
+
+/** An answer of `parseOrError` or `parseJsonOrError`, its error thrown. */
+function orThrow<T>(answer: unknown): T {
+  if (answer instanceof SchemaError) throw answer;
+  return answer as T;
 }
 
 /** Why a text is not JSON: what `readJsonText` answers instead of a value. */
@@ -156,40 +171,37 @@ function fastParse(cls: ModelClass, input: unknown, options: ParseOptions | unde
 }
 
 /**
- * Parses one line of JSON text into `{ success, data | error }`. JSON.parse output is trusted:
- * JSON by construction and fresh, so it is neither walked nor copied, only checked for what
- * JSON.parse can still produce.
+ * One line of JSON text as an instance of `cls`, or the `SchemaError` (returned, not thrown).
+ * JSON.parse output is trusted: JSON by construction and fresh, so it is neither walked nor
+ * copied, only checked for what JSON.parse can still produce. The fast path answers a valid
+ * line; the full parse names the issues of any other.
  */
-export function safeParseJsonAs<T extends object>(cls: ModelClass<T>, text: string, options: ParseOptions | undefined, setup: ParseSetup): ParseResult<T> {
+function parseJsonOrError(cls: ModelClass, text: string, options: ParseOptions | undefined, setup: ParseSetup): unknown {
   const input = readJsonText(text);
-  if (input instanceof BadJson) return { success: false, error: jsonError(cls, input, setup) };
+  if (input instanceof BadJson) return jsonError(cls, input, setup);
   const fast = fastParse(cls, input, options, setup);
-  if (fast !== INVALID) return { success: true, data: fast as T };
+  if (fast !== INVALID) return fast;
   const ctx = borrowContext(setup);
   const value = run(cls, input, options, ctx);
-  if (value === INVALID || ctx.issues.length) return { success: false, error: setup.toError(issuesOf(ctx), ctx, cls) };
+  if (value === INVALID || ctx.issues.length) return setup.toError(issuesOf(ctx), ctx, cls);
   giveBack(setup, ctx);
-  return { success: true, data: value as T };
+  return value;
+}
+
+/** Parses one line of JSON text into `{ success, data | error }`. */
+export function safeParseJsonAs<T extends object>(cls: ModelClass<T>, text: string, options: ParseOptions | undefined, setup: ParseSetup): ParseResult<T> {
+  return asResult(parseJsonOrError(cls, text, options, setup));
 }
 
 /** Parses one line of JSON text; throws the `SchemaError`. */
 export function parseJsonAs<T extends object>(cls: ModelClass<T>, text: string, options: ParseOptions | undefined, setup: ParseSetup): T {
-  const input = readJsonText(text);
-  if (input instanceof BadJson) throw jsonError(cls, input, setup);
-  const fast = fastParse(cls, input, options, setup);
-  if (fast !== INVALID) return fast as T;
-  const ctx = borrowContext(setup);
-  const value = run(cls, input, options, ctx);
-  if (value === INVALID || ctx.issues.length) throw setup.toError(issuesOf(ctx), ctx, cls);
-  giveBack(setup, ctx);
-  return value as T;
+  return orThrow(parseJsonOrError(cls, text, options, setup));
 }
 
 /** The plain snake_case object of an instance (`json`: with timestamps as text). */
 export function toPlain(instance: object, json: boolean): Record<string, unknown> {
   return codecOf(instance.constructor as ModelClass).toMap(instance, json);
 }
-
 
 /** The unknown keys of an instance (the `extra` accessor): a frozen snapshot. */
 export function extraOf(instance: object): Record<string, unknown> {
