@@ -84,14 +84,21 @@ export function generateParse(wiring: ParseWiring): GeneratedParses | null {
   const { keys, how } = wiring;
   const v = keys.map((_, i) => `v${i}`);
   const kind = keys.indexOf('kind') >= 0 ? `v${keys.indexOf('kind')}` : 'undefined';
+  /**
+   * A non-payload field's code in either parse: the missing-value convention, else one call of its
+   * reader. `fail(issue)`: what a missing required value or a refused one does (record the issue,
+   * or give up); `made`: how a missing value with a made default is filled.
+   */
+  const ruleField = (i: number, trusted: string, fail: (issue: string) => string, made: string): string => {
+    const missing = how[i] === 'required' ? fail(`MISSING.issueAt(childPath(path, ${i}))`) : how[i] === 'constant' ? `v${i} = D[${i}];` : made;
+    return `if (r === undefined || r === null) { ${missing} } else { v${i} = R${i}(r, S${i}, ${trusted}); if (v${i} instanceof Invalid) ${fail(`v${i}.issueAt(childPath(path, ${i}))`)} }`;
+  };
   const field = (key: string, i: number): string => {
     const read = `r = trusted ? input[${quote(key)}] : getInput(input, ${quote(key)}); if (r !== undefined) p++;`;
     if (how[i] === 'payload') {
       return `${read} v${i} = readPayload(r, childPath(path, ${i}), ctx, ${kind}, nested); if (v${i} === INVALID) pf = true;`;
     }
-    const missing =
-      how[i] === 'required' ? `addIssue(ctx, MISSING.issueAt(childPath(path, ${i})));` : how[i] === 'constant' ? `v${i} = D[${i}];` : `v${i} = D[${i}]();`;
-    return `${read} if (r === undefined || r === null) { ${missing} } else { v${i} = R${i}(r, S${i}, trusted); if (v${i} instanceof Invalid) addIssue(ctx, v${i}.issueAt(childPath(path, ${i}))); }`;
+    return `${read} ${ruleField(i, 'trusted', (issue) => `addIssue(ctx, ${issue});`, `v${i} = D[${i}]();`)}`;
   };
   const tryField = (key: string, i: number): string => {
     const read = `r = input[${quote(key)}]; if (r !== undefined) p++;`;
@@ -99,8 +106,7 @@ export function generateParse(wiring: ParseWiring): GeneratedParses | null {
       return `${read} tp = typeof ${kind} === 'string' ? payloads(${kind}) : undefined; if (tp === undefined) return INVALID; v${i} = tp(r === undefined || r === null ? EMPTY_OBJECT : r, payloads); if (v${i} === INVALID) return INVALID;`;
     }
     // A made default (an id, now) is made only once the whole input is known to be valid.
-    const missing = how[i] === 'required' ? 'return INVALID;' : how[i] === 'constant' ? `v${i} = D[${i}];` : `v${i} = UNMADE;`;
-    return `${read} if (r === undefined || r === null) { ${missing} } else { v${i} = R${i}(r, S${i}, true); if (v${i} instanceof Invalid) return INVALID; }`;
+    return `${read} ${ruleField(i, 'true', () => 'return INVALID;', `v${i} = UNMADE;`)}`;
   };
   const make = keys.map((_, i) => (how[i] === 'made' ? `if (v${i} === UNMADE) v${i} = D[${i}]();` : '')).join(' ');
   const shape = `function Shape(${v.join(', ')}) { ${keys.map((key, i) => `this[${quote(key)}] = v${i};`).join(' ')} markBuilt(this); }
