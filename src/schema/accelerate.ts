@@ -135,7 +135,7 @@ export function generateParse(wiring: ParseWiring): GeneratedParses | null {
       if (x === INVALID) return INVALID;
       ${make}
       const instance = new Shape(${v.join(', ')});
-      if (x !== undefined) moveExtra(instance, input, x);
+      if (x !== undefined) attachKeys(instance, input, x);
       return instance;
     }
     return { parse, tryParse };`;

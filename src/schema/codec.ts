@@ -114,6 +114,9 @@ function makeCodec(cls: ModelClass, fields: readonly FieldSpec[]): Codec {
   } as unknown as new () => Instance;
   Shape.prototype = cls.prototype as Instance;
 
+  // for-in also lists keys a polluted Object.prototype makes enumerable; a `__proto__` key is own.
+  const isUnknownOwn = (input: object, key: string): boolean => !known.has(key) && hasOwn(input, key);
+
   /**
    * The unknown keys of an input, each value checked as JSON data; undefined when there are none.
    * `present`: how many declared keys the input had; when it has no more keys than that, there is
@@ -135,33 +138,19 @@ function makeCodec(cls: ModelClass, fields: readonly FieldSpec[]): Codec {
     return extra;
   }
 
-  // for-in also lists keys a polluted Object.prototype makes enumerable; a `__proto__` key is own.
-  const isUnknownOwn = (input: object, key: string): boolean => !known.has(key) && hasOwn(input, key);
-
   /**
-   * `readExtra` for the fast path, in two steps so that no object is built in between: whether the
-   * unknown keys of JSON.parse output are all writable JSON (INVALID if not), and whether one of
-   * them names an inherited member (true: they go to the slot, see extra.ts); then `moveExtra`
-   * sets them on the new instance.
+   * `readExtra` for the fast path: the unknown keys of JSON.parse output, each checked as writable
+   * JSON (INVALID if one is not), for `attachKeys` to set from the input itself, so that no object
+   * is built for them.
    */
-  function checkExtra(input: Record<string, unknown>): Parsed<boolean> {
-    let inherited = false;
+  function checkExtra(input: Record<string, unknown>): Parsed<string[]> {
+    const unknown: string[] = [];
     for (const key in input) {
       if (!isUnknownOwn(input, key)) continue;
       if (readJsonData(input[key], true) instanceof Invalid) return INVALID;
-      if (key in cls.prototype) inherited = true;
+      unknown.push(key);
     }
-    return inherited;
-  }
-
-  function moveExtra(instance: Instance, input: Record<string, unknown>, inherited: boolean): void {
-    if (inherited) {
-      const extra: Record<string, unknown> = {};
-      for (const key in input) if (isUnknownOwn(input, key)) setOwn(extra, key, input[key]);
-      attach(instance, extra);
-    } else {
-      for (const key in input) if (isUnknownOwn(input, key)) instance[key] = input[key];
-    }
+    return unknown;
   }
 
   function parse(input: unknown, path: IssuePath, ctx: ParseContext): Parsed<object> {
@@ -207,7 +196,8 @@ function makeCodec(cls: ModelClass, fields: readonly FieldSpec[]): Codec {
   function mergedToJSON(this: object): Record<string, unknown> {
     return toMapOf(this, true);
   }
-  const attach = (instance: object, extra: Record<string, unknown>): void => attachExtra(instance, extra, mergedToJSON);
+  const attachKeys = (instance: object, source: Record<string, unknown>, keys: readonly string[]): void => attachExtra(instance, source, keys, mergedToJSON);
+  const attach = (instance: object, extra: Record<string, unknown>): void => attachKeys(instance, extra, Object.keys(extra));
 
   function replaceExtra(instance: object, extra: Record<string, unknown>): void {
     for (const key of Object.keys(extra)) if (known.has(key)) throw new TypeError(`extra: "${key.slice(0, 40)}" is a declared field of ${cls.name}`);
@@ -243,7 +233,7 @@ function makeCodec(cls: ModelClass, fields: readonly FieldSpec[]): Codec {
       EMPTY_OBJECT,
       countKeys,
       checkExtra,
-      moveExtra,
+      attachKeys,
       MISSING,
       Invalid,
       addIssue,

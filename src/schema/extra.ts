@@ -17,18 +17,23 @@ export const EXTRA: unique symbol = Symbol('extra');
 /** An instance as the engine sees it: fields and unknown keys by name, and the slot of the exception. */
 export type Instance = Record<string, unknown> & { [EXTRA]?: Record<string, unknown> };
 
-/** Adds unknown keys to an instance that has none (`toJSON`: the merging writer, for the exception). */
-export function attachExtra(instance: object, extra: Record<string, unknown>, toJSON: () => unknown): void {
+/**
+ * Adds the unknown keys `keys` of `source`, with their values as they are, to an instance that has
+ * none (`toJSON`: the merging writer, for the exception). `source` is the checked unknown keys, or
+ * the JSON.parse output they came in (the fast path, which makes no object for them).
+ */
+export function attachExtra(instance: object, source: Record<string, unknown>, keys: readonly string[], toJSON: () => unknown): void {
   const target = instance as Instance;
-  const keys = Object.keys(extra);
   for (const key of keys) {
     if (key in target) {
-      Object.defineProperty(target, EXTRA, { value: Object.freeze(extra), configurable: true });
+      const slot: Record<string, unknown> = {};
+      for (const each of keys) setOwn(slot, each, source[each]);
+      Object.defineProperty(target, EXTRA, { value: Object.freeze(slot), configurable: true });
       Object.defineProperty(target, 'toJSON', { value: toJSON, configurable: true, writable: true });
       return;
     }
   }
-  for (const key of keys) target[key] = extra[key];
+  for (const key of keys) target[key] = source[key];
 }
 
 /** Copies the unknown keys of an instance into `out` (after what it holds); answers how many there were. */
