@@ -1,6 +1,5 @@
-import { formatPath } from '../schema/issue';
+import { countedIssues, cut, formatPath } from '../schema/issue';
 import type { Issue } from '../index';
-import { countedIssues } from './counted-issues';
 
 /**
  * Bounds of one line's report: whatever the input, a line's report stays a few KB. Forced by real
@@ -13,13 +12,6 @@ const MAX_PATH_CHARS = 200;
 
 /** What the CLI itself finds wrong with a line before the library sees it. */
 export type LineProblemCode = 'line_too_long' | 'invalid_utf8';
-
-/** `text` cut to `max` characters, with `…` when cut (never between the halves of a surrogate pair). */
-export function cut(text: string, max: number): string {
-  if (text.length <= max) return text;
-  const end = text.charCodeAt(max - 1) >= 0xd800 && text.charCodeAt(max - 1) <= 0xdbff ? max - 1 : max;
-  return `${text.slice(0, end)}…`;
-}
 
 /**
  * One line per issue, compiler style, `file:line: path: message (code)`, for at most

@@ -1,5 +1,5 @@
 import { BadRequestException } from '@nestjs/common';
-import { countedIssues } from '../cli/counted-issues';
+import { countedIssues, cut } from '../schema/issue';
 import type { Issue, SchemaError } from '../index';
 
 /** The JSON body of a 400 answer to an invalid event or payload. */
@@ -27,8 +27,6 @@ const MESSAGE_CHARS = 200;
 const PATH_KEY_CHARS = 40;
 /** A longer path keeps its first and last PATH_KEYS / 2 keys, with '…' between. */
 const PATH_KEYS = 10;
-
-const cut = (text: string, max: number): string => (text.length > max ? `${text.slice(0, max)}…` : text);
 
 /** A path of at most PATH_KEYS keys, each string key cut to PATH_KEY_CHARS characters (ending in `…`). */
 function boundedPath(path: readonly (string | number)[]): (string | number)[] {

@@ -1,4 +1,4 @@
-import { Issue, IssuePath, typeName } from './issue';
+import { Issue, IssuePath, tooManyIssues, typeName } from './issue';
 import { isPlainObject } from './json';
 
 /** A class the engine can build: payloads, events and tool data. */
@@ -44,7 +44,7 @@ export function addIssue(ctx: ParseContext, issue: Issue): void {
 /** The kept issues, closed by one `too_many_issues` issue when some were dropped. */
 export function issuesOf(ctx: ParseContext): Issue[] {
   if (!ctx.dropped) return ctx.issues;
-  return [...ctx.issues, { code: 'too_many_issues', message: `${ctx.dropped} more issues not listed`, path: [] }];
+  return [...ctx.issues, tooManyIssues(ctx.dropped)];
 }
 
 /** The input must be a plain object; records an issue otherwise. */

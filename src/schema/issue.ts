@@ -45,6 +45,31 @@ export interface ErrorTree {
   [key: string]: ErrorTree | string[];
 }
 
+/** `text` cut to `max` characters, with `…` when cut (never between the halves of a surrogate pair). */
+export function cut(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const end = text.charCodeAt(max - 1) >= 0xd800 && text.charCodeAt(max - 1) <= 0xdbff ? max - 1 : max;
+  return `${text.slice(0, end)}…`;
+}
+
+/** The issue that closes a parse's issues when it kept only some: the count of the rest, first in its message. */
+export function tooManyIssues(dropped: number): Issue {
+  return { code: 'too_many_issues', message: `${dropped} more issues not listed`, path: [] };
+}
+
+/**
+ * The issues a parse listed, and how many it found: a parse keeps at most 100 and closes them with
+ * one `too_many_issues` issue (`tooManyIssues`) whose message starts with the count of the rest;
+ * that issue is a count, not a problem of its own.
+ */
+export function countedIssues(issues: readonly Issue[]): { listed: readonly Issue[]; total: number } {
+  const last = issues[issues.length - 1];
+  if (last?.code !== 'too_many_issues') return { listed: issues, total: issues.length };
+  const dropped = Number(/^\d+/.exec(last.message)?.[0]);
+  // Should the message ever lose its count, the closing issue stays listed, as the library wrote it.
+  return Number.isSafeInteger(dropped) ? { listed: issues.slice(0, -1), total: issues.length - 1 + dropped } : { listed: issues, total: issues.length };
+}
+
 /** Messages are built from at most this many characters of an offending value. */
 const PREVIEW_LIMIT = 40;
 
@@ -163,8 +188,8 @@ export function formatPath(path: IssuePath): string {
     if (key === null) text += '…';
     else if (typeof key === 'number') text += `[${key}]`;
     else {
-      const cut = key.length > PREVIEW_LIMIT ? `${key.slice(0, PREVIEW_LIMIT)}…` : key;
-      text += IDENTIFIER.test(key) ? (text ? `.${cut}` : cut) : `[${JSON.stringify(cut)}]`;
+      const shown = cut(key, PREVIEW_LIMIT);
+      text += IDENTIFIER.test(key) ? (text ? `.${shown}` : shown) : `[${JSON.stringify(shown)}]`;
     }
   }
   return text;
