@@ -26,6 +26,13 @@ export interface DecoderOptions {
   startSequence?: number;
   /** The time of decoding, for lines with no time of their own (tests pass a fixed clock). Default: now. */
   clock?: () => Date;
+  /**
+   * Decoding a live stream as it is read (the runner does): a line with no time of its own is stamped
+   * with the time it was read (`clock`), not with the previous line's time, which may be seconds or
+   * minutes old (Claude stamps only its assistant and user lines, Codex none). Default false: a file's
+   * read time says nothing about its lines, so there an untimed line takes the latest time seen.
+   */
+  live?: boolean;
 }
 
 /** A stateful decoder of one run's stdout lines. */
@@ -62,12 +69,13 @@ const KEEP_RAW = ['all', 'unmapped', 'none'];
 
 /** Options are the caller's, not the stream's: a wrong one is a TypeError now rather than a raw event per line later. */
 function checkOptions(options: DecoderOptions): void {
-  const { keepRaw, startSequence, clock } = options;
+  const { keepRaw, startSequence, clock, live } = options;
   if (keepRaw !== undefined && !KEEP_RAW.includes(keepRaw)) throw new TypeError(`keepRaw must be one of ${KEEP_RAW.join(', ')}; got ${JSON.stringify(keepRaw)}`);
   if (startSequence !== undefined && !(Number.isSafeInteger(startSequence) && startSequence >= 0)) {
     throw new TypeError(`startSequence must be a non-negative integer; got ${String(startSequence)}`);
   }
   if (clock !== undefined && typeof clock !== 'function') throw new TypeError('clock must be a function returning a Date');
+  if (live !== undefined && typeof live !== 'boolean') throw new TypeError(`live must be a boolean; got ${String(live)}`);
 }
 
 /** One native line as the decoder saw it: its text, and its JSON value (the text itself when it is not JSON). */
@@ -81,9 +89,10 @@ class LineDecoder implements Decoder {
   private profile: ProviderProfile | null;
   private state: unknown;
   private sequence: number;
+  /** The latest time a line carried of its own. */
   private lastTime: Date | null = null;
-  /** When the current line (or end) was decoded; read from the clock once per line, only if needed. */
-  private decodedAt: Date | null = null;
+  /** The timestamp of the events being built: the current line's (set by `noteLine`), else that of the lines before. */
+  private stamp: Date | null = null;
   private sawResult = false;
   private ended = false;
   sessionId: string | null = null;
@@ -105,19 +114,22 @@ class LineDecoder implements Decoder {
   push(line: string): AnyEvent[] {
     const text = typeof line === 'string' ? line : String(line);
     if (text.trim() === '') return [];
-    this.decodedAt = null;
     const parsed = parseLine(text);
     // Held drafts (Gemini's open text) belong to the lines before this one: they are built
     // with the envelope state as it was (session, time), before this line is noted.
     if (!isObject(parsed)) {
       // Not a JSON object (plain stdout text, a bare number…): held drafts are complete now.
       const released = this.build(this.release(null), null);
+      this.stampLine(null);
       return [...released, this.unmapped({ text, value: parsed === undefined ? text : parsed })];
     }
     const source: Source = { text, value: parsed };
     if (!this.profile) this.adopt(parsed);
     const profile = this.profile;
-    if (!profile) return [this.unmapped(source)];
+    if (!profile) {
+      this.stampLine(null);
+      return [this.unmapped(source)];
+    }
     const released = this.build(this.release(parsed), null);
     this.noteLine(profile, parsed);
     let drafts: EventDraft[];
@@ -133,8 +145,8 @@ class LineDecoder implements Decoder {
   end(exit?: ExitInfo): AnyEvent[] {
     if (this.ended) return [];
     this.ended = true;
-    this.decodedAt = null;
     const drafts = this.release(null);
+    this.stampLine(null);
     if (!this.sawResult) drafts.push(...missingResult(exit));
     return this.build(drafts, null);
   }
@@ -156,12 +168,30 @@ class LineDecoder implements Decoder {
     } catch {
       // keep the previous session id
     }
+    let own: Date | null = null;
     try {
-      const time = toPreciseDate(profile.timestamp(line));
-      if (time) this.lastTime = time;
+      own = toPreciseDate(profile.timestamp(line)) ?? null;
     } catch {
-      // keep the previous time
+      // no time of its own
     }
+    this.stampLine(own);
+  }
+
+  /**
+   * The timestamp of a line's events (of the end's, with null): its own time when it has one. Else,
+   * decoding live, the time it was read; decoding a file, the latest time a line had (the time of
+   * decoding before any had one: a file's read time says nothing about its lines). Never earlier
+   * than the times before it: live, than every earlier event (a CLI's clock may run behind the
+   * reader's: Claude's assistant times come from the host that ran the model); in a file, than the
+   * earlier lines' own times.
+   */
+  private stampLine(own: Date | null): void {
+    if (this.options.live) {
+      this.stamp = laterOf(own ?? this.now(), this.stamp);
+      return;
+    }
+    if (own) this.lastTime = laterOf(own, this.lastTime);
+    this.stamp = this.lastTime ?? this.now();
   }
 
   private release(next: JsonObject | null): EventDraft[] {
@@ -173,10 +203,8 @@ class LineDecoder implements Decoder {
     }
   }
 
-  /** A line without a time of its own, before any line had one, takes the time it was decoded (Codex lines carry none). */
-  private timeOfDecoding(): Date {
-    this.decodedAt ??= this.options.clock?.() ?? new Date();
-    return this.decodedAt;
+  private now(): Date {
+    return this.options.clock?.() ?? new Date();
   }
 
   /** The `raw` event of a line with no normalized meaning: its payload keeps the whole line. */
@@ -198,7 +226,7 @@ class LineDecoder implements Decoder {
       provider: this.profile?.id ?? null,
       provider_session_id: this.sessionId,
       sequence: this.sequence,
-      timestamp: this.lastTime ?? this.timeOfDecoding(),
+      timestamp: this.stamp ?? this.now(),
       payload: draft.payload,
       raw,
     };
@@ -216,11 +244,16 @@ class LineDecoder implements Decoder {
       provider: attrs.provider,
       provider_session_id: attrs.provider_session_id,
       sequence: attrs.sequence,
-      timestamp: this.lastTime ?? new Date(),
+      timestamp: attrs.timestamp,
       payload: { stream: 'stdout', content: source?.text ?? null, metadata },
       raw: keepRaw === 'none' || source === null ? null : source.text,
     });
   }
+}
+
+/** `time`, or `floor` when `time` is earlier: the one home of "timestamps never go backwards". */
+export function laterOf(time: Date, floor: Date | null): Date {
+  return floor !== null && time.getTime() < floor.getTime() ? floor : time;
 }
 
 /** The events owed when the stream ended without the provider's own terminal line. */

@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { Event, type AnyEvent } from '../events/event';
-import { createDecoder, type Decoder, type ExitInfo } from '../providers/decoder';
+import { createDecoder, laterOf, type Decoder, type ExitInfo } from '../providers/decoder';
 import { splitLines } from '../providers/lines';
 import { EventQueue } from './event-queue';
 import { resolveExecutable } from './executable';
@@ -73,6 +73,8 @@ class ChildRun implements Run {
   private readonly tree: ProcessTree | null;
   private readonly graceMs: number;
   private sequence = 0;
+  /** The latest timestamp emitted: stderr events (stamped now) and stdout events (their line's time) interleave in time order. */
+  private lastTime: Date | null = null;
   private exited = false;
   private stopReason: StopReason | null = null;
   private stopMessage = '';
@@ -91,7 +93,8 @@ class ChildRun implements Run {
   ) {
     this.argv = [executable, ...args];
     this.graceMs = options.killGraceMs ?? DEFAULT_GRACE_MS;
-    this.decoder = createDecoder(provider, { keepRaw: options.keepRaw });
+    // Live: a line with no time of its own is stamped when it was read, not with an older line's time.
+    this.decoder = createDecoder(provider, { keepRaw: options.keepRaw, live: true });
     // No stdin for any CLI: Codex waits forever ("Reading additional input from stdin...") on an
     // open pipe, and Claude and Gemini append piped stdin to the prompt. `detached`: a process
     // group of its own, so that the stop can signal the whole group.
@@ -206,11 +209,12 @@ class ChildRun implements Run {
 
   /**
    * Every event passes here, in the order the consumer sees it: one sequence per run (stdout and
-   * stderr interleaved), and the tally of the outcome.
+   * stderr interleaved), timestamps that never go backwards across the two, and the tally of the outcome.
    */
   private emit(events: readonly AnyEvent[]): void {
     for (const event of events) {
       event.sequence = this.sequence++;
+      event.timestamp = this.lastTime = laterOf(event.timestamp, this.lastTime);
       this.tally.note(event);
       this.queue.push(event);
     }

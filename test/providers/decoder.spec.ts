@@ -136,6 +136,38 @@ describe('timestamp', () => {
     expect(times).toEqual(['2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:01.000Z', '2026-01-01T00:00:02.000Z', '2026-01-01T00:00:02.000Z']);
   });
 
+  // #18 "Timestamps: lines with no time of their own inherit the previous line's": live, they take their read time.
+  it('live: an untimed line is stamped with the time it was read, not the previous line\'s time', () => {
+    let now = Date.UTC(2026, 0, 1, 0, 0, 0);
+    const decoder = decoderFor(testProfile, { clock: () => new Date(now), live: true });
+    const times: string[] = [];
+    const read = (text: string, at: number) => {
+      now = at;
+      times.push(...decoder.push(text).map((e) => e.timestamp.toISOString()));
+    };
+    read(line({ t: 'say', at: '2026-01-01T00:00:01Z' }), Date.UTC(2026, 0, 1, 0, 0, 2));
+    read(line({ t: 'say' }), Date.UTC(2026, 0, 1, 1, 13, 0)); // 73 minutes later
+    read('plain text', Date.UTC(2026, 0, 1, 1, 14, 0));
+    now = Date.UTC(2026, 0, 1, 1, 15, 0);
+    times.push(...decoder.end({ code: 0, signal: null }).map((e) => e.timestamp.toISOString()));
+    expect(times).toEqual(['2026-01-01T00:00:01.000Z', '2026-01-01T01:13:00.000Z', '2026-01-01T01:14:00.000Z', '2026-01-01T01:15:00.000Z']);
+  });
+
+  it('never goes backwards: live, a line whose own time is earlier than an earlier event takes that event\'s time', () => {
+    let now = Date.UTC(2026, 0, 1, 0, 0, 10);
+    const decoder = decoderFor(testProfile, { clock: () => new Date(now), live: true });
+    const first = decoder.push(line({ t: 'say' }));
+    now += 1000;
+    const behind = decoder.push(line({ t: 'say', at: '2026-01-01T00:00:05Z' }));
+    const later = decoder.push(line({ t: 'say', at: '2026-01-01T00:00:30Z' }));
+    expect([...first, ...behind, ...later].map((e) => e.timestamp.toISOString())).toEqual(['2026-01-01T00:00:10.000Z', '2026-01-01T00:00:10.000Z', '2026-01-01T00:00:30.000Z']);
+  });
+
+  it('never goes backwards in a file either: an own time earlier than an earlier line\'s is raised to it', () => {
+    const events = decode([line({ t: 'say', at: '2025-01-01T00:00:05Z' }), line({ t: 'say', at: '2025-01-01T00:00:01Z' }), line({ t: 'say' })]);
+    expect(events.map((e) => json(e).timestamp)).toEqual(['2025-01-01T00:00:05Z', '2025-01-01T00:00:05Z', '2025-01-01T00:00:05Z']);
+  });
+
   it('is now when no clock is given', () => {
     const before = Date.now();
     const [event] = decoderFor(testProfile).push(line({ t: 'say' }));
@@ -346,6 +378,7 @@ describe('createDecoder', () => {
     [{ startSequence: -1 }, /startSequence must be a non-negative integer/],
     [{ startSequence: 1.5 }, /startSequence must be a non-negative integer/],
     [{ clock: 'now' }, /clock must be a function/],
+    [{ live: 'yes' }, /live must be a boolean/],
   ])('refuses the option %j', (options, message) => {
     expect(() => createDecoder('claude', options as never)).toThrow(message);
   });

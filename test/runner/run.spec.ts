@@ -101,6 +101,22 @@ describe('startRun (with a stand-in CLI)', () => {
     expect(outcome.counts.stderr).toBe(3);
   });
 
+  // #18 "Timestamps: … run backwards against runner stderr events stamped now".
+  it('timestamps: untimed lines are stamped when read, and never run backwards against stderr events', async () => {
+    const before = Date.now();
+    const run = fake({ FAKE_STDERR: 'warming up\n', FAKE_FIXTURE: fixture('claude', 'tool'), FAKE_STDERR_AFTER: 'bye\n' });
+    const { events } = await collect(run);
+    const after = Date.now();
+    const times = events.map((event) => event.timestamp.getTime());
+    expect(times).toEqual([...times].sort((a, b) => a - b));
+    // The fixture's own times are from the day it was captured; nothing is stamped before the run started.
+    for (const time of times) {
+      expect(time).toBeGreaterThanOrEqual(before);
+      expect(time).toBeLessThanOrEqual(after);
+    }
+    expect(events.filter((event) => event.kind === 'stderr')).toHaveLength(2);
+  });
+
   it('a slow consumer pauses the child: the queue stays bounded and the CLI blocks on its full pipe', async () => {
     const doneFile = join(dir, 'printed-all');
     const repeat = 300; // about 2 MB of Claude lines: far more than the queue, the stream buffer and the pipe hold
