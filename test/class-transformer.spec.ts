@@ -25,6 +25,9 @@ describe('instanceToPlain (ClassSerializerInterceptor)', () => {
     ['a tool descriptor', descriptor],
     ['a tool request', request],
     ['a tool response', response],
+    ['an event and a payload given a key named extra (#18)', Event.fromJSON('{"kind":"tool_use","extra":{"a":1},"payload":{"extra":5,"server":"b"},"z":0}')],
+    ['a payload given a key named extra between other unknown keys', ToolUsePayload.parse({ before: 1, extra: [1], after: true })],
+    ['tool data given a key named extra', ToolDescriptor.parse({ name: 't', extra: { server: 'b' } })],
     ['an array of them', [event, event.payload, descriptor]],
     ['an object wrapping them', { event, nested: { payload: event.payload, list: [request, response] } }],
   ])('%s: exactly JSON.parse(JSON.stringify(x))', (_name, value) => {
@@ -70,6 +73,35 @@ describe('plainToInstance (ValidationPipe with transform)', () => {
       expect(wire(dto)).toEqual(wire(ToolUsePayload.parse(body)));
       expect(validateSync(dto)).toEqual([]);
     }
+  });
+
+  it('an incoming "extra" key survives the round trip through both class-transformer directions, as through parse (#18)', () => {
+    for (const body of [{ tool_name: 'x', extra: 5 }, { extra: { server: 'b' } }]) {
+      const parsed = ToolUsePayload.parse(body);
+      const dto = plainToInstance(ToolUsePayload, body);
+      expect(instanceToPlain(dto)).toStrictEqual(wire(parsed));
+      expect(instanceToPlain(parsed)).toStrictEqual(wire(parsed));
+      expect(instanceToPlain(dto)).toHaveProperty('extra', body.extra);
+      // The whitelist allows it: kept under forbidNonWhitelisted, as parse keeps it.
+      expect(validateSync(dto, { whitelist: true, forbidNonWhitelisted: true })).toEqual([]);
+      expect(JSON.stringify(dto)).toBe(JSON.stringify(parsed));
+    }
+    const line = { id: 1, kind: 'raw', timestamp: '2026-03-19T00:00:00.123456Z', payload: { extra: [2] }, extra: 5 };
+    const event = plainToInstance(Event, line);
+    expect(event.extra).toEqual({ extra: 5 });
+    expect(event.payload.extra).toEqual({ extra: [2] });
+    expect(instanceToPlain(event)).toStrictEqual(wire(Event.parse(line)));
+  });
+
+  it('an incoming "extra" key leaves the whitelist treatment of the other unknown keys as it is', () => {
+    const body = { tool_name: 'x', server: 'y', extra: 5 };
+    const forbidden = validateSync(plainToInstance(ToolUsePayload, body), { whitelist: true, forbidNonWhitelisted: true });
+    expect(forbidden.map((e) => e.property)).toEqual(['server']);
+    const stripped = plainToInstance(ToolUsePayload, body);
+    expect(validateSync(stripped, { whitelist: true })).toEqual([]);
+    expect(stripped.extra).toEqual({ extra: 5 });
+    expect(wire(stripped)).toEqual({ tool_name: 'x', tool_call_id: null, input: {}, metadata: {}, extra: 5 });
+    expect(instanceToPlain(stripped)).toStrictEqual(wire(stripped));
   });
 
   it('whatever the order of the keys: the same instance as parse, unknown keys in one place', () => {

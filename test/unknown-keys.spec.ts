@@ -35,11 +35,32 @@ describe.each(MODES)('unknown keys (%s)', (mode) => {
     expect(typeof event.toMap).toBe('function');
     expect(event.constructor).toBe(Event);
     expect(Object.keys(event)).not.toContain('toMap');
+    expect(Object.keys(event).slice(-2)).toEqual(['extra', 'plain']); // the other unknown keys stay own properties
     expect(event.extra).toEqual(JSON.parse('{"toMap":1,"constructor":{"x":1},"extra":"e","__proto__":{"p":1},"plain":2}'));
     expect(event.toMap()).toMatchObject({ toMap: 1, plain: 2, extra: 'e' });
     const written = JSON.stringify(event);
     expect(JSON.parse(written)).toEqual(JSON.parse(JSON.stringify(event.toMap()).replace(/"timestamp":"[^"]*"/, `"timestamp":"${event.timestamp.toJSON()}"`)));
     expect(JSON.stringify(Event.fromJSON(written, { mode }))).toBe(written);
+  });
+
+  it('an incoming key named extra is an own key where it came, reading as the unknown keys; the others stay own data', () => {
+    const text = '{"kind":"raw","a":1,"extra":{"server":"b"},"z":2}';
+    const event = Event.fromJSON(text, { mode });
+    expect(Object.keys(event).slice(-3)).toEqual(['a', 'extra', 'z']);
+    expect(event.extra).toEqual({ a: 1, extra: { server: 'b' }, z: 2 });
+    expect(Object.isFrozen(event.extra)).toBe(true);
+    expect(JSON.stringify(event).endsWith('"metadata":{},"a":1,"extra":{"server":"b"},"z":2}')).toBe(true);
+    expect(JSON.stringify(Event.fromJSON(JSON.stringify(event), { mode }))).toBe(JSON.stringify(event));
+    // An own key deleted or changed is written as it now is (a whitelist strips own keys).
+    delete (event as unknown as Record<string, unknown>).a;
+    (event as unknown as Record<string, unknown>).z = 3;
+    expect(event.extra).toEqual({ extra: { server: 'b' }, z: 3 });
+    expect(JSON.parse(JSON.stringify(event))).toMatchObject({ extra: { server: 'b' }, z: 3 });
+    expect(JSON.parse(JSON.stringify(event))).not.toHaveProperty('a');
+    // Assigning extra still replaces the unknown keys.
+    event.extra = { fresh: 1 };
+    expect(Object.keys(event).slice(-1)).toEqual(['fresh']);
+    expect(JSON.parse(JSON.stringify(event))).not.toHaveProperty('extra');
   });
 
   it('extra reads as a frozen snapshot; assigning it replaces the unknown keys', () => {
