@@ -1,7 +1,8 @@
 import type { JsonObject } from '../schema/json';
-import { claudeProfile, isAmpThreadId, type ClaudeState } from './claude';
-import { costDraft, obj, str } from './drafts';
+import { anthropicUsage, claudeProfile, isAmpThreadId, type ClaudeState } from './claude';
+import { obj, str } from './drafts';
 import type { EventDraft, ProviderProfile } from './profile';
+import { usageDraft } from './usage';
 
 /*
  * Amp, `amp -x "…" --stream-json`: "Claude Code compatible stream JSON" (ampcode.com manual).
@@ -27,12 +28,10 @@ export const ampProfile: ProviderProfile<ClaudeState> = {
 /**
  * Amp's result line has no usage or cost, but each assistant line carries its model call's
  * final usage (Claude's carry a placeholder from message_start instead, so Claude takes
- * its totals from the result): one cost_update per assistant line, without a price.
+ * its totals from the result): one cost_update per assistant line, a delta without a price.
  */
 function messageCost(line: JsonObject): EventDraft[] {
   const usage = obj(obj(line.message)?.usage);
   if (!usage) return [];
-  const metadata: JsonObject = {};
-  for (const key of ['cache_creation_input_tokens', 'cache_read_input_tokens']) if (usage[key] !== undefined) metadata[key] = usage[key];
-  return [costDraft({ input_tokens: usage.input_tokens, output_tokens: usage.output_tokens }, metadata)];
+  return [usageDraft(anthropicUsage(usage), 'delta', { native_usage: usage })];
 }

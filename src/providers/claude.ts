@@ -1,6 +1,9 @@
+import type { ErrorSeverity } from '../payloads/error.payload';
 import { hasOwn, type JsonObject, type JsonValue } from '../schema/json';
-import { arr, costDraft, errorDraft, finishDrafts, num, obj, str } from './drafts';
+import { arr, errorDraft, finishDrafts, num, obj, str } from './drafts';
+import { classifyApiError, nativeErrorMetadata, type ErrorCode } from './error-codes';
 import type { EventDraft, ProviderProfile } from './profile';
+import { usageDraft, usageFigures, type UsageFigures } from './usage';
 
 /*
  * Claude Code, `claude -p --output-format stream-json --verbose` (with or without
@@ -17,6 +20,12 @@ import type { EventDraft, ProviderProfile } from './profile';
 export interface ClaudeState {
   /** `can_use_tool` requests still waiting, so a `control_cancel_request` can resolve them. */
   pendingApprovals: Set<string>;
+  /** The turn's failure already has its error event (a synthetic API-error message): its result adds none. */
+  errorReported: boolean;
+  /** The id of the message being streamed (`message_start`), for deltas of CLIs that do not name it on each line. */
+  streamMessageId: string | null;
+  /** Subagent and background tasks whose `tool_use` was emitted (`task_started`). */
+  startedTasks: Set<string>;
 }
 
 type Handler = (line: JsonObject, state: ClaudeState) => EventDraft[];
@@ -30,6 +39,8 @@ const HANDLERS = new Map<string, Handler>([
   ['control_request', controlRequest],
   ['control_cancel_request', controlCancel],
   ['result', result],
+  ['rate_limit_event', rateLimit],
+  ['auth_status', authStatus],
 ]);
 
 /** Amp prints Claude's format but names its threads `T-<uuid>`; Claude's session ids are bare UUIDs. */
@@ -73,7 +84,7 @@ function hasMessageBase(line: JsonObject): boolean {
 export const claudeProfile: ProviderProfile<ClaudeState> = {
   id: 'claude',
   detect: (line) => isClaudeShaped(line) && !isAmpThreadId(line.session_id),
-  newState: () => ({ pendingApprovals: new Set() }),
+  newState: () => ({ pendingApprovals: new Set(), errorReported: false, streamMessageId: null, startedTasks: new Set() }),
   sessionId: (line) => str(line.session_id),
   // Only assistant and user lines carry a `timestamp` (ISO text); the others take the last one seen.
   timestamp: (line) => str(line.timestamp),
@@ -85,14 +96,27 @@ export const claudeProfile: ProviderProfile<ClaudeState> = {
 
 // ---- system ------------------------------------------------------------------------------
 
-function system(line: JsonObject): EventDraft[] {
+function system(line: JsonObject, state: ClaudeState): EventDraft[] {
   switch (line.subtype) {
     case 'init':
       return [runStarted(line)];
     case 'api_retry':
       return [apiRetry(line)];
+    case 'permission_denied':
+      return [permissionDenied(line)];
+    case 'informational':
+      return [informational(line)];
+    case 'model_refusal_fallback':
+    case 'model_refusal_no_fallback':
+      return [refusal(line)];
+    case 'status':
+      return compactionFailed(line);
+    case 'task_started':
+      return [taskStarted(line, state)];
+    case 'task_notification':
+      return taskNotification(line, state);
     default:
-      // status, compact_boundary, hook_*, thinking_tokens, task_*…: bookkeeping, kept as raw.
+      // hook_*, thinking_tokens, task_progress, task_updated, compact_boundary…: bookkeeping, kept as raw.
       return [];
   }
 }
@@ -114,9 +138,93 @@ function apiRetry(line: JsonObject): EventDraft {
   const attempt = num(line.attempt);
   const max = num(line.max_retries);
   const message = `API request failed${status === null ? '' : ` (HTTP ${status})`}; retrying${attempt === null ? '' : ` (attempt ${attempt}${max === null ? '' : ` of ${max}`})`}`;
-  const metadata: JsonObject = {};
-  for (const key of ['attempt', 'max_retries', 'retry_delay_ms', 'error_status']) copy(line, metadata, key, key);
-  return errorDraft(message, 'warning', str(line.error), metadata);
+  const metadata: JsonObject = { ...lineIds(line), ...nativeErrorMetadata({ status, type: str(line.error) }) };
+  for (const key of ['attempt', 'max_retries', 'retry_delay_ms']) copy(line, metadata, key, key);
+  return errorDraft(message, 'warning', 'retry', metadata);
+}
+
+/**
+ * A tool call Claude denied by itself, without asking (a deny rule, dontAsk mode, `-p` with nothing
+ * to ask): the answer to a question nobody was asked, so an `approval_resolved` of that call.
+ */
+function permissionDenied(line: JsonObject): EventDraft {
+  const metadata: JsonObject = { ...lineIds(line), automatic: true };
+  for (const key of ['tool_name', 'decision_reason_type', 'message', 'agent_id']) copy(line, metadata, key, key);
+  const reason = str(line.decision_reason) || str(line.message);
+  return { kind: 'approval_resolved', payload: { approval_id: str(line.tool_use_id), decision: 'deny', reason, metadata } };
+}
+
+/** A notice the CLI shows the user (a hook's message, a stop it explains); `warning` level is a warning. */
+function informational(line: JsonObject): EventDraft {
+  const severity: ErrorSeverity = line.level === 'warning' ? 'warning' : 'info';
+  const metadata: JsonObject = lineIds(line);
+  for (const key of ['level', 'tool_use_id', 'prevent_continuation', 'tag']) copy(line, metadata, key, key);
+  return errorDraft(str(line.content) ?? '', severity, 'notice', metadata);
+}
+
+/** The model refused; with a fallback model the turn is retried (a warning), without one it is an error. */
+function refusal(line: JsonObject): EventDraft {
+  const fellBack = line.subtype === 'model_refusal_fallback';
+  const metadata: JsonObject = lineIds(line);
+  for (const key of ['original_model', 'fallback_model', 'direction', 'scope', 'api_refusal_category', 'retracted_message_uuids', 'request_id']) copy(line, metadata, key, key);
+  return errorDraft(str(line.content) || 'the model refused', fellBack ? 'warning' : 'error', 'refusal', metadata);
+}
+
+/** A `status` line is bookkeeping, but a compaction that failed is worth a warning (the context was not shrunk). */
+function compactionFailed(line: JsonObject): EventDraft[] {
+  if (line.compact_result !== 'failed') return [];
+  return [errorDraft(str(line.compact_error) || 'compaction failed', 'warning', 'compaction_failed', lineIds(line))];
+}
+
+/**
+ * A subagent or background task is a tool call of its own: `task_started` is its `tool_use` (the
+ * spawning call's id in `metadata.parent_tool_call_id`), `task_notification` its `tool_result`.
+ */
+function taskStarted(line: JsonObject, state: ClaudeState): EventDraft {
+  const id = str(line.task_id);
+  if (id !== null) state.startedTasks.add(id);
+  const input: JsonObject = {};
+  for (const key of ['description', 'prompt', 'task_type', 'subagent_type', 'workflow_name']) copy(line, input, key, key);
+  return { kind: 'tool_use', payload: { tool_name: 'task', tool_call_id: id, input, metadata: taskMetadata(line) } };
+}
+
+function taskNotification(line: JsonObject, state: ClaudeState): EventDraft[] {
+  const id = str(line.task_id);
+  const drafts: EventDraft[] = [];
+  // A task this process did not start (a resumed session's): its call is announced here.
+  if (id === null || !state.startedTasks.delete(id)) drafts.push({ kind: 'tool_use', payload: { tool_name: 'task', tool_call_id: id, input: {}, metadata: taskMetadata(line) } });
+  const metadata = taskMetadata(line);
+  for (const key of ['status', 'reason', 'output_file', 'usage', 'duration_ms', 'resource_links']) copy(line, metadata, key, key);
+  drafts.push({ kind: 'tool_result', payload: { tool_call_id: id, content: str(line.summary), is_error: line.status !== 'completed', metadata } });
+  return drafts;
+}
+
+function taskMetadata(line: JsonObject): JsonObject {
+  const metadata: JsonObject = lineIds(line);
+  copy(line, metadata, 'tool_use_id', 'parent_tool_call_id');
+  for (const key of ['run_id', 'is_backgrounded', 'spawn_depth', 'parent_task_id', 'skip_transcript', 'ambient']) copy(line, metadata, key, key);
+  return metadata;
+}
+
+// ---- rate limits and login -----------------------------------------------------------------
+
+/** A subscription limit: `rejected` stops the run's calls (an error), `allowed_warning` nears it; `allowed` is bookkeeping. */
+function rateLimit(line: JsonObject): EventDraft[] {
+  const info = obj(line.rate_limit_info);
+  const status = str(info?.status);
+  if (status !== 'rejected' && status !== 'allowed_warning') return [];
+  const kind = str(info?.rateLimitType);
+  const resets = num(info?.resetsAt);
+  const when = resets === null ? '' : `; resets at ${new Date(resets * 1000).toISOString()}`;
+  const message = `${status === 'rejected' ? 'rate limit reached' : 'nearing the rate limit'}${kind === null ? '' : ` (${kind})`}${when}`;
+  return [errorDraft(message, status === 'rejected' ? 'error' : 'warning', 'rate_limit', { ...lineIds(line), rate_limit_info: info })];
+}
+
+/** Logging in: only a failure means something to the run. */
+function authStatus(line: JsonObject): EventDraft[] {
+  const error = str(line.error);
+  if (error === null) return [];
+  return [errorDraft(error, 'error', 'auth', { ...lineIds(line), output: line.output ?? [] })];
 }
 
 // ---- assistant and user ----------------------------------------------------------------
@@ -125,11 +233,30 @@ function apiRetry(line: JsonObject): EventDraft {
  * One event per content block, in order: a tool call sits inside an assistant message's
  * content next to its text and thinking, so mapping the line to one message loses it.
  */
-function assistant(line: JsonObject): EventDraft[] {
+function assistant(line: JsonObject, state: ClaudeState): EventDraft[] {
   const message = obj(line.message) ?? {};
   const model = str(message.model);
   const metadata = messageMetadata(line, message);
+  if (isApiErrorMessage(line, model)) return [syntheticError(line, message, metadata, state)];
   return contentBlocks(message.content).map((block) => assistantBlock(block, model, metadata));
+}
+
+/**
+ * Claude stands an API failure ("API Error: 400 …", "Not logged in · Please run /login") in for the
+ * assistant's answer: a message of model `<synthetic>` flagged `is_api_error_message`. It is the
+ * turn's error, not an answer; the failed result that follows adds no second one.
+ */
+function isApiErrorMessage(line: JsonObject, model: string | null): boolean {
+  return line.is_api_error_message === true || (model === '<synthetic>' && str(line.error) !== null && line.error !== 'none');
+}
+
+function syntheticError(line: JsonObject, message: JsonObject, metadata: JsonObject, state: ClaudeState): EventDraft {
+  state.errorReported = true;
+  const text = contentBlocks(message.content)
+    .map((block) => str(block.text) ?? '')
+    .join('');
+  const fields = { status: num(line.api_error_status), type: str(line.api_error_type) ?? str(line.error) };
+  return errorDraft(text || 'API error', 'error', classifyApiError(fields), { ...metadata, ...nativeErrorMetadata(fields) });
 }
 
 function assistantBlock(block: JsonObject, model: string | null, metadata: JsonObject): EventDraft {
@@ -212,14 +339,23 @@ function contentBlocks(content: JsonValue | undefined): JsonObject[] {
 
 /** What every event of an assistant or user line says about where it came from. */
 function messageMetadata(line: JsonObject, message: JsonObject): JsonObject {
-  const metadata: JsonObject = {};
+  const metadata: JsonObject = lineIds(line);
   copy(message, metadata, 'id', 'message_id');
   // Non-null for the output of a subagent (the Task tool call that runs it).
   if (line.parent_tool_use_id !== null && line.parent_tool_use_id !== undefined) metadata.parent_tool_use_id = line.parent_tool_use_id;
   // A synthetic assistant message ("API Error: 400 …", "Not logged in") names the API error it stands for.
-  for (const key of ['error', 'api_error_status', 'api_error_type', 'request_id']) copy(line, metadata, key, key);
+  // `aborted`: cut off by an interrupt; `supersedes`: the uuids of earlier messages this one replaces (a
+  // refusal fallback); the subagent that wrote it.
+  for (const key of ['error', 'api_error_status', 'api_error_type', 'request_id', 'aborted', 'supersedes', 'agent_id', 'subagent_type', 'task_description']) copy(line, metadata, key, key);
   if (line.isReplay === true) metadata.replay = true;
   if (line.isSynthetic === true) metadata.synthetic = true;
+  return metadata;
+}
+
+/** The line's own id (`uuid`, every SDK message has one): it ties each event to the line the SDK and transcripts name. */
+function lineIds(line: JsonObject): JsonObject {
+  const metadata: JsonObject = {};
+  copy(line, metadata, 'uuid', 'uuid');
   return metadata;
 }
 
@@ -229,13 +365,21 @@ function withBlockType(metadata: JsonObject, block: JsonObject, usual: string): 
 
 // ---- stream_event (--include-partial-messages) -------------------------------------------
 
-/** Text and thinking deltas; the rest of the Messages API stream (message_start, …_stop, input_json_delta) stays raw. */
-function streamEvent(line: JsonObject): EventDraft[] {
+/**
+ * Text and thinking deltas; the rest of the Messages API stream (…_start, …_stop, input_json_delta)
+ * stays raw. A block `index` restarts with every message, so each delta names its message
+ * (`metadata.message_id`, as the whole message's events do): Claude puts `api_message_id` on the line;
+ * older versions only name it in `message_start`.
+ */
+function streamEvent(line: JsonObject, state: ClaudeState): EventDraft[] {
   const event = obj(line.event);
+  if (event?.type === 'message_start') state.streamMessageId = str(obj(event.message)?.id);
   if (event?.type !== 'content_block_delta') return [];
   const delta = obj(event.delta);
   const index = num(event.index);
-  const metadata: JsonObject = {};
+  const metadata: JsonObject = lineIds(line);
+  const messageId = str(line.api_message_id) ?? state.streamMessageId;
+  if (messageId !== null) metadata.message_id = messageId;
   if (line.parent_tool_use_id !== null && line.parent_tool_use_id !== undefined) metadata.parent_tool_use_id = line.parent_tool_use_id;
   if (delta?.type === 'text_delta') {
     return [{ kind: 'assistant_delta', payload: { content: str(delta.text) ?? '', index: index !== null && index >= 0 ? Math.floor(index) : null, metadata } }];
@@ -266,36 +410,95 @@ function controlCancel(line: JsonObject, state: ClaudeState): EventDraft[] {
 
 // ---- result ------------------------------------------------------------------------------
 
-function result(line: JsonObject): EventDraft[] {
+/** Terminal reasons that are a deliberate pause, not a failure: a tool call left for a human to decide, a turn sent to the background. */
+const PAUSES = new Set(['tool_deferred', 'background_requested']);
+
+/** The neutral code of an `error_*` subtype or a failing terminal reason. */
+const FAILURE_CODES: Readonly<Record<string, ErrorCode>> = {
+  error_max_turns: 'max_turns',
+  max_turns: 'max_turns',
+  error_max_budget_usd: 'budget',
+  budget_exhausted: 'budget',
+  prompt_too_long: 'context_length',
+  blocking_limit: 'rate_limit',
+  rapid_refill_breaker: 'rate_limit',
+  aborted_streaming: 'aborted',
+  aborted_tools: 'aborted',
+};
+
+function result(line: JsonObject, state: ClaudeState): EventDraft[] {
   const drafts: EventDraft[] = [];
   const usage = obj(line.usage);
+  const modelUsage = obj(line.modelUsage);
   // Amp's result has neither usage nor cost: no cost_update rather than one made of zeros.
-  if (usage || num(line.total_cost_usd) !== null) {
-    const metadata: JsonObject = {};
-    copy(usage ?? {}, metadata, 'cache_creation_input_tokens', 'cache_creation_input_tokens');
-    copy(usage ?? {}, metadata, 'cache_read_input_tokens', 'cache_read_input_tokens');
-    copy(line, metadata, 'modelUsage', 'model_usage');
-    drafts.push(costDraft({ input_tokens: usage?.input_tokens, output_tokens: usage?.output_tokens, cost_usd: line.total_cost_usd }, metadata));
+  if (usage || modelUsage || num(line.total_cost_usd) !== null) {
+    // `usage` is the main loop's last turn only; `modelUsage` and `total_cost_usd` cover every model
+    // (subagents, web search, the permission classifier) and every turn of the process so far.
+    const figures = modelUsage && Object.keys(modelUsage).length > 0 ? modelUsageFigures(modelUsage) : anthropicUsage(usage ?? {});
+    const metadata: JsonObject = lineIds(line);
+    if (usage) metadata.main_loop_usage = usage;
+    if (modelUsage) metadata.model_usage = modelUsage;
+    drafts.push(usageDraft({ ...figures, cost_usd: line.total_cost_usd }, 'cumulative', metadata));
   }
   const subtype = str(line.subtype);
   const terminal = str(line.terminal_reason);
+  const paused = terminal !== null && PAUSES.has(terminal);
   // Any sign of failure: Claude prints `"subtype":"success"` with `"is_error":true` for API errors,
   // and an `error_*` subtype (max turns, budget) may come with `"is_error":false`.
-  const failed = line.is_error === true || (subtype?.startsWith('error') ?? false) || (terminal !== null && terminal !== 'completed');
-  const metadata: JsonObject = {};
-  for (const key of ['subtype', 'is_error', 'terminal_reason', 'num_turns', 'duration_ms', 'duration_api_ms', 'api_error_status', 'permission_denials']) copy(line, metadata, key, key);
+  const failed = line.is_error === true || (subtype?.startsWith('error') ?? false) || (terminal !== null && terminal !== 'completed' && !paused);
+  const metadata: JsonObject = lineIds(line);
+  for (const key of ['subtype', 'is_error', 'terminal_reason', 'num_turns', 'duration_ms', 'duration_api_ms', 'api_error_status', 'permission_denials', 'deferred_tool_use']) copy(line, metadata, key, key);
+  const apiFields = { status: num(line.api_error_status), type: str(line.api_error_type) };
+  const apiFailure = apiFields.status !== null || apiFields.type !== null;
   drafts.push(
     ...finishDrafts({
       failed,
+      errorReported: state.errorReported,
       errorMessage: errorText(line),
-      errorCode: str(line.api_error_type) ?? (subtype?.startsWith('error') ? subtype : null) ?? (terminal !== 'completed' ? terminal : null),
-      stop_reason: line.stop_reason ?? null,
+      errorCode: apiFailure ? classifyApiError(apiFields) : (FAILURE_CODES[subtype ?? ''] ?? FAILURE_CODES[terminal ?? ''] ?? 'execution'),
+      errorMetadata: apiFailure ? nativeErrorMetadata(apiFields) : {},
+      stop_reason: paused ? terminal : (line.stop_reason ?? null),
       output: str(line.result),
       object: line.structured_output ?? null,
       metadata,
     }),
   );
+  // The next turn of the process (a session) starts with no failure of its own.
+  state.errorReported = false;
   return drafts;
+}
+
+/** Claude's `modelUsage`, summed over the models: its `inputTokens` leave the cache out, the convention counts it in. */
+export function modelUsageFigures(modelUsage: JsonObject): UsageFigures {
+  const sum = usageFigures({});
+  for (const value of Object.values(modelUsage)) {
+    const model = usageFigures({
+      input_tokens: (num(obj(value)?.inputTokens) ?? 0) + (num(obj(value)?.cacheReadInputTokens) ?? 0) + (num(obj(value)?.cacheCreationInputTokens) ?? 0),
+      output_tokens: obj(value)?.outputTokens,
+      cache_read_input_tokens: obj(value)?.cacheReadInputTokens,
+      cache_write_input_tokens: obj(value)?.cacheCreationInputTokens,
+      reasoning_output_tokens: obj(value)?.thinkingTokens,
+    });
+    sum.input_tokens += model.input_tokens;
+    sum.output_tokens += model.output_tokens;
+    sum.cache_read_input_tokens += model.cache_read_input_tokens;
+    sum.cache_write_input_tokens += model.cache_write_input_tokens;
+    sum.reasoning_output_tokens += model.reasoning_output_tokens;
+  }
+  return sum;
+}
+
+/** An Anthropic `usage` object (`input_tokens` without the cache) in the convention's figures (no price). */
+export function anthropicUsage(usage: JsonObject): UsageFigures {
+  const read = num(usage.cache_read_input_tokens) ?? 0;
+  const write = num(usage.cache_creation_input_tokens) ?? 0;
+  return usageFigures({
+    input_tokens: (num(usage.input_tokens) ?? 0) + read + write,
+    output_tokens: usage.output_tokens,
+    cache_read_input_tokens: read,
+    cache_write_input_tokens: write,
+    reasoning_output_tokens: obj(usage.output_tokens_details)?.thinking_tokens,
+  });
 }
 
 /** The provider's own words for a failure: `result` (Claude), `errors` (error_* subtypes), `error` (Amp). */

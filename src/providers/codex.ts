@@ -1,6 +1,8 @@
 import type { JsonObject, JsonValue } from '../schema/json';
-import { costDraft, errorDraft, finishDrafts, num, obj, str } from './drafts';
+import { arr, errorDraft, finishDrafts, num, obj, str } from './drafts';
+import { readApiError } from './error-codes';
 import type { EventDraft, ProviderProfile } from './profile';
+import { usageDraft, usageFigures, type UsageFigures } from './usage';
 
 /*
  * Codex CLI, `codex exec --json` (item-based format, Codex ≥ 0.4x; read from
@@ -10,32 +12,18 @@ import type { EventDraft, ProviderProfile } from './profile';
  * is), item.plan.delta, request_user_input, error. Lines carry no times at all.
  */
 
-/** The running token totals Codex reports in `turn.completed` (every field a thread total). */
-interface Totals {
-  input_tokens: number;
-  cached_input_tokens: number;
-  cache_write_input_tokens: number;
-  output_tokens: number;
-  reasoning_output_tokens: number;
-}
-
-const TOTAL_FIELDS = ['input_tokens', 'cached_input_tokens', 'cache_write_input_tokens', 'output_tokens', 'reasoning_output_tokens'] as const;
-
 /** What one Codex run remembers between lines. */
 export interface CodexState {
-  thread: string | null;
   /** Tool items whose `tool_use` was emitted and whose `tool_result` is still owed. */
   openTools: Set<string>;
-  /** The running totals of the last `turn.completed`, to emit per-turn differences. */
-  totals: Totals;
   /** The text of the turn's last agent message: the result's output, as `codex exec -o` writes it. */
   lastMessage: string | null;
+  /** The turn's failure already has its error event (a top-level `error` before `turn.failed`). */
+  errorReported: boolean;
 }
 
 /** Item types that are tool calls: a `tool_use` when they start, a `tool_result` when they complete. */
-const TOOL_ITEMS = new Set(['command_execution', 'file_change', 'mcp_tool_call', 'web_search', 'collab_tool_call']);
-
-const ZERO: Totals = { input_tokens: 0, cached_input_tokens: 0, cache_write_input_tokens: 0, output_tokens: 0, reasoning_output_tokens: 0 };
+const TOOL_ITEMS = new Set(['command_execution', 'file_change', 'mcp_tool_call', 'web_search', 'collab_tool_call', 'todo_list']);
 
 /** Line types only Codex prints (`error` is shared with Gemini, so it does not name the provider). */
 const CODEX_TYPES = new Set(['thread.started', 'turn.started', 'turn.completed', 'turn.failed', 'item.started', 'item.updated', 'item.completed', 'item.plan.delta', 'request_user_input']);
@@ -44,15 +32,16 @@ const CODEX_TYPES = new Set(['thread.started', 'turn.started', 'turn.completed',
 export const codexProfile: ProviderProfile<CodexState> = {
   id: 'codex',
   detect: (line) => CODEX_TYPES.has(str(line.type) ?? ''),
-  newState: () => ({ thread: null, openTools: new Set(), totals: { ...ZERO }, lastMessage: null }),
+  newState: () => ({ openTools: new Set(), lastMessage: null, errorReported: false }),
   sessionId: (line) => (line.type === 'thread.started' ? str(line.thread_id) : null),
   timestamp: () => null,
   decode(line, state) {
     switch (line.type) {
       case 'thread.started':
-        return threadStarted(line, state);
+        return [{ kind: 'run_started', payload: { provider_session_id: str(line.thread_id), metadata: {} } }];
       case 'turn.started':
         state.lastMessage = null;
+        state.errorReported = false;
         return [];
       case 'item.started':
       case 'item.updated':
@@ -63,22 +52,16 @@ export const codexProfile: ProviderProfile<CodexState> = {
       case 'turn.completed':
         return turnCompleted(line, state);
       case 'turn.failed':
-        return finishDrafts({ failed: true, errorMessage: str(obj(line.error)?.message) ?? 'the turn failed' });
+        return turnFailed(line, state);
       case 'error':
-        return [topLevelError(line)];
+        return [topLevelError(line, state)];
+      case 'request_user_input':
+        return [requestUserInput(line)];
       default:
         return [];
     }
   },
 };
-
-function threadStarted(line: JsonObject, state: CodexState): EventDraft[] {
-  const thread = str(line.thread_id);
-  // `codex exec resume` announces the same thread again; another thread starts its totals afresh.
-  if (thread !== state.thread) state.totals = { ...ZERO };
-  state.thread = thread;
-  return [{ kind: 'run_started', payload: { provider_session_id: thread, metadata: {} } }];
-}
 
 type Phase = 'item.started' | 'item.updated' | 'item.completed';
 
@@ -92,7 +75,8 @@ function decodeItem(phase: Phase, item: JsonObject | null, state: CodexState): E
   const metadata: JsonObject = id === null ? {} : { item_id: id };
   switch (type) {
     case 'agent_message':
-      return agentMessage(str(item.text), metadata, state);
+      // `phase` tells commentary between tool calls from the final answer (newer versions).
+      return agentMessage(str(item.text), item.phase === undefined ? metadata : { ...metadata, phase: item.phase }, state);
     case 'plan':
       // Plan mode's proposed plan: the turn's answer when there is no agent message.
       return agentMessage(str(item.text), { ...metadata, item_type: 'plan' }, state);
@@ -100,9 +84,8 @@ function decodeItem(phase: Phase, item: JsonObject | null, state: CodexState): E
       return [{ kind: 'thinking', payload: { content: str(item.text) ?? '', metadata } }];
     case 'error':
       // Non-fatal notices (unknown model metadata, config and deprecation warnings, reroutes).
-      return [errorDraft(str(item.message) ?? 'error', 'warning', null, metadata)];
+      return [errorDraft(str(item.message) ?? 'error', 'warning', 'notice', metadata)];
     default:
-      // todo_list (the agent's plan checklist) is neither a message nor a tool call: raw.
       return [];
   }
 }
@@ -113,11 +96,17 @@ function agentMessage(text: string | null, metadata: JsonObject, state: CodexSta
   return [{ kind: 'assistant_message', payload: { content: [{ type: 'text', text }], metadata } }];
 }
 
-/** A tool item: `tool_use` when first seen, `tool_result` at completion (both when it only completes). */
+/**
+ * A tool item: `tool_use` when first seen, `tool_result` at completion (both when it only completes).
+ * A to-do list restates the whole plan at each update, so each update is a `tool_use` of its own
+ * (as Claude's repeated TodoWrite calls are). A web search names its query only at completion (the
+ * started line says `query: ""`), so its `tool_use` waits for it.
+ */
 function toolItem(phase: Phase, type: string, id: string | null, item: JsonObject, state: CodexState): EventDraft[] {
   const drafts: EventDraft[] = [];
   const open = id !== null && state.openTools.has(id);
-  if (!open) {
+  if (type === 'web_search' && phase !== 'item.completed' && !str(item.query)) return [];
+  if (!open || (type === 'todo_list' && phase === 'item.updated')) {
     drafts.push({ kind: 'tool_use', payload: { tool_name: toolName(type, item), tool_call_id: id, input: toolInput(type, item), metadata: {} } });
     if (id !== null) state.openTools.add(id);
   }
@@ -154,6 +143,8 @@ function toolInput(type: string, item: JsonObject): JsonObject {
       return mcpArguments(item.arguments);
     case 'collab_tool_call':
       return { tool: item.tool ?? null, prompt: item.prompt ?? null, receiver_thread_ids: item.receiver_thread_ids ?? [] };
+    case 'todo_list':
+      return { items: item.items ?? [] };
     default:
       return {};
   }
@@ -189,6 +180,8 @@ function toolOutput(type: string, item: JsonObject): JsonValue {
     }
     case 'collab_tool_call':
       return item.agents_states ?? null;
+    case 'todo_list':
+      return item.items ?? [];
     default:
       return null;
   }
@@ -208,6 +201,11 @@ function toolMetadata(item: JsonObject, status: string | null): JsonObject {
   const metadata: JsonObject = {};
   if (status !== null) metadata.status = status;
   if (item.exit_code !== undefined) metadata.exit_code = item.exit_code;
+  // A web search's query, and the results some versions list beside the action.
+  if (item.type === 'web_search') {
+    if (item.query !== undefined) metadata.query = item.query;
+    if (item.results !== undefined) metadata.results = item.results;
+  }
   return metadata;
 }
 
@@ -219,36 +217,52 @@ function planDelta(line: JsonObject): EventDraft[] {
 }
 
 /**
- * `turn.completed` usage is the thread's running total (a second turn reports both turns,
- * and `codex exec resume` carries the earlier runs' tokens too), so the cost event holds the
- * difference from the last total seen; the totals themselves stay in its metadata.
+ * `turn.completed` usage is the thread's running total (a second turn reports both turns, and
+ * `codex exec resume` carries the earlier runs' tokens too): a cumulative cost update. Its
+ * `input_tokens` already count the cached ones.
  */
 function turnCompleted(line: JsonObject, state: CodexState): EventDraft[] {
   const usage = obj(line.usage) ?? {};
-  const current = { ...ZERO };
-  for (const field of TOTAL_FIELDS) current[field] = Math.max(0, Math.floor(num(usage[field]) ?? 0));
-  // A total below the last one means a new series (another thread's log appended): start afresh.
-  const restarted = TOTAL_FIELDS.some((field) => current[field] < state.totals[field]);
-  const base = restarted ? ZERO : state.totals;
-  const turn = { ...ZERO };
-  for (const field of TOTAL_FIELDS) turn[field] = current[field] - base[field];
-  state.totals = current;
-  const cost = costDraft(
-    { input_tokens: turn.input_tokens, output_tokens: turn.output_tokens },
-    {
-      cached_input_tokens: turn.cached_input_tokens,
-      cache_write_input_tokens: turn.cache_write_input_tokens,
-      reasoning_output_tokens: turn.reasoning_output_tokens,
-      thread_totals: { ...current },
-    },
-  );
+  const cost = usageDraft(codexUsageFigures(usage), 'cumulative', { native_usage: usage });
   const output = state.lastMessage;
   state.lastMessage = null;
   return [cost, ...finishDrafts({ failed: false, output })];
 }
 
-/** A top-level `error`: "Reconnecting… n/m" is a retry in progress, anything else a real error. */
-function topLevelError(line: JsonObject): EventDraft {
+/** Codex's token usage (a `turn.completed` usage, a rollout's `total_token_usage`) in the convention's figures (Codex reports no price). */
+export function codexUsageFigures(usage: JsonObject): UsageFigures {
+  return usageFigures({
+    input_tokens: usage.input_tokens,
+    output_tokens: usage.output_tokens,
+    cache_read_input_tokens: usage.cached_input_tokens,
+    cache_write_input_tokens: usage.cache_write_input_tokens,
+    reasoning_output_tokens: usage.reasoning_output_tokens,
+  });
+}
+
+/**
+ * A top-level `error`: "Reconnecting… n/m" is a retry in progress, anything else the turn's failure,
+ * whose message is the API's raw JSON body (read here); the `turn.failed` that follows repeats it.
+ */
+function topLevelError(line: JsonObject, state: CodexState): EventDraft {
   const message = str(line.message) ?? 'error';
-  return errorDraft(message, /^\s*reconnecting/i.test(message) ? 'warning' : 'error');
+  if (/^\s*reconnecting/i.test(message)) return errorDraft(message, 'warning', 'retry');
+  state.errorReported = true;
+  const error = readApiError(message);
+  return errorDraft(error.message, 'error', error.code, error.metadata);
+}
+
+function turnFailed(line: JsonObject, state: CodexState): EventDraft[] {
+  const error = readApiError(str(obj(line.error)?.message) ?? 'the turn failed');
+  const drafts = finishDrafts({ failed: true, errorReported: state.errorReported, errorMessage: error.message, errorCode: error.code, errorMetadata: error.metadata });
+  state.errorReported = false;
+  return drafts;
+}
+
+/** The model asks the user a question (the request_user_input tool): the host is asked, as for an approval. */
+function requestUserInput(line: JsonObject): EventDraft {
+  return {
+    kind: 'approval_requested',
+    payload: { approval_id: str(line.call_id), subject: 'request_user_input', details: { questions: arr(line.questions), turn_id: line.id ?? null }, metadata: {} },
+  };
 }

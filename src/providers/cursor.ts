@@ -1,6 +1,8 @@
 import { hasOwn, type JsonObject, type JsonValue } from '../schema/json';
-import { arr, costDraft, errorDraft, finishDrafts, num, obj, str } from './drafts';
+import { arr, errorDraft, finishDrafts, num, obj, str } from './drafts';
+import { readApiError } from './error-codes';
 import type { EventDraft, ProviderProfile } from './profile';
+import { usageDraft } from './usage';
 
 /*
  * Cursor CLI: `cursor-agent -p --output-format stream-json` (also installed as `agent`),
@@ -45,9 +47,12 @@ const HANDLERS: Record<string, Handler> = {
   interaction_query: interactionDrafts,
   connection: (line) =>
     // The CLI retries a dropped stream by itself; the run goes on, so only a warning.
-    str(line.subtype) === 'reconnecting' ? [errorDraft(`reconnecting (attempt ${String(num(line.attempt) ?? '?')})`, 'warning', 'reconnecting')] : [],
+    str(line.subtype) === 'reconnecting' ? [errorDraft(`reconnecting (attempt ${String(num(line.attempt) ?? '?')})`, 'warning', 'retry')] : [],
   // Not in the public captures (failures went to stderr there); parsers of newer CLIs list it.
-  error: (line) => [errorDraft(messageOf(line) ?? 'the Cursor CLI reported an error', 'error', str(line.subtype))],
+  error: (line) => {
+    const error = readApiError(messageOf(line) ?? 'the Cursor CLI reported an error', { type: str(line.subtype) });
+    return [errorDraft(error.message, 'error', error.code, error.metadata)];
+  },
   result: resultDrafts,
 };
 
@@ -210,15 +215,22 @@ function interactionDrafts(line: JsonObject): EventDraft[] {
   return [];
 }
 
-/** `result` ends the run: its usage (no cost: Cursor reports none), then the outcome. */
+/**
+ * `result` ends the run: its usage (no cost: Cursor reports none), then the outcome. Its
+ * `inputTokens` are taken to leave the cache reads and writes out, as the Anthropic-style split it
+ * reports beside them suggests (Cursor documents neither).
+ */
 function resultDrafts(line: JsonObject): EventDraft[] {
   const drafts: EventDraft[] = [];
   const usage = obj(line.usage);
   if (usage) {
+    const read = num(usage.cacheReadTokens) ?? 0;
+    const write = num(usage.cacheWriteTokens) ?? 0;
     drafts.push(
-      costDraft(
-        { input_tokens: usage.inputTokens, output_tokens: usage.outputTokens },
-        { cache_read_tokens: usage.cacheReadTokens ?? null, cache_write_tokens: usage.cacheWriteTokens ?? null },
+      usageDraft(
+        { input_tokens: (num(usage.inputTokens) ?? 0) + read + write, output_tokens: usage.outputTokens, cache_read_input_tokens: read, cache_write_input_tokens: write },
+        'cumulative',
+        { native_usage: usage },
       ),
     );
   }
@@ -230,7 +242,8 @@ function resultDrafts(line: JsonObject): EventDraft[] {
     ...finishDrafts({
       failed,
       errorMessage: messageOf(line) ?? str(output),
-      errorCode: subtype,
+      errorCode: 'execution',
+      errorMetadata: subtype === null ? {} : { native_code: subtype },
       output,
       metadata: {
         subtype,

@@ -1,5 +1,6 @@
 import type { ErrorSeverity } from '../payloads/error.payload';
 import type { JsonObject, JsonValue } from '../schema/json';
+import type { ErrorCode } from './error-codes';
 import type { EventDraft } from './profile';
 
 /*
@@ -28,34 +29,8 @@ export function arr(value: unknown): JsonValue[] {
   return Array.isArray(value) ? (value as JsonValue[]) : [];
 }
 
-/** A non-negative integer token count, or 0. */
-function tokens(value: unknown): number {
-  const n = num(value);
-  return n !== null && n >= 0 ? Math.floor(n) : 0;
-}
-
-/** Token counts (and cost) as the providers report them; missing counts are 0. */
-export interface Usage {
-  input_tokens?: unknown;
-  output_tokens?: unknown;
-  total_tokens?: unknown;
-  cost_usd?: unknown;
-}
-
-/** A `cost_update` draft; `total_tokens` defaults to input + output when the provider gives none. */
-export function costDraft(usage: Usage, metadata: JsonObject = {}): EventDraft {
-  const input = tokens(usage.input_tokens);
-  const output = tokens(usage.output_tokens);
-  const total = usage.total_tokens === undefined || usage.total_tokens === null ? input + output : tokens(usage.total_tokens);
-  const cost = num(usage.cost_usd);
-  return {
-    kind: 'cost_update',
-    payload: { input_tokens: input, output_tokens: output, total_tokens: total, cost_usd: cost !== null && cost >= 0 ? cost : 0, metadata },
-  };
-}
-
-/** An `error` draft. */
-export function errorDraft(message: string, severity: ErrorSeverity, code: string | null = null, metadata: JsonObject = {}): EventDraft {
+/** An `error` draft; `code` is one of the neutral `ERROR_CODES` (the provider's own goes in `metadata.native_code`). */
+export function errorDraft(message: string, severity: ErrorSeverity, code: ErrorCode | null = null, metadata: JsonObject = {}): EventDraft {
   return { kind: 'error', payload: { message, severity, code, metadata } };
 }
 
@@ -65,19 +40,28 @@ export interface Outcome {
   failed: boolean;
   /** The provider's own error text; used as the error event's message on failure. */
   errorMessage?: string | null;
-  errorCode?: string | null;
+  errorCode?: ErrorCode | null;
+  /** The error event's metadata (the native code, the HTTP status…). */
+  errorMetadata?: JsonObject;
+  /**
+   * The failure already has its error event (Claude's synthetic API-error message, Codex's top-level
+   * `error` before `turn.failed`, Gemini's `error` line before its result): one error event per failure.
+   */
+  errorReported?: boolean;
   /** `fatal` when the run cannot go on; default `error`. */
   severity?: ErrorSeverity;
   stop_reason?: JsonValue;
+  /** The run's answer; a failed run has none (its text, if any, is the error's). */
   output?: JsonValue;
   object?: JsonValue;
   metadata?: JsonObject;
 }
 
 /**
- * The drafts that end a run: on failure first an `error` carrying the provider's text, then
- * the `result` with status `completed` or `failed`. The one home of "every failure also
- * yields an error event", for every profile and for the decoder's own end of stream.
+ * The drafts that end a run: on failure first an `error` carrying the provider's text (unless the
+ * failure already had one), then the `result` with status `completed` or `failed`; a failed result
+ * has no output. The one home of "every failure yields exactly one error event", for every profile
+ * and for the decoder's own end of stream.
  */
 export function finishDrafts(outcome: Outcome): EventDraft[] {
   const result: EventDraft = {
@@ -85,12 +69,12 @@ export function finishDrafts(outcome: Outcome): EventDraft[] {
     payload: {
       status: outcome.failed ? 'failed' : 'completed',
       stop_reason: outcome.stop_reason ?? null,
-      output: outcome.output ?? null,
+      output: outcome.failed ? null : (outcome.output ?? null),
       object: outcome.object ?? null,
       metadata: outcome.metadata ?? {},
     },
   };
-  if (!outcome.failed) return [result];
+  if (!outcome.failed || outcome.errorReported) return [result];
   const message = outcome.errorMessage?.trim() || 'the run failed';
-  return [errorDraft(message, outcome.severity ?? 'error', outcome.errorCode ?? null), result];
+  return [errorDraft(message, outcome.severity ?? 'error', outcome.errorCode ?? null, outcome.errorMetadata ?? {}), result];
 }

@@ -1,7 +1,9 @@
 import type { ErrorSeverity } from '../payloads/error.payload';
 import { hasOwn, type JsonObject } from '../schema/json';
-import { costDraft, errorDraft, finishDrafts, obj, str } from './drafts';
+import { errorDraft, finishDrafts, obj, str } from './drafts';
+import { readApiError, type ApiError } from './error-codes';
 import type { EventDraft, ProviderProfile } from './profile';
+import { usageDraft } from './usage';
 
 /*
  * Gemini CLI, `gemini -p … --output-format stream-json` (checked against 0.61.0 and the
@@ -16,8 +18,10 @@ export interface GeminiState {
   text: string | null;
   /** The model `init` named (Gemini CLI says "auto" when it routes each turn itself). */
   model: string | null;
-  /** The latest `error` line of severity error: the text of a failed `result` that carries none. */
-  lastError: string | null;
+  /** An `error` line of severity error was seen: the run failed, whatever its `result` says, and has its error event. */
+  failed: boolean;
+  /** The text of the latest whole assistant message: the run's output, as Claude's and Codex's results carry it. */
+  answer: string | null;
 }
 
 /** True for a streamed piece of assistant text. */
@@ -31,6 +35,7 @@ function textBlock(text: string): JsonObject {
 }
 
 function assistantMessage(text: string, state: GeminiState): EventDraft {
+  state.answer = text;
   return { kind: 'assistant_message', payload: { content: [textBlock(text)], model: state.model } };
 }
 
@@ -68,29 +73,55 @@ function decodeToolResult(line: JsonObject): EventDraft[] {
   return [{ kind: 'tool_result', payload: { tool_call_id: str(line.tool_id), content, is_error: line.status === 'error' || error !== null, metadata } }];
 }
 
+/**
+ * The CLI prints severity "warning" (loop detected, blocked agent) or "error" (an invalid stream, the
+ * turn limit). An error ends the run: the `result` after it says `"status":"success"` all the same
+ * (Gemini CLI 0.61 on "Maximum session turns exceeded"), and is a failure here, as Claude's
+ * `error_max_turns` is.
+ */
 function decodeError(line: JsonObject, state: GeminiState): EventDraft[] {
   const message = str(line.message);
   if (message === null) return [];
-  // The CLI prints severity "warning" (loop detected, blocked agent) or "error" (invalid stream, turn limit).
-  const severity: ErrorSeverity = line.severity === 'warning' ? 'warning' : 'error';
-  if (severity === 'error') state.lastError = message;
-  return [errorDraft(message, severity)];
+  if (line.severity === 'warning') return [errorDraft(message, 'warning', 'notice')];
+  state.failed = true;
+  if (/maximum session turns/i.test(message)) return [errorDraft(message, 'error', 'max_turns')];
+  const error = apiError(message, null);
+  return [errorDraft(error.message, 'error', error.body ? error.code : 'execution', error.metadata)];
+}
+
+/** An error text, with the API's JSON body read out of Gemini's `[API Error: {…}]` wrapper. */
+function apiError(message: string, type: string | null): ApiError & { body: boolean } {
+  // Gemini CLI names every API error type "unknown": the body's own status says more.
+  const error = readApiError(message, { type: type === 'unknown' ? null : type });
+  return { ...error, body: error.message !== message };
 }
 
 function decodeResult(line: JsonObject, state: GeminiState): EventDraft[] {
   const drafts: EventDraft[] = [];
   const stats = obj(line.stats);
   if (stats) {
-    const { input_tokens, output_tokens, total_tokens, ...rest } = stats;
-    drafts.push(costDraft({ input_tokens, output_tokens, total_tokens }, rest));
+    // `input_tokens` already counts the cached ones; Gemini CLI reports no price.
+    drafts.push(usageDraft({ input_tokens: stats.input_tokens, output_tokens: stats.output_tokens, cache_read_input_tokens: stats.cached }, 'cumulative', { native_usage: stats }));
   }
   const error = obj(line.error);
-  // Any sign of failure counts: a status other than "success", or an error object. The CLI's
-  // API-error result carries `error`; an invalid-stream result only follows an `error` line.
-  const failed = line.status !== 'success' || error !== null;
+  // Any sign of failure counts: a status other than "success", an error object, or an error line before.
+  const failed = line.status !== 'success' || error !== null || state.failed;
   const metadata: JsonObject = {};
   if (line.status !== undefined) metadata.status = line.status;
-  drafts.push(...finishDrafts({ failed, errorMessage: str(error?.message) ?? state.lastError, errorCode: str(error?.type), metadata }));
+  const reported = error ? apiError(str(error.message) ?? 'the run failed', str(error.type)) : null;
+  drafts.push(
+    ...finishDrafts({
+      failed,
+      errorReported: state.failed,
+      errorMessage: reported?.message,
+      errorCode: reported?.code ?? 'execution',
+      errorMetadata: reported?.metadata,
+      output: state.answer,
+      metadata,
+    }),
+  );
+  state.failed = false;
+  state.answer = null;
   return drafts;
 }
 
@@ -131,7 +162,7 @@ function detect(line: JsonObject): boolean {
 export const geminiProfile: ProviderProfile<GeminiState> = {
   id: 'gemini',
   detect,
-  newState: () => ({ text: null, model: null, lastError: null }),
+  newState: () => ({ text: null, model: null, failed: false, answer: null }),
   sessionId: (line) => str(line.session_id),
   timestamp: (line) => str(line.timestamp),
   decode(line, state) {

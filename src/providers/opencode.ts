@@ -1,6 +1,8 @@
 import { hasOwn, type JsonObject } from '../schema/json';
-import { costDraft, errorDraft, finishDrafts, num, obj, str, type Outcome } from './drafts';
+import { errorDraft, finishDrafts, num, obj, str, type Outcome } from './drafts';
+import { readApiError, type ApiError, type ErrorCode } from './error-codes';
 import type { EventDraft, ProviderProfile } from './profile';
+import { usageDraft } from './usage';
 
 /*
  * OpenCode: `opencode run --format json`. `run.ts` wraps each finished server part in
@@ -28,8 +30,19 @@ const OPENCODE_TYPES = new Set(['step_start', 'step_finish', 'text', 'reasoning'
 /** Finish reasons after which OpenCode's loop runs another step (`session/prompt.ts`). */
 const CONTINUING_REASONS = new Set(['tool-calls', 'unknown']);
 
-/** Finish reasons that end the run without a whole answer. */
-const FAILED_REASONS = new Set(['error', 'length', 'content-filter']);
+/** Finish reasons that end the run without a whole answer, by their neutral error code. */
+const FAILED_REASONS: ReadonlyMap<string, ErrorCode> = new Map([
+  ['error', 'api_error'],
+  ['length', 'max_tokens'],
+  ['content-filter', 'refusal'],
+]);
+
+/** OpenCode's named errors (`session.error`'s `error.name`) that say more than their HTTP status would. */
+const ERROR_NAMES: ReadonlyMap<string, ErrorCode> = new Map([
+  ['ProviderAuthError', 'auth'],
+  ['MessageOutputLengthError', 'max_tokens'],
+  ['MessageAbortedError', 'aborted'],
+]);
 
 type Handler = (line: JsonObject, part: JsonObject, state: OpencodeState) => EventDraft[];
 
@@ -96,24 +109,39 @@ function toolDrafts(_line: JsonObject, part: JsonObject): EventDraft[] {
   return drafts;
 }
 
-/** Each step reports its own tokens and cost (not a running total); a non-continuing reason ends the run. */
+/**
+ * Each step reports its own tokens and cost (not a running total: a delta); a non-continuing reason
+ * ends the run. OpenCode's `input` leaves the cache out and its `output` the reasoning
+ * (its total is input + output + reasoning + cache reads and writes).
+ */
 function stepFinish(_line: JsonObject, part: JsonObject, state: OpencodeState): EventDraft[] {
   const drafts: EventDraft[] = [];
   const tokens = obj(part.tokens);
   if (tokens || num(part.cost) !== null) {
     const cache = obj(tokens?.cache);
+    const read = num(cache?.read) ?? 0;
+    const write = num(cache?.write) ?? 0;
+    const reasoning = num(tokens?.reasoning) ?? 0;
     drafts.push(
-      costDraft(
-        { input_tokens: tokens?.input, output_tokens: tokens?.output, total_tokens: tokens?.total, cost_usd: part.cost },
-        { reasoning_tokens: tokens?.reasoning ?? null, cache_read_tokens: cache?.read ?? null, cache_write_tokens: cache?.write ?? null },
+      usageDraft(
+        {
+          input_tokens: (num(tokens?.input) ?? 0) + read + write,
+          output_tokens: (num(tokens?.output) ?? 0) + reasoning,
+          cache_read_input_tokens: read,
+          cache_write_input_tokens: write,
+          reasoning_output_tokens: reasoning,
+          cost_usd: part.cost,
+        },
+        'delta',
+        { native_usage: tokens ?? {} },
       ),
     );
   }
   const reason = str(part.reason);
   if (reason === null || CONTINUING_REASONS.has(reason) || state.finished) return drafts;
-  const failed = FAILED_REASONS.has(reason);
+  const code = FAILED_REASONS.get(reason);
   const metadata = { message_id: part.messageID ?? null };
-  return [...drafts, ...finish(state, { failed, errorMessage: `the model stopped: ${reason}`, errorCode: reason, stop_reason: reason, metadata })];
+  return [...drafts, ...finish(state, { failed: code !== undefined, errorMessage: `the model stopped: ${reason}`, errorCode: code, errorMetadata: { native_code: reason }, stop_reason: reason, metadata })];
 }
 
 /**
@@ -122,11 +150,20 @@ function stepFinish(_line: JsonObject, part: JsonObject, state: OpencodeState): 
  * generic one for the same failure, which stays a plain `error`.
  */
 function errorDrafts(line: JsonObject, _part: JsonObject, state: OpencodeState): EventDraft[] {
+  const error = sessionError(line);
+  if (state.finished) return [errorDraft(error.message, 'error', error.code, error.metadata)];
+  return finish(state, { failed: true, errorMessage: error.message, errorCode: error.code, errorMetadata: error.metadata });
+}
+
+/** A `session.error`: `{name, data: {message, statusCode?, responseBody?}}`; an API error's body is read for its code. */
+function sessionError(line: JsonObject): ApiError {
   const error = obj(line.error);
-  const message = str(obj(error?.data)?.message) ?? str(error?.message) ?? str(line.error) ?? 'OpenCode reported an error';
-  const code = str(error?.name) ?? str(error?.type);
-  if (state.finished) return [errorDraft(message, 'error', code)];
-  return finish(state, { failed: true, errorMessage: message, errorCode: code });
+  const data = obj(error?.data);
+  const name = str(error?.name) ?? str(error?.type);
+  const message = str(data?.message) ?? str(error?.message) ?? str(line.error) ?? 'OpenCode reported an error';
+  const read = readApiError(str(data?.responseBody) ?? message, { status: num(data?.statusCode), type: name === 'APIError' || name === 'UnknownError' ? null : name });
+  const named = name === null ? undefined : ERROR_NAMES.get(name);
+  return { message, code: named ?? read.code, metadata: { ...read.metadata, ...(name === null ? {} : { native_code: name }) } };
 }
 
 /** The run's `result` (after its `error` on failure), with the final step's text as output. */

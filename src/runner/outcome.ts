@@ -1,27 +1,40 @@
 import type { AnyEvent } from '../events/event';
+import { UsageTotals, type UsageFigures } from '../providers/usage';
 import { KINDS, type EventKind } from '../registry/kinds';
 import type { RunCost, RunOutcome, RunStatus } from './types';
 
 /** Why the runner itself stopped a run. */
 export type StopReason = 'aborted' | 'timeout';
 
-/** Adds up a run's events as they pass: counts by kind, last usage, session id, the CLI's own result. */
+/** Adds up a run's events as they pass: counts by kind, usage, session id, the CLI's own result. */
 export class OutcomeTally {
   readonly counts = Object.fromEntries(KINDS.map((kind) => [kind, 0])) as Record<EventKind, number>;
-  cost: RunCost | null = null;
+  private readonly usage: UsageTotals;
   sessionId: string | null = null;
   /** The status of the last `result` event, or null while there has been none. */
   resultStatus: unknown = null;
+
+  /** `baseline`: the session's usage before this run (a resumed session's saved total), left out of the run's own. */
+  constructor(baseline: UsageFigures | null = null) {
+    this.usage = new UsageTotals(baseline);
+  }
 
   note(event: AnyEvent): void {
     this.counts[event.kind] += 1;
     if (event.provider_session_id) this.sessionId = event.provider_session_id;
     if (event.kind === 'cost_update') {
-      const { input_tokens, output_tokens, total_tokens, cost_usd } = event.payload;
-      this.cost = { input_tokens, output_tokens, total_tokens, cost_usd };
+      this.usage.add(event.payload);
     } else if (event.kind === 'result') {
       this.resultStatus = event.payload.status;
     }
+  }
+
+  /** The run's own usage so far. */
+  get cost(): RunCost | null {
+    const total = this.usage.total;
+    if (!total) return null;
+    const { input_tokens, output_tokens, cache_read_input_tokens, cache_write_input_tokens, reasoning_output_tokens, cost_usd } = total;
+    return { input_tokens, output_tokens, total_tokens: input_tokens + output_tokens, cache_read_input_tokens, cache_write_input_tokens, reasoning_output_tokens, cost_usd };
   }
 
   get sawResult(): boolean {

@@ -7,6 +7,7 @@ import { resolveExecutable } from './executable';
 import { buildArgv, defaultExecutable } from './flags';
 import { OutcomeTally, type StopReason } from './outcome';
 import { ProcessTree, watchTree } from './process-tree';
+import { resumeBaseline } from './resume-baseline';
 import { StderrLines } from './stderr-lines';
 import type { Run, RunOptions, RunOutcome, RunProvider } from './types';
 
@@ -69,7 +70,7 @@ class ChildRun implements Run {
   private readonly child: ChildProcess;
   private readonly decoder: Decoder;
   private readonly queue = new EventQueue();
-  private readonly tally = new OutcomeTally();
+  private readonly tally: OutcomeTally;
   private readonly tree: ProcessTree | null;
   private readonly graceMs: number;
   private sequence = 0;
@@ -93,6 +94,8 @@ class ChildRun implements Run {
   ) {
     this.argv = [executable, ...args];
     this.graceMs = options.killGraceMs ?? DEFAULT_GRACE_MS;
+    // A resumed session's CLI reports totals that include the earlier runs: the outcome leaves them out.
+    this.tally = new OutcomeTally(options.resume ? resumeBaseline(provider, options.resume, env) : null);
     // Live: a line with no time of its own is stamped when it was read, not with an older line's time.
     this.decoder = createDecoder(provider, { keepRaw: options.keepRaw, live: true });
     // No stdin for any CLI: Codex waits forever ("Reading additional input from stdin...") on an

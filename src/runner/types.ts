@@ -50,12 +50,21 @@ export interface RunOptions {
   killGraceMs?: number;
 }
 
-/** Token and cost totals of a run, from its last `cost_update` event (the CLIs report running totals). */
+/**
+ * A run's own token usage and price, added up from its `cost_update` events by the usage convention
+ * (README "Usage and cost"): all input (cache included), all output (reasoning included), their
+ * parts, and the price, or null when the CLI reported none (Codex, Gemini). For a resumed session,
+ * the earlier runs' usage is left out.
+ */
 export interface RunCost {
   input_tokens: number;
   output_tokens: number;
   total_tokens: number;
-  cost_usd: number;
+  cache_read_input_tokens: number;
+  cache_write_input_tokens: number;
+  reasoning_output_tokens: number;
+  /** The price in USD; null when the CLI reported none (not $0). */
+  cost_usd: number | null;
 }
 
 /** What `run.done` resolves to, once the CLI and every process it started are gone and the stream is drained. */
@@ -69,7 +78,7 @@ export interface RunOutcome {
   sessionId: string | null;
   /** How many events of each kind the run produced (every kind present, 0 when none). */
   counts: Record<EventKind, number>;
-  /** The last reported usage, or null when the CLI reported none. */
+  /** The run's own usage, or null when the CLI reported none. */
   cost: RunCost | null;
 }
 

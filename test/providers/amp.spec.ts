@@ -47,13 +47,13 @@ it('decodes with the Claude mapping under the amp id, plus a cost_update per ass
   const events = decode(init, assistant);
   expect(events.map((event) => event.kind)).toEqual(['run_started', 'assistant_message', 'tool_use', 'cost_update']);
   expect(events.every((event) => event.provider === 'amp' && event.provider_session_id === THREAD)).toBe(true);
-  expect(events[3].payload).toMatchObject({ input_tokens: 7, output_tokens: 13, total_tokens: 20, cost_usd: 0, metadata: { cache_read_input_tokens: 14009 } });
+  expect(events[3].payload).toMatchObject({ input_tokens: 7 + 14009 + 3, output_tokens: 13, total_tokens: 14032, cost_usd: 0, metadata: { aggregation: 'delta', cost_reported: false, cache_read_input_tokens: 14009 } });
 });
 
 it('gives no cost_update for a result without usage or cost, and fails on Amp’s error results with their error text', () => {
   expect(decode({ type: 'result', subtype: 'success', duration_ms: 2442, is_error: false, num_turns: 1, result: '4', session_id: THREAD }).map((event) => event.kind)).toEqual(['result']);
   const failed = decode({ type: 'result', subtype: 'error_during_execution', duration_ms: 10, is_error: true, num_turns: 1, error: 'Out of credits', session_id: THREAD });
   expect(failed.map((event) => event.kind)).toEqual(['error', 'result']);
-  expect(failed[0].payload).toMatchObject({ message: 'Out of credits', code: 'error_during_execution' });
+  expect(failed[0].payload).toMatchObject({ message: 'Out of credits', code: 'execution' });
   expect(failed[1].payload).toMatchObject({ status: 'failed' });
 });

@@ -187,18 +187,99 @@ describe('control protocol', () => {
 });
 
 describe('other system lines', () => {
-  it('maps api_retry to a warning that the run goes on', () => {
+  it('maps api_retry to a warning that the run goes on (code retry; the native code and HTTP status in metadata)', () => {
     const [event] = decode({ type: 'system', subtype: 'api_retry', attempt: 2, max_retries: 10, retry_delay_ms: 1200, error_status: 529, error: 'server_error', uuid: 'u', session_id: SESSION });
-    expect(event).toMatchObject({ kind: 'error', payload: { severity: 'warning', code: 'server_error', message: 'API request failed (HTTP 529); retrying (attempt 2 of 10)' } });
+    expect(event).toMatchObject({
+      kind: 'error',
+      payload: { severity: 'warning', code: 'retry', message: 'API request failed (HTTP 529); retrying (attempt 2 of 10)', metadata: { native_code: 'server_error', http_status: 529, attempt: 2, uuid: 'u' } },
+    });
   });
 
-  it('keeps status, hooks, compaction and rate-limit notices as raw', () => {
+  it('keeps status, hooks, compaction and an allowed rate limit as raw', () => {
     const events = decode(
       { type: 'system', subtype: 'status', status: 'requesting', session_id: SESSION, uuid: 'u1' },
       { type: 'system', subtype: 'compact_boundary', compact_metadata: { trigger: 'auto', pre_tokens: 1 }, session_id: SESSION, uuid: 'u2' },
       { type: 'rate_limit_event', rate_limit_info: { status: 'allowed' }, session_id: SESSION, uuid: 'u3' },
+      { type: 'system', subtype: 'task_progress', task_id: 't1', description: 'x', usage: { total_tokens: 1, tool_uses: 0, duration_ms: 1 }, session_id: SESSION, uuid: 'u4' },
     );
-    expect(kinds(events)).toEqual(['raw', 'raw', 'raw']);
+    expect(kinds(events)).toEqual(['raw', 'raw', 'raw', 'raw']);
+  });
+
+  // #18 "Left raw though they matter to a user" (line shapes from the Agent SDK's sdk.d.ts, 0.3.335).
+  it('a rejected rate limit is an error, a warning one a warning (code rate_limit, the info in metadata)', () => {
+    const info = { status: 'rejected', resetsAt: 1787288400, rateLimitType: 'five_hour' };
+    const events = decode(
+      { type: 'rate_limit_event', rate_limit_info: info, session_id: SESSION, uuid: 'u1' },
+      { type: 'rate_limit_event', rate_limit_info: { ...info, status: 'allowed_warning', utilization: 0.9 }, session_id: SESSION, uuid: 'u2' },
+    );
+    expect(events.map((e) => [e.kind, e.payload.severity, e.payload.code, e.payload.message])).toEqual([
+      ['error', 'error', 'rate_limit', 'rate limit reached (five_hour); resets at 2026-08-21T05:00:00.000Z'],
+      ['error', 'warning', 'rate_limit', 'nearing the rate limit (five_hour); resets at 2026-08-21T05:00:00.000Z'],
+    ]);
+    expect(events[0].payload.metadata).toEqual({ uuid: 'u1', rate_limit_info: info });
+  });
+
+  it('system/permission_denied (an automatic deny) is an approval_resolved with decision deny', () => {
+    const [event] = decode({
+      type: 'system',
+      subtype: 'permission_denied',
+      tool_name: 'Bash',
+      tool_use_id: 'toolu_9',
+      decision_reason_type: 'mode',
+      decision_reason: 'no approval surface in this session',
+      message: 'Permission to use Bash has been denied.',
+      session_id: SESSION,
+      uuid: 'u',
+    });
+    expect(event).toMatchObject({
+      kind: 'approval_resolved',
+      payload: { approval_id: 'toolu_9', decision: 'deny', reason: 'no approval surface in this session', metadata: { automatic: true, tool_name: 'Bash', decision_reason_type: 'mode', uuid: 'u' } },
+    });
+  });
+
+  it('system/informational is a notice (a warning at level warning), refusals and a failed compaction are errors', () => {
+    const events = decode(
+      { type: 'system', subtype: 'informational', content: 'Stop hook prevented continuation', level: 'warning', prevent_continuation: true, session_id: SESSION, uuid: 'u1' },
+      { type: 'system', subtype: 'informational', content: 'Context left: 10%', level: 'info', session_id: SESSION, uuid: 'u2' },
+      { type: 'system', subtype: 'model_refusal_fallback', trigger: 'refusal', direction: 'retry', original_model: 'a', fallback_model: 'b', request_id: null, content: 'Retrying with b', session_id: SESSION, uuid: 'u3' },
+      { type: 'system', subtype: 'model_refusal_no_fallback', original_model: 'a', request_id: 'r', content: 'The model declined.', session_id: SESSION, uuid: 'u4' },
+      { type: 'system', subtype: 'status', status: null, compact_result: 'failed', compact_error: 'Not enough messages to compact.', session_id: SESSION, uuid: 'u5' },
+    );
+    expect(events.map((e) => [e.kind, e.payload.severity, e.payload.code, e.payload.message])).toEqual([
+      ['error', 'warning', 'notice', 'Stop hook prevented continuation'],
+      ['error', 'info', 'notice', 'Context left: 10%'],
+      ['error', 'warning', 'refusal', 'Retrying with b'],
+      ['error', 'error', 'refusal', 'The model declined.'],
+      ['error', 'warning', 'compaction_failed', 'Not enough messages to compact.'],
+    ]);
+    expect(events[2].payload.metadata).toMatchObject({ original_model: 'a', fallback_model: 'b' });
+  });
+
+  it('an auth_status error is an error (code auth); logging-in progress stays raw', () => {
+    const events = decode(
+      { type: 'auth_status', isAuthenticating: true, output: ['Opening browser'], session_id: SESSION, uuid: 'u1' },
+      { type: 'auth_status', isAuthenticating: false, output: [], error: 'OAuth token expired', session_id: SESSION, uuid: 'u2' },
+    );
+    expect(events.map((e) => [e.kind, e.payload.code ?? null])).toEqual([
+      ['raw', null],
+      ['error', 'auth'],
+    ]);
+  });
+
+  it('a subagent task is a tool call: task_started its tool_use, task_notification its tool_result', () => {
+    const events = decode(
+      { type: 'system', subtype: 'task_started', task_id: 'task_1', tool_use_id: 'toolu_1', description: 'Find the bug', subagent_type: 'general-purpose', task_type: 'local_agent', session_id: SESSION, uuid: 'u1' },
+      { type: 'system', subtype: 'task_notification', task_id: 'task_1', tool_use_id: 'toolu_1', status: 'failed', output_file: '/tmp/o', summary: 'It crashed', session_id: SESSION, uuid: 'u2' },
+      { type: 'system', subtype: 'task_notification', task_id: 'task_2', status: 'completed', output_file: '/tmp/p', summary: 'Done', session_id: SESSION, uuid: 'u3' },
+    );
+    expect(events.map((e) => [e.kind, e.payload.tool_call_id, e.payload.tool_name ?? e.payload.content, e.payload.is_error ?? null])).toEqual([
+      ['tool_use', 'task_1', 'task', null],
+      ['tool_result', 'task_1', 'It crashed', true],
+      ['tool_use', 'task_2', 'task', null],
+      ['tool_result', 'task_2', 'Done', false],
+    ]);
+    expect(events[0].payload).toMatchObject({ input: { description: 'Find the bug', subagent_type: 'general-purpose', task_type: 'local_agent' }, metadata: { parent_tool_call_id: 'toolu_1' } });
+    expect(events[1].payload.metadata).toMatchObject({ status: 'failed', output_file: '/tmp/o', parent_tool_call_id: 'toolu_1' });
   });
 });
 
@@ -217,20 +298,36 @@ describe('result lines', () => {
     uuid: 'fd72775b-9c7d-4f48-8035-128fd96d2052',
   };
 
-  it('give cost_update (tokens, cache tokens in metadata, total_cost_usd) then a completed result', () => {
+  it('without modelUsage, give cost_update from usage (input with the cache in it) then a completed result', () => {
     const events = decode(success);
     expect(kinds(events)).toEqual(['cost_update', 'result']);
     expect(events[0].payload).toMatchObject({
-      input_tokens: 240,
+      input_tokens: 432,
       output_tokens: 28,
-      total_tokens: 268,
+      total_tokens: 460,
       cost_usd: 0.0018656,
-      metadata: { cache_creation_input_tokens: 64, cache_read_input_tokens: 128 },
+      metadata: { aggregation: 'cumulative', cost_reported: true, cache_write_input_tokens: 64, cache_read_input_tokens: 128, main_loop_usage: success.usage },
     });
     expect(events[1].payload).toMatchObject({ status: 'completed', stop_reason: 'end_turn', output: 'The command printed hello-from-tool.', object: null });
   });
 
-  it('fail on is_error true even when the subtype says success (Claude’s API errors)', () => {
+  // #18 "Claude tokens are taken from the wrong field": modelUsage covers every model and turn, usage the main loop only.
+  it('takes tokens from modelUsage summed over the models, and keeps usage as the main-loop figure', () => {
+    const modelUsage = {
+      'claude-opus-5-5': { inputTokens: 6, outputTokens: 400, cacheReadInputTokens: 40000, cacheCreationInputTokens: 2000, thinkingTokens: 100, costUSD: 0.2 },
+      'claude-haiku-4-5': { inputTokens: 6144, outputTokens: 50, cacheReadInputTokens: 0, cacheCreationInputTokens: 0, costUSD: 0.01 },
+    };
+    const [cost] = decode({ ...success, usage: { input_tokens: 6, output_tokens: 10 }, modelUsage, total_cost_usd: 0.21 });
+    expect(cost.payload).toMatchObject({
+      input_tokens: 6 + 40000 + 2000 + 6144,
+      output_tokens: 450,
+      total_tokens: 48150 + 450,
+      cost_usd: 0.21,
+      metadata: { cache_read_input_tokens: 40000, cache_write_input_tokens: 2000, reasoning_output_tokens: 100, main_loop_usage: { input_tokens: 6, output_tokens: 10 }, model_usage: modelUsage },
+    });
+  });
+
+  it('fail on is_error true even when the subtype says success (Claude’s API errors), with a neutral code and no output', () => {
     const events = decode({
       ...success,
       is_error: true,
@@ -240,16 +337,40 @@ describe('result lines', () => {
       terminal_reason: 'api_error',
     });
     expect(kinds(events)).toEqual(['cost_update', 'error', 'result']);
-    expect(events[1].payload).toMatchObject({ message: 'API Error: 400 scripted invalid request', code: 'invalid_request_error', severity: 'error' });
-    expect(events[2].payload).toMatchObject({ status: 'failed' });
+    expect(events[1].payload).toMatchObject({ message: 'API Error: 400 scripted invalid request', code: 'invalid_request', severity: 'error', metadata: { native_code: 'invalid_request_error', http_status: 400 } });
+    expect(events[2].payload).toMatchObject({ status: 'failed', output: null });
+  });
+
+  // #18 "Claude's synthetic API Error / Not logged in assistant frame becomes an assistant_message".
+  it('a synthetic API-error assistant message is the error (once), and the failed result has no output', () => {
+    const synthetic = assistantLine([{ type: 'text', text: 'Not logged in · Please run /login' }], { error: 'authentication_failed', is_api_error_message: true });
+    synthetic.message.model = '<synthetic>';
+    const events = decode(synthetic, { ...success, is_error: true, result: 'Not logged in · Please run /login', terminal_reason: 'api_error', total_cost_usd: 0, usage: {}, modelUsage: {} });
+    expect(kinds(events)).toEqual(['error', 'cost_update', 'result']);
+    expect(events[0].payload).toMatchObject({ message: 'Not logged in · Please run /login', code: 'auth', severity: 'error', metadata: { native_code: 'authentication_failed' } });
+    expect(events[2].payload).toMatchObject({ status: 'failed', output: null });
   });
 
   it('fail on an error_* subtype even with is_error false, with the errors as the message', () => {
     const { result: _result, ...rest } = success;
     const events = decode({ ...rest, subtype: 'error_max_turns', is_error: false, terminal_reason: undefined, errors: ['Reached maximum number of turns (1)'] });
     expect(kinds(events)).toEqual(['cost_update', 'error', 'result']);
-    expect(events[1].payload).toMatchObject({ message: 'Reached maximum number of turns (1)', code: 'error_max_turns' });
+    expect(events[1].payload).toMatchObject({ message: 'Reached maximum number of turns (1)', code: 'max_turns' });
     expect(events[2].payload).toMatchObject({ status: 'failed' });
+  });
+
+  // #18 "Any Claude terminal_reason other than completed fails the run, including tool_deferred".
+  it('terminal_reason tool_deferred is a deliberate pause: completed, stop_reason tool_deferred, deferred_tool_use kept', () => {
+    const deferred = { id: 'toolu_7', name: 'Bash', input: { command: 'rm -rf build' } };
+    const events = decode({ ...success, terminal_reason: 'tool_deferred', stop_reason: 'tool_use', deferred_tool_use: deferred });
+    expect(kinds(events)).toEqual(['cost_update', 'result']);
+    expect(events[1].payload).toMatchObject({ status: 'completed', stop_reason: 'tool_deferred', metadata: { terminal_reason: 'tool_deferred', deferred_tool_use: deferred } });
+    const failing = decode({ ...success, terminal_reason: 'prompt_too_long' });
+    expect(failing.map((e) => [e.kind, e.payload.code ?? e.payload.status])).toEqual([
+      ['cost_update', undefined],
+      ['error', 'context_length'],
+      ['result', 'failed'],
+    ]);
   });
 
   it('read fields wherever they sit, and the last of duplicate keys (as JSON.parse does)', () => {
@@ -267,6 +388,39 @@ describe('result lines', () => {
   it('return a requested structured output as result.object', () => {
     const events = decode({ ...success, structured_output: { answer: 42 } });
     expect(events[1].payload.object).toEqual({ answer: 42 });
+  });
+});
+
+// #18 "Dropped identities".
+describe('identities', () => {
+  it('every event of a line carries its uuid; an assistant line keeps aborted, supersedes and its subagent', () => {
+    const events = decode(
+      init,
+      assistantLine([{ type: 'text', text: 'Hel' }], { aborted: true, supersedes: ['u-old'], agent_id: 'a1', subagent_type: 'Explore', task_description: 'Look around' }),
+    );
+    expect(events[0].payload.metadata).toMatchObject({});
+    expect(events[1].payload.metadata).toEqual({
+      uuid: 'cb44d651-9fb5-4aaa-bbcc-834b059334af',
+      message_id: 'msg_1',
+      aborted: true,
+      supersedes: ['u-old'],
+      agent_id: 'a1',
+      subagent_type: 'Explore',
+      task_description: 'Look around',
+    });
+  });
+
+  it('a stream delta names its message (api_message_id, or message_start before it): block indexes restart per message', () => {
+    const delta = (index: number, text: string, extra: object = {}) => ({ ...streamLine({ type: 'content_block_delta', index, delta: { type: 'text_delta', text } }), ...extra });
+    const events = decode(
+      streamLine({ type: 'message_start', message: { id: 'msg_a' } }),
+      delta(0, 'one'),
+      delta(0, 'two', { api_message_id: 'msg_b' }),
+    );
+    expect(events.filter((e) => e.kind === 'assistant_delta').map((e) => [e.payload.index, e.payload.metadata])).toEqual([
+      [0, { uuid: 'c1ece1f9-4dcc-47f9-b43a-39e03b816a83', message_id: 'msg_a' }],
+      [0, { uuid: 'c1ece1f9-4dcc-47f9-b43a-39e03b816a83', message_id: 'msg_b' }],
+    ]);
   });
 });
 

@@ -135,21 +135,40 @@ describe('Codex profile', () => {
     ]);
   });
 
-  it('a todo_list is neither a message nor a tool call: each of its lines stays raw', () => {
-    const todo = { id: 'item_5', type: 'todo_list', items: [{ text: 'read', completed: false }] };
-    const events = shapes(decode(THREAD, item('started', todo), item('updated', todo), item('completed', todo)));
-    expect(events.slice(1).map((event) => [event.kind, (event.payload.content as { type: string }).type])).toEqual([
-      ['raw', 'item.started'],
-      ['raw', 'item.updated'],
-      ['raw', 'item.completed'],
+  // #18 "Left raw though they matter": the Elixir original mapped todo_list to a TodoWrite-like tool call.
+  it('a todo_list is a tool call: a tool_use when it starts and at each update (the whole plan), a tool_result at the end', () => {
+    const todo = (done: boolean) => ({ id: 'item_5', type: 'todo_list', items: [{ text: 'read', completed: done }] });
+    const events = shapes(decode(THREAD, item('started', todo(false)), item('updated', todo(true)), item('completed', todo(true))));
+    expect(events.slice(1).map((event) => [event.kind, event.payload.tool_call_id, event.payload.input ?? event.payload.content])).toEqual([
+      ['tool_use', 'item_5', { items: [{ text: 'read', completed: false }] }],
+      ['tool_use', 'item_5', { items: [{ text: 'read', completed: true }] }],
+      ['tool_result', 'item_5', [{ text: 'read', completed: true }]],
     ]);
+    expect(events[1].payload.tool_name).toBe('todo_list');
   });
 
-  it('a top-level "Reconnecting…" error is a warning; any other top-level error is an error', () => {
+  it('request_user_input asks the host: an approval_requested for the call', () => {
+    const questions = [{ id: 'q1', header: 'Pick', question: 'Which one?', options: [{ label: 'A', description: '' }] }];
+    const [event] = shapes(decode({ type: 'request_user_input', id: 'turn-1', call_id: 'call_3', questions }));
+    expect(event).toEqual({ kind: 'approval_requested', payload: expect.objectContaining({ approval_id: 'call_3', subject: 'request_user_input', details: { questions, turn_id: 'turn-1' } }) });
+  });
+
+  // #18 "Dropped identities": web_search took its query from the started item (""), agent_message.phase was dropped.
+  it('a web search takes its query from the completed item, keeps results, and an agent message keeps its phase', () => {
+    const started = { id: 'ws_1', type: 'web_search', query: '', action: { type: 'other' } };
+    const done = { id: 'ws_1', type: 'web_search', query: 'openai codex cli', action: { type: 'search', query: 'openai codex cli' }, results: [{ url: 'https://x' }] };
+    const events = shapes(decode(THREAD, item('started', started), item('completed', done), item('completed', { id: 'item_1', type: 'agent_message', text: 'Hm.', phase: 'commentary' })));
+    expect(events.slice(1).map((event) => event.kind)).toEqual(['raw', 'tool_use', 'tool_result', 'assistant_message']);
+    expect(events[2].payload.input).toEqual({ query: 'openai codex cli' });
+    expect(events[3].payload.metadata).toEqual({ query: 'openai codex cli', results: [{ url: 'https://x' }] });
+    expect(events[4].payload.metadata).toEqual({ item_id: 'item_1', phase: 'commentary' });
+  });
+
+  it('a top-level "Reconnecting…" error is a warning (code retry); any other top-level error is an error', () => {
     const events = shapes(decode(THREAD, { type: 'error', message: 'Reconnecting... 2/5 (stream disconnected)' }, { type: 'error', message: 'Selected model is at capacity.' }));
     expect(events.slice(1)).toEqual([
-      { kind: 'error', payload: expect.objectContaining({ message: 'Reconnecting... 2/5 (stream disconnected)', severity: 'warning' }) },
-      { kind: 'error', payload: expect.objectContaining({ message: 'Selected model is at capacity.', severity: 'error' }) },
+      { kind: 'error', payload: expect.objectContaining({ message: 'Reconnecting... 2/5 (stream disconnected)', severity: 'warning', code: 'retry' }) },
+      { kind: 'error', payload: expect.objectContaining({ message: 'Selected model is at capacity.', severity: 'error', code: 'api_error' }) },
     ]);
   });
 
@@ -162,41 +181,46 @@ describe('Codex profile', () => {
           input_tokens: 1200,
           output_tokens: 345,
           total_tokens: 1545,
-          metadata: expect.objectContaining({ cached_input_tokens: 200, reasoning_output_tokens: 5 }),
+          cost_usd: 0,
+          metadata: expect.objectContaining({ aggregation: 'cumulative', cost_reported: false, cache_read_input_tokens: 200, reasoning_output_tokens: 5 }),
         }),
       },
       { kind: 'result', payload: expect.objectContaining({ status: 'completed', output: 'last' }) },
     ]);
   });
 
-  it('turn.completed usage is a running total: each cost_update holds the turn’s difference', () => {
+  it('turn.completed usage is the thread’s running total: a cumulative cost_update, the native figures kept', () => {
     // As `codex exec resume` prints it: the second process reports the thread's total so far.
     const events = shapes(decode(THREAD, usage(1000, 0, 20), THREAD, usage(2100, 800, 45, 3))).filter((event) => event.kind === 'cost_update');
     expect(events.map((event) => [event.payload.input_tokens, event.payload.output_tokens, event.payload.total_tokens])).toEqual([
       [1000, 20, 1020],
-      [1100, 25, 1125],
+      [2100, 45, 2145],
     ]);
     expect(events[1].payload.metadata).toEqual({
-      cached_input_tokens: 800,
+      aggregation: 'cumulative',
+      cost_reported: false,
+      cache_read_input_tokens: 800,
       cache_write_input_tokens: 0,
       reasoning_output_tokens: 3,
-      thread_totals: { input_tokens: 2100, cached_input_tokens: 800, cache_write_input_tokens: 0, output_tokens: 45, reasoning_output_tokens: 3 },
+      native_usage: { input_tokens: 2100, cached_input_tokens: 800, cache_write_input_tokens: 0, output_tokens: 45, reasoning_output_tokens: 3 },
     });
   });
 
-  it('another thread, or a total that went down, starts the running total afresh', () => {
-    const other = { type: 'thread.started', thread_id: 'thread-2' };
-    const costs = (events: AnyEvent[]): unknown[] => shapes(events).filter((event) => event.kind === 'cost_update').map((event) => event.payload.input_tokens);
-    expect(costs(decode(THREAD, usage(1000, 0, 20), other, usage(300, 0, 5)))).toEqual([1000, 300]);
-    expect(costs(decode(THREAD, usage(1000, 0, 20), usage(300, 0, 5)))).toEqual([1000, 300]);
-  });
-
-  it('turn.failed is an error with its message, then a failed result', () => {
+  it('turn.failed is an error with its message (a neutral code from the status it names), then a failed result', () => {
     const events = shapes(decode(THREAD, { type: 'turn.failed', error: { message: 'unexpected status 401 Unauthorized' } }));
     expect(events.slice(1)).toEqual([
-      { kind: 'error', payload: expect.objectContaining({ message: 'unexpected status 401 Unauthorized', severity: 'error' }) },
+      { kind: 'error', payload: expect.objectContaining({ message: 'unexpected status 401 Unauthorized', severity: 'error', code: 'auth', metadata: { http_status: 401 } }) },
       { kind: 'result', payload: expect.objectContaining({ status: 'failed' }) },
     ]);
+  });
+
+  // #18 "Codex puts the raw JSON body in message and emits the error twice".
+  it('an API error is one error event with the body read (message, code, native code), then the failed result', () => {
+    const body = JSON.stringify({ error: { message: 'Invalid request: scripted bad request.', type: 'invalid_request_error', param: null, code: null } });
+    const events = shapes(decode(THREAD, { type: 'turn.started' }, { type: 'error', message: body }, { type: 'turn.failed', error: { message: body } }));
+    expect(events.slice(1).map((event) => event.kind)).toEqual(['raw', 'error', 'result']);
+    expect(events[2].payload).toMatchObject({ message: 'Invalid request: scripted bad request.', code: 'invalid_request', metadata: { native_code: 'invalid_request_error' } });
+    expect(events[3].payload).toMatchObject({ status: 'failed', output: null });
   });
 
   it('plan items and plan deltas are assistant text', () => {

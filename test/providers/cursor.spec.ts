@@ -153,7 +153,13 @@ describe('result', () => {
   it('emits cost_update from the camelCase usage, then a completed result with the text as output', () => {
     const events = decodeAll([init, result({ usage: { inputTokens: 10528, outputTokens: 28, cacheReadTokens: 5888, cacheWriteTokens: 0 } })]);
     expect(kinds(events)).toEqual(['run_started', 'cost_update', 'result']);
-    expect(payload(events[1])).toMatchObject({ input_tokens: 10528, output_tokens: 28, total_tokens: 10556, cost_usd: 0, metadata: { cache_read_tokens: 5888 } });
+    expect(payload(events[1])).toMatchObject({
+      input_tokens: 10528 + 5888,
+      output_tokens: 28,
+      total_tokens: 16444,
+      cost_usd: 0,
+      metadata: { aggregation: 'cumulative', cost_reported: false, cache_read_input_tokens: 5888 },
+    });
     expect(payload(events[2])).toMatchObject({ status: 'completed', output: 'alpha', metadata: { request_id: 'r-1', duration_ms: 1902 } });
   });
 
@@ -186,7 +192,7 @@ describe('other lines', () => {
     ];
     const events = decodeAll([init, ...lines]);
     expect(kinds(events).slice(1, 4)).toEqual(['error', 'raw', 'raw']);
-    expect(payload(events[1])).toMatchObject({ severity: 'warning', code: 'reconnecting', message: 'reconnecting (attempt 2)' });
+    expect(payload(events[1])).toMatchObject({ severity: 'warning', code: 'retry', message: 'reconnecting (attempt 2)' });
   });
 
   it('maps interaction_query request/response to approval_requested/approval_resolved', () => {

@@ -132,32 +132,49 @@ describe('lines', () => {
     expect(payload(events[1])).toMatchObject({ message: 'Maximum session turns exceeded', severity: 'error' });
   });
 
-  it('a successful result is cost_update (tokens; the rest of stats in metadata) then a completed result', () => {
+  it('a successful result is cost_update (input with the cache in it, stats kept) then a completed result', () => {
     const events = decodeAll([init, success]);
     expect(kinds(events)).toEqual(['run_started', 'cost_update', 'result']);
     expect(payload(events[1])).toMatchObject({
       input_tokens: 240,
       output_tokens: 35,
       total_tokens: 275,
-      metadata: { cached: 64, input: 176, duration_ms: 116, tool_calls: 0, models: { 'gemini-3.8-flash': { total_tokens: 129 } } },
+      cost_usd: 0,
+      metadata: { aggregation: 'cumulative', cost_reported: false, cache_read_input_tokens: 64, native_usage: { cached: 64, input: 176, duration_ms: 116, tool_calls: 0, models: { 'gemini-3.8-flash': { total_tokens: 129 } } } },
     });
     expect(payload(events[2]).status).toBe('completed');
   });
 
-  it('a failed result carries its error text in an error event before the failed result', () => {
+  // #18 "Gemini wraps JSON in [API Error: …]": the body is read, and the code is neutral (not Gemini's "unknown").
+  it('a failed result carries the API error, body read, in one error event before the failed result', () => {
     const message = '[API Error: {"error":{"code":400,"message":"scripted invalid request","status":"INVALID_ARGUMENT"}}]';
     const events = decodeAll([init, { type: 'result', status: 'error', error: { type: 'unknown', message }, stats }], { code: 144, signal: null });
     expect(kinds(events)).toEqual(['run_started', 'cost_update', 'error', 'result']);
-    expect(payload(events[2])).toMatchObject({ message, code: 'unknown', severity: 'error' });
+    expect(payload(events[2])).toMatchObject({ message: 'scripted invalid request', code: 'invalid_request', severity: 'error', metadata: { native_code: 'INVALID_ARGUMENT', http_status: 400 } });
     expect(payload(events[3]).status).toBe('failed');
   });
 
-  it('a failed result without an error takes the text of the error line before it', () => {
+  it('an error line fails the run: one error event, and the result after it is failed', () => {
     // Gemini CLI prints an invalid stream as an error line, then a result with status error and no error object.
     const events = decodeAll([init, { type: 'error', severity: 'error', message: 'Model stream ended with empty response text.' }, { type: 'result', status: 'error', stats }]);
-    expect(kinds(events)).toEqual(['run_started', 'error', 'cost_update', 'error', 'result']);
-    expect(payload(events[3]).message).toBe('Model stream ended with empty response text.');
-    expect(payload(events[4]).status).toBe('failed');
+    expect(kinds(events)).toEqual(['run_started', 'error', 'cost_update', 'result']);
+    expect(payload(events[1])).toMatchObject({ message: 'Model stream ended with empty response text.', code: 'execution' });
+    expect(payload(events[3]).status).toBe('failed');
+  });
+
+  // #18 "Gemini Maximum session turns exceeded ends completed while Claude's error_max_turns ends failed".
+  it('"Maximum session turns exceeded" fails the run (code max_turns) although the result says success', () => {
+    const events = decodeAll([init, { type: 'error', severity: 'error', message: 'Maximum session turns exceeded' }, success]);
+    expect(kinds(events)).toEqual(['run_started', 'error', 'cost_update', 'result']);
+    expect(payload(events[1])).toMatchObject({ code: 'max_turns', severity: 'error' });
+    expect(payload(events[3])).toMatchObject({ status: 'failed', output: null });
+  });
+
+  // #18 "Gemini's result.output is always null (Claude and Codex fill it)".
+  it("the result's output is the last assistant message", () => {
+    const delta = (content: string) => ({ type: 'message', role: 'assistant', content, delta: true });
+    const events = decodeAll([init, delta('Let me look.'), { type: 'tool_use', tool_name: 'ls', tool_id: 't1', parameters: {} }, { type: 'tool_result', tool_id: 't1', status: 'success', output: 'a' }, delta('It is '), delta('a.'), success]);
+    expect(payload(events[events.length - 1])).toMatchObject({ status: 'completed', output: 'It is a.' });
   });
 
   it('a result without stats has no cost_update', () => {

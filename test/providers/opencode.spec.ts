@@ -109,7 +109,14 @@ describe('tool_use lines', () => {
 describe('end of the run', () => {
   it('reports each step’s own tokens and cost, and does not end the run at tool-calls', () => {
     const events = decodeAll([stepStart(), stepFinish('tool-calls')], 'file');
-    expect(payload(events[1])).toMatchObject({ input_tokens: 51, output_tokens: 21, total_tokens: 8591, cost_usd: 0.0125, metadata: { reasoning_tokens: 3, cache_read_tokens: 8519 } });
+    // OpenCode's own input leaves the cache out and its output the reasoning: the convention counts both in.
+    expect(payload(events[1])).toMatchObject({
+      input_tokens: 51 + 8519,
+      output_tokens: 21 + 3,
+      total_tokens: 8594,
+      cost_usd: 0.0125,
+      metadata: { aggregation: 'delta', cost_reported: true, reasoning_output_tokens: 3, cache_read_input_tokens: 8519, native_usage: { input: 51, output: 21 } },
+    });
     // No terminal line: decoding a file, the decoder's own end of stream owes a warning.
     expect(ofKind(events, 'error')).toEqual([expect.objectContaining({ code: 'no_result', severity: 'warning' })]);
   });
@@ -131,7 +138,7 @@ describe('end of the run', () => {
   it('maps the first error line to an error and a failed result, even when the CLI exits 0', () => {
     const events = decodeAll([error('Model not found: nonexistent/nonexistent.')], { code: 0, signal: null });
     expect(kinds(events)).toEqual(['error', 'result']);
-    expect(payload(events[0])).toMatchObject({ message: 'Model not found: nonexistent/nonexistent.', code: 'UnknownError', severity: 'error' });
+    expect(payload(events[0])).toMatchObject({ message: 'Model not found: nonexistent/nonexistent.', code: 'api_error', severity: 'error', metadata: { native_code: 'UnknownError' } });
     expect(payload(events[1])).toMatchObject({ status: 'failed' });
   });
 
