@@ -11,6 +11,8 @@ import { assertProviderId, type ProviderId } from './provider-id';
 export interface ExitInfo {
   code: number | null;
   signal: string | null;
+  /** The last lines the CLI wrote to stderr, where the reason for a missing result usually is (the runner passes them). */
+  stderrTail?: string;
 }
 
 /** Options of `createDecoder` and `decodeLines`. */
@@ -265,11 +267,15 @@ function missingResult(exit: ExitInfo | undefined): EventDraft[] {
   const metadata = { exit_code: exit.code, signal: exit.signal };
   if (exit.code === 0 && !exit.signal) return finishDrafts({ failed: false, metadata });
   const how = exit.signal ? `was killed by ${exit.signal}` : `exited with code ${String(exit.code)}`;
+  const tail = exit.stderrTail?.trim() ?? '';
+  // The last thing the CLI said on stderr is usually why: it ends the message, and the tail is kept.
+  const last = tail.split('\n').at(-1)?.trim() ?? '';
   return finishDrafts({
     failed: true,
     severity: 'fatal',
     errorCode: 'no_result',
-    errorMessage: `the CLI ${how} without a result line`,
+    errorMessage: `the CLI ${how} without a result line${last === '' ? '' : `: ${last}`}`,
+    errorMetadata: tail === '' ? metadata : { ...metadata, stderr_tail: tail },
     stop_reason: 'no_result',
     metadata,
   });

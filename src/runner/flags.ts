@@ -23,6 +23,10 @@ interface ProviderFlags {
   readonly partial: readonly string[];
   /** The prompt's argv elements, always last; the prompt itself is one element. */
   readonly prompt: (prompt: string) => string[];
+  /** What stands in for `prompt` when the prompt goes on stdin instead (each CLI reads it there; measured with the versions above). */
+  readonly promptOnStdin: readonly string[];
+  /** Variables of the host's environment the CLI must not inherit unless the caller sets them. */
+  readonly dropEnv: readonly string[];
 }
 
 export const FLAGS: Readonly<Record<RunProvider, ProviderFlags>> = {
@@ -42,6 +46,11 @@ export const FLAGS: Readonly<Record<RunProvider, ProviderFlags>> = {
     partial: ['--include-partial-messages'],
     // `--allowedTools` is variadic: without `--` it would swallow the prompt as one more tool.
     prompt: (prompt) => ['--', prompt],
+    // `--print` with no prompt argument reads it from stdin.
+    promptOnStdin: [],
+    // Set in every process Claude Code starts; a Claude Code that inherits it refuses to start
+    // ("cannot be launched inside another Claude Code session"), so a host run from one could run none.
+    dropEnv: ['CLAUDECODE'],
   },
   codex: {
     executable: 'codex',
@@ -59,6 +68,9 @@ export const FLAGS: Readonly<Record<RunProvider, ProviderFlags>> = {
     resume: (id) => ['resume', id],
     partial: [],
     prompt: (prompt) => ['--', prompt],
+    // `codex exec -` reads the prompt from stdin.
+    promptOnStdin: ['-'],
+    dropEnv: [],
   },
   gemini: {
     executable: 'gemini',
@@ -75,6 +87,9 @@ export const FLAGS: Readonly<Record<RunProvider, ProviderFlags>> = {
     partial: [],
     // `-p` takes the prompt as its value; a value starting with "-" would be read as a flag, `=` keeps it one value.
     prompt: (prompt) => [`--prompt=${prompt}`],
+    // Without `--prompt`, with stdin not a terminal, Gemini CLI runs headless on what stdin holds.
+    promptOnStdin: [],
+    dropEnv: [],
   },
 };
 
@@ -84,14 +99,28 @@ export function defaultExecutable(provider: RunProvider): string {
 }
 
 /**
+ * Prompts longer than this many UTF-8 bytes go on stdin: Linux caps one argv element at 128 KiB
+ * (a 140,000-character prompt made `spawn` fail with E2BIG), and all of argv and the environment
+ * together at a quarter of the stack limit.
+ */
+export const ARGV_PROMPT_LIMIT = 64 * 1024;
+
+/** Whether `prompt` goes on the CLI's stdin rather than in its argv. */
+export function promptGoesOnStdin(prompt: string): boolean {
+  return Buffer.byteLength(prompt, 'utf8') > ARGV_PROMPT_LIMIT;
+}
+
+/**
  * The argv (after the executable) for one run: base flags, model, permission, allowed tools,
- * partial, the caller's extra `args`, resume, then the prompt. Throws a TypeError for an
- * option the provider's CLI cannot take.
+ * partial, the caller's extra `args`, resume, then the prompt (or what stands in for it when it
+ * goes on stdin). Throws a TypeError for an option the provider's CLI cannot take, and for a NUL
+ * byte in any element (no process argument can carry one).
  */
 export function buildArgv(provider: RunProvider, options: ArgvOptions): string[] {
   const flags = Object.prototype.hasOwnProperty.call(FLAGS, provider) ? FLAGS[provider] : undefined;
   if (!flags) throw new TypeError(`provider must be one of ${Object.keys(FLAGS).join(', ')}; got ${JSON.stringify(provider)}`);
   if (typeof options.prompt !== 'string') throw new TypeError('prompt must be a string');
+  refuseNul('prompt', options.prompt);
   const permission = options.permission ?? 'default';
   const permissionArgs = flags.permission[permission];
   if (!permissionArgs) throw new TypeError(`permission must be one of ${Object.keys(flags.permission).join(', ')}; got ${JSON.stringify(permission)}`);
@@ -105,6 +134,12 @@ export function buildArgv(provider: RunProvider, options: ArgvOptions): string[]
   if (options.partial) argv.push(...flags.partial);
   if (options.args) argv.push(...options.args.map(String));
   if (options.resume) argv.push(...flags.resume(options.resume));
-  argv.push(...flags.prompt(options.prompt));
+  argv.push(...(promptGoesOnStdin(options.prompt) ? flags.promptOnStdin : flags.prompt(options.prompt)));
+  for (const element of argv) refuseNul('an argument', element);
   return argv;
+}
+
+/** A NUL byte cannot be passed to a process (Node throws a bare TypeError at spawn): a clear error now instead. */
+export function refuseNul(what: string, value: string): void {
+  if (value.includes('\0')) throw new TypeError(`${what} must not contain a NUL byte (\\0): no process argument, environment variable or path can carry one`);
 }

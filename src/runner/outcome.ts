@@ -3,8 +3,11 @@ import { UsageTotals, type UsageFigures } from '../providers/usage';
 import { KINDS, type EventKind } from '../registry/kinds';
 import type { RunCost, RunOutcome, RunStatus } from './types';
 
-/** Why the runner itself stopped a run. */
-export type StopReason = 'aborted' | 'timeout';
+/**
+ * Why the runner itself stopped a run: asked to (`aborted`), its time or idle time ran out, or the
+ * CLI lingered after its completed result (`finished`: the run's status is then the result's).
+ */
+export type StopReason = 'aborted' | 'timeout' | 'idle_timeout' | 'finished';
 
 /** Adds up a run's events as they pass: counts by kind, usage, session id, the CLI's own result. */
 export class OutcomeTally {
@@ -37,6 +40,11 @@ export class OutcomeTally {
     return { input_tokens, output_tokens, total_tokens: input_tokens + output_tokens, cache_read_input_tokens, cache_write_input_tokens, reasoning_output_tokens, cost_usd };
   }
 
+  /** Whether the last result so far is a completed one. */
+  get completed(): boolean {
+    return this.resultStatus === 'completed';
+  }
+
   get sawResult(): boolean {
     return this.counts.result > 0;
   }
@@ -48,8 +56,9 @@ export class OutcomeTally {
    */
   outcome(exit: { code: number | null; signal: string | null }, stop: StopReason | null, spawnFailed: boolean): RunOutcome {
     let status: RunStatus;
-    if (stop === 'timeout') status = 'timed_out';
+    if (stop === 'timeout' || stop === 'idle_timeout') status = 'timed_out';
     else if (stop === 'aborted') status = 'aborted';
+    else if (stop === 'finished') status = this.completed ? 'completed' : 'failed';
     else if (spawnFailed || exit.code !== 0 || exit.signal !== null || this.resultStatus !== 'completed') status = 'failed';
     else status = 'completed';
     return { status, exitCode: exit.code, signal: exit.signal, sessionId: this.sessionId, counts: { ...this.counts }, cost: this.cost };

@@ -42,9 +42,21 @@ export interface RunOptions {
   partial?: boolean;
   /** Stop the run after this many milliseconds; it then ends with status `timed_out`. */
   timeoutMs?: number;
+  /** Stop the run when the CLI prints nothing (stdout or stderr) for this many milliseconds; it then ends `timed_out` (error code `idle_timeout`). */
+  idleTimeoutMs?: number;
+  /**
+   * After the CLI's completed result, how long it may take to exit by itself before it is stopped
+   * (a CLI may hang on after its result: claude-code #25629); the run stays `completed`. Default 5000.
+   */
+  resultGraceMs?: number;
   /** Aborting this signal stops the run, as `abort()` does. */
   signal?: AbortSignal;
-  /** Which events carry the native line in `raw` (the decoder's option); default `'all'`. */
+  /**
+   * Which events carry the native line in `raw` (the decoder's option). Default `'none'`, unlike
+   * `createDecoder`: a live stream feeds UIs and logs, and the native line doubles to quadruples an
+   * event (Claude's tool results repeat their content). Nothing is lost: a line with no normalized
+   * meaning is a `raw` event whose payload holds the line. `'all'` keeps every native line.
+   */
   keepRaw?: 'all' | 'unmapped' | 'none';
   /** Milliseconds between SIGTERM and SIGKILL when stopping; default 2000. */
   killGraceMs?: number;

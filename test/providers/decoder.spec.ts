@@ -266,9 +266,18 @@ describe('end of stream', () => {
   it('with a non-zero code: a fatal no_result error naming the code, then a failed result', () => {
     const events = decoderFor(testProfile, { clock }).end({ code: 3, signal: null });
     expect(kindsAndPayloads(events)).toEqual([
-      ['error', { message: 'the CLI exited with code 3 without a result line', code: 'no_result', severity: 'fatal', metadata: {} }],
+      ['error', { message: 'the CLI exited with code 3 without a result line', code: 'no_result', severity: 'fatal', metadata: { exit_code: 3, signal: null } }],
       ['result', { status: 'failed', stop_reason: 'no_result', output: null, object: null, metadata: { exit_code: 3, signal: null } }],
     ]);
+  });
+
+  // #18 "The no-result error carries none of stderr, where the reason usually is: keep its tail."
+  it('with stderr given: the error ends with its last line and keeps the tail', () => {
+    const [error] = decoderFor(testProfile, { clock }).end({ code: 1, signal: null, stderrTail: 'warming up\nError: invalid model "x"\n' });
+    expect(error.payload).toMatchObject({
+      message: 'the CLI exited with code 1 without a result line: Error: invalid model "x"',
+      metadata: { exit_code: 1, signal: null, stderr_tail: 'warming up\nError: invalid model "x"' },
+    });
   });
 
   it('with a signal: the error names the signal', () => {

@@ -4,6 +4,8 @@
  * environment variables, in this order:
  *   FAKE_IGNORE_TERM  ignore SIGTERM (from the start)
  *   FAKE_ARGV_FILE    write JSON of its argv (after the executable) there
+ *   FAKE_ENV_FILE     write JSON of its environment there
+ *   FAKE_STDIN_FILE   read stdin to its end and write it there (before anything else is printed)
  *   FAKE_STDERR       write this to stderr first
  *   FAKE_FIXTURE      print this file's text FAKE_REPEAT times (default 1) to stdout
  *   FAKE_DONE_FILE    create this file once everything printed is in the pipe
@@ -20,6 +22,8 @@ const env = process.env;
 // First, so that no signal can come before it.
 if (env.FAKE_IGNORE_TERM) process.on('SIGTERM', () => {});
 if (env.FAKE_ARGV_FILE) writeFileSync(env.FAKE_ARGV_FILE, JSON.stringify(process.argv.slice(2)));
+if (env.FAKE_ENV_FILE) writeFileSync(env.FAKE_ENV_FILE, JSON.stringify(process.env));
+if (env.FAKE_STDIN_FILE) writeFileSync(env.FAKE_STDIN_FILE, readFileSync(0));
 if (env.FAKE_STDERR) process.stderr.write(env.FAKE_STDERR);
 function afterStdout() {
   if (env.FAKE_DONE_FILE) writeFileSync(env.FAKE_DONE_FILE, 'done');

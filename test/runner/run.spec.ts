@@ -1,4 +1,4 @@
-import { createReadStream, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createReadStream, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { decodeLines, ExecutableNotFoundError, startRun, type AnyEvent, type Run, type RunOptions, type RunOutcome } from '../../src';
@@ -175,16 +175,147 @@ describe('startRun (with a stand-in CLI)', () => {
     ]);
   });
 
-  it('a run stopped after the CLI printed its own result keeps it and adds no second one', async () => {
+  // #18 "Ending at the result": a stop after a completed result only cleans up.
+  it('a run stopped after the CLI printed its completed result stays completed: no error, no second result', async () => {
     const run = fake({ FAKE_FIXTURE: fixture('claude', 'plain'), FAKE_HANG: '1' });
     const events: AnyEvent[] = [];
     for await (const event of run) {
       events.push(event);
       if (event.kind === 'result') run.abort('after the result');
     }
-    expect((await run.done).status).toBe('aborted');
+    const outcome = await run.done;
+    expect(outcome).toMatchObject({ status: 'completed', signal: 'SIGTERM' });
     expect(events.filter((event) => event.kind === 'result')).toEqual([expect.objectContaining({ payload: expect.objectContaining({ status: 'completed' }) })]);
-    expect(events[events.length - 1]).toMatchObject({ kind: 'error', payload: { code: 'aborted', severity: 'fatal' } });
+    expect(events.filter((event) => event.kind === 'error')).toEqual([]);
+    expect(events[events.length - 1].kind).toBe('result');
+    expect(isRunning(readStat(run.pid as number) ?? { pid: run.pid as number, startTime: -1 })).toBe(false);
+  });
+
+  it('a CLI that hangs after its completed result is stopped after resultGraceMs, and the run stays completed', async () => {
+    const run = fake({ FAKE_FIXTURE: fixture('claude', 'plain'), FAKE_HANG: '1' }, { resultGraceMs: 300 });
+    const cli = readStat(run.pid as number) as ProcessRef;
+    const { events, outcome } = await collect(run);
+    expect(outcome).toMatchObject({ status: 'completed', signal: 'SIGTERM' });
+    expect(events[events.length - 1]).toMatchObject({ kind: 'result', payload: { status: 'completed' } });
+    expect(events.some((event) => event.kind === 'error')).toBe(false);
+    expect(isRunning(cli)).toBe(false);
+  });
+
+  it('breaking out of for await at the result is no abort: the CLI exits by itself and the run is completed', async () => {
+    const run = fake({ FAKE_FIXTURE: fixture('claude', 'plain'), FAKE_STDERR_AFTER: 'shutting down\n' });
+    for await (const event of run) if (event.kind === 'result') break;
+    expect(await run.done).toMatchObject({ status: 'completed', exitCode: 0, signal: null });
+  });
+
+  it('breaking out of for await at the result of a CLI that hangs: stopped after the grace, still completed', async () => {
+    const run = fake({ FAKE_FIXTURE: fixture('claude', 'plain'), FAKE_HANG: '1' }, { resultGraceMs: 200 });
+    const cli = readStat(run.pid as number) as ProcessRef;
+    for await (const event of run) if (event.kind === 'result') break;
+    expect((await run.done).status).toBe('completed');
+    expect(isRunning(cli)).toBe(false);
+  });
+
+  it('a non-zero exit after a completed result: an exit_code error, and the run failed', async () => {
+    const { events, outcome } = await collect(fake({ FAKE_FIXTURE: fixture('claude', 'plain'), FAKE_EXIT: '2' }));
+    expect(outcome).toMatchObject({ status: 'failed', exitCode: 2 });
+    expect(events.slice(-2)).toMatchObject([
+      { kind: 'result', payload: { status: 'completed' } },
+      { kind: 'error', payload: { code: 'exit_code', severity: 'error', message: 'the CLI exited with code 2 after its result', metadata: { exit_code: 2, signal: null } } },
+    ]);
+  });
+
+  it('idleTimeoutMs stops a CLI that prints nothing for that long: timed_out, error code idle_timeout', async () => {
+    const { events, outcome } = await collect(fake({ FAKE_STDERR: 'started\n', FAKE_HANG: '1' }, { idleTimeoutMs: 300 }));
+    expect(outcome.status).toBe('timed_out');
+    expect(events.slice(-2)).toMatchObject([
+      { kind: 'error', payload: { code: 'idle_timeout', severity: 'fatal', message: 'the CLI printed nothing for 300 ms' } },
+      { kind: 'result', payload: { status: 'timed_out', stop_reason: 'idle_timeout' } },
+    ]);
+  });
+
+  // #18 "Long prompts throw": E2BIG for a 140,000-character prompt, a raw TypeError for a NUL byte.
+  it('a long prompt goes on stdin: no E2BIG, the CLI reads all of it, and argv has what stands in for it', async () => {
+    const prompt = `${'é'.repeat(70_000)} the end`;
+    for (const [provider, stands] of [['claude', []], ['codex', ['-']], ['gemini', []]] as const) {
+      const stdinFile = join(dir, `${provider}.stdin`);
+      const argvFile = join(dir, `${provider}.argv`);
+      const run = fake({ FAKE_STDIN_FILE: stdinFile, FAKE_ARGV_FILE: argvFile, FAKE_FIXTURE: fixture(provider, 'plain') }, { provider, prompt });
+      expect((await collect(run)).outcome.status).toBe('completed');
+      expect(readFileSync(stdinFile, 'utf8')).toBe(prompt);
+      const argv = JSON.parse(readFileSync(argvFile, 'utf8')) as string[];
+      expect(argv.join(' ')).not.toContain('the end');
+      expect(argv.slice(argv.length - stands.length)).toEqual(stands);
+    }
+    // A short prompt stays one argv element, and stdin is closed.
+    const stdinFile = join(dir, 'short.stdin');
+    await collect(fake({ FAKE_STDIN_FILE: stdinFile, FAKE_FIXTURE: fixture('claude', 'plain') }, { prompt: 'short' }));
+    expect(readFileSync(stdinFile, 'utf8')).toBe('');
+  });
+
+  it('a NUL byte in the prompt, an argument, the environment or cwd is a clear TypeError before anything runs', () => {
+    expect(() => startRun({ provider: 'claude', prompt: 'a\0b', executable: FAKE })).toThrow('prompt must not contain a NUL byte');
+    expect(() => startRun({ provider: 'claude', prompt: 'hi', args: ['--x\0'], executable: FAKE })).toThrow('an argument must not contain a NUL byte');
+    expect(() => startRun({ provider: 'claude', prompt: 'hi', env: { A: 'b\0' }, executable: FAKE })).toThrow('env A must not contain a NUL byte');
+    expect(() => startRun({ provider: 'claude', prompt: 'hi', cwd: '/tmp\0x', executable: FAKE })).toThrow('cwd must not contain a NUL byte');
+  });
+
+  it('a spawn that throws (E2BIG: arguments over the system limit) ends the stream with spawn_failed, not a throw', async () => {
+    const run = startRun({ provider: 'claude', prompt: 'hi', executable: FAKE, cwd: dir, args: ['x'.repeat(300_000)] });
+    const { events, outcome } = await collect(run);
+    expect(outcome).toMatchObject({ status: 'failed', exitCode: null });
+    expect(events).toMatchObject([
+      { kind: 'error', payload: { code: 'spawn_failed', severity: 'fatal', message: expect.stringContaining('E2BIG') } },
+      { kind: 'result', payload: { status: 'failed', stop_reason: 'spawn_failed' } },
+    ]);
+  });
+
+  // #18 "A Codex run started with resume today reports the whole thread's total as its own (2,000 input tokens where the run used 1,000)".
+  it("a resumed run's cost leaves out the session's earlier usage, read from Codex's rollout and Claude's transcript", async () => {
+    const thread = '01a23bb5-c23e-7771-b264-d70068bf600c';
+    const codexHome = join(dir, 'codex-home');
+    mkdirSync(join(codexHome, 'sessions', '2026', '12', '03'), { recursive: true });
+    const total = { input_tokens: 1000, cached_input_tokens: 0, cache_write_input_tokens: 0, output_tokens: 20, reasoning_output_tokens: 0, total_tokens: 1020 };
+    writeFileSync(
+      join(codexHome, 'sessions', '2026', '12', '03', `rollout-2026-12-03T11-34-00-${thread}.jsonl`),
+      `${JSON.stringify({ type: 'session_meta', payload: { id: thread } })}\n${JSON.stringify({ type: 'event_msg', payload: { type: 'token_count', info: { total_token_usage: total, last_token_usage: total } } })}\n`,
+    );
+    // The second process of the captured resume: its turn.completed says 2000 input, the thread's total.
+    const second = join(dir, 'codex-second.jsonl');
+    writeFileSync(second, `${readFileSync(fixture('codex', 'resume-two-turns'), 'utf8').split('\n').slice(4).join('\n')}`);
+    const codex = await collect(fake({ FAKE_FIXTURE: second }, { provider: 'codex', resume: thread, env: { CODEX_HOME: codexHome } }));
+    expect(codex.outcome.cost).toEqual({ input_tokens: 1000, output_tokens: 20, total_tokens: 1020, cache_read_input_tokens: 0, cache_write_input_tokens: 0, reasoning_output_tokens: 0, cost_usd: null });
+    // Not resumed, the same stdout is the thread's total.
+    expect((await collect(fake({ FAKE_FIXTURE: second }, { provider: 'codex' }))).outcome.cost?.input_tokens).toBe(2000);
+
+    const session = 'aa89407a-e1a2-4168-8e15-617faa8d2e76';
+    const claudeDir = join(dir, 'claude-config');
+    mkdirSync(join(claudeDir, 'projects', '-tmp-work'), { recursive: true });
+    const usage = (n: number) => ({ 'claude-opus-5-5': { inputTokens: 120 * n, outputTokens: 2 * n, cacheReadInputTokens: 64 * n, cacheCreationInputTokens: 32 * n, costUSD: 0.0006928 * n } });
+    writeFileSync(join(claudeDir, 'projects', '-tmp-work', `${session}.jsonl`), `${JSON.stringify({ type: 'cost-state', sessionId: session, totalCostUSD: 0.0006928, modelUsage: usage(1) })}\n`);
+    const result = join(dir, 'claude-result.jsonl');
+    writeFileSync(result, `${JSON.stringify({ type: 'result', subtype: 'success', is_error: false, result: 'ok', session_id: session, uuid: 'u', total_cost_usd: 0.0013856, usage: { input_tokens: 120, output_tokens: 2 }, modelUsage: usage(2) })}\n`);
+    const claude = await collect(fake({ FAKE_FIXTURE: result }, { resume: session, env: { CLAUDE_CONFIG_DIR: claudeDir } }));
+    expect(claude.outcome.cost).toMatchObject({ input_tokens: 216, output_tokens: 2, cache_read_input_tokens: 64, cache_write_input_tokens: 32 });
+    expect(claude.outcome.cost?.cost_usd).toBeCloseTo(0.0006928, 10);
+  });
+
+  // #18 "CLAUDECODE is inherited": Claude Code refuses to start inside another Claude Code session.
+  it('CLAUDECODE of the host is not passed on to Claude Code unless the caller sets it; other CLIs keep it', async () => {
+    const before = process.env.CLAUDECODE;
+    process.env.CLAUDECODE = '1';
+    try {
+      const envOf = async (options: Partial<RunOptions>): Promise<Record<string, string>> => {
+        const file = join(dir, `env-${Math.random()}`);
+        await collect(fake({ FAKE_ENV_FILE: file, FAKE_FIXTURE: fixture(options.provider ?? 'claude', 'plain') }, options));
+        return JSON.parse(readFileSync(file, 'utf8')) as Record<string, string>;
+      };
+      expect((await envOf({ provider: 'claude' })).CLAUDECODE).toBeUndefined();
+      expect((await envOf({ provider: 'claude', env: { CLAUDECODE: '1' } })).CLAUDECODE).toBe('1');
+      expect((await envOf({ provider: 'codex' })).CLAUDECODE).toBe('1');
+    } finally {
+      if (before === undefined) delete process.env.CLAUDECODE;
+      else process.env.CLAUDECODE = before;
+    }
   });
 
   it('timeoutMs stops a CLI that never ends: timed_out, with the timeout error and result', async () => {
@@ -205,11 +336,17 @@ describe('startRun (with a stand-in CLI)', () => {
     expect(child === null || !isRunning(child)).toBe(true);
   });
 
-  it('exits non-zero with nothing on stdout: failed, with the stderr and a no_result error', async () => {
-    const { events, outcome } = await collect(fake({ FAKE_STDERR: 'bad flag\n', FAKE_EXIT: '3' }));
+  it('exits non-zero with nothing on stdout: failed, with the stderr and a no_result error that keeps its tail', async () => {
+    const { events, outcome } = await collect(fake({ FAKE_STDERR: 'loading\nError: bad flag --x\n', FAKE_EXIT: '3' }));
     expect(outcome).toMatchObject({ status: 'failed', exitCode: 3, sessionId: null });
-    expect(events.map((event) => event.kind)).toEqual(['stderr', 'error', 'result']);
-    expect(events[1]).toMatchObject({ payload: { code: 'no_result', severity: 'fatal' } });
+    expect(events.map((event) => event.kind)).toEqual(['stderr', 'stderr', 'error', 'result']);
+    expect(events[2]).toMatchObject({
+      payload: { code: 'no_result', severity: 'fatal', message: 'the CLI exited with code 3 without a result line: Error: bad flag --x', metadata: { stderr_tail: 'loading\nError: bad flag --x' } },
+    });
+  });
+
+  it('a missing cwd is a clear TypeError before anything runs (not "could not start …: ENOENT")', () => {
+    expect(() => startRun({ provider: 'claude', prompt: 'hi', executable: FAKE, cwd: join(dir, 'missing') })).toThrow(`cwd is not a directory: ${join(dir, 'missing')}`);
   });
 
   it('an executable that cannot start (its interpreter is missing): a spawn_failed error and a failed result', async () => {
@@ -248,9 +385,15 @@ describe('startRun (with a stand-in CLI)', () => {
     }
   });
 
-  it('keepRaw is the decoder option', async () => {
-    const { events } = await collect(fake({ FAKE_FIXTURE: fixture('claude', 'plain') }, { keepRaw: 'none' }));
+  // #18 "keepRaw: 'all' as the runner's default doubles to quadruples event size".
+  it("keepRaw is the decoder option, 'none' by default: raw events still hold their line in the payload", async () => {
+    const { events } = await collect(fake({ FAKE_FIXTURE: fixture('claude', 'tool-partial') }));
     expect(events.every((event) => event.raw === null)).toBe(true);
+    const unmapped = events.filter((event) => event.kind === 'raw');
+    expect(unmapped.length).toBeGreaterThan(0);
+    for (const event of unmapped) expect(event.kind === 'raw' && typeof event.payload.content).toBe('object');
+    const { events: all } = await collect(fake({ FAKE_FIXTURE: fixture('claude', 'tool-partial') }, { keepRaw: 'all' }));
+    expect(all.filter((event) => event.kind !== 'stderr').every((event) => event.raw !== null)).toBe(true);
   });
 
   it('refuses bad options and a missing or non-executable executable before anything runs', () => {
