@@ -23,6 +23,10 @@ export interface CliExpectations {
   readonly printsThinking: boolean;
   /** A model name the CLI accepts against its scripted endpoint (Codex: `gpt-5.5`, else a model-metadata error item). */
   readonly model: string;
+  /** Whether the CLI reports a price (only Claude Code does). */
+  readonly reportsCost: boolean;
+  /** Whether a resumed session's usage totals include the earlier runs (Claude Code and Codex carry them over; Gemini CLI counts each process afresh). */
+  readonly resumeCarriesUsage: boolean;
 }
 
 export function describeCliScenarios(name: CliName, expected: CliExpectations): void {
@@ -38,6 +42,39 @@ export function describeCliScenarios(name: CliName, expected: CliExpectations): 
     expect(events[events.length - 1]).toMatchObject({ kind: 'result', payload: { status: 'completed' } });
     expect(outcome.counts.result).toBe(1);
     expect(outcome.cost?.output_tokens).toBeGreaterThan(0);
+    // The usage convention: input counts the cache; a CLI that reports no price has cost_usd null, not $0.
+    expect(outcome.cost?.input_tokens).toBeGreaterThanOrEqual((outcome.cost?.cache_read_input_tokens ?? 0) + (outcome.cost?.cache_write_input_tokens ?? 0));
+    if (expected.reportsCost) expect(outcome.cost?.cost_usd).toBeGreaterThan(0);
+    else expect(outcome.cost?.cost_usd).toBeNull();
+  });
+
+  // #18 "Long prompts throw": a 140,000-character prompt made spawn fail with E2BIG.
+  it('a 140,000-character prompt goes on stdin: the run completes and the model receives all of it', async () => {
+    const prompt = `Say hello. ${'long prompt '.repeat(11_667)}END-OF-LONG-PROMPT`;
+    const { run, cli } = await start(name, prompt, scenario('plain').script);
+    const { events, outcome } = await collect(run);
+    expect(outcome.status).toBe('completed');
+    checkStream(events, outcome);
+    expect(run.argv.join(' ')).not.toContain('END-OF-LONG-PROMPT');
+    const bodies = JSON.stringify(cli.server.requests.map((request) => request.body));
+    expect(bodies).toContain('END-OF-LONG-PROMPT');
+    expect(bodies).toContain('long prompt '.repeat(1000));
+  });
+
+  // #18 "Ending at the result": leaving the loop at the result reported aborted and SIGTERMed the CLI.
+  it('leaving the for await at the result: the run is completed and nothing of it is left running', async () => {
+    const { run } = await start(name, scenario('plain').prompt, scenario('plain').script);
+    const seen = new Map<number, ProcessRef>();
+    const watch = setInterval(() => {
+      for (const ref of snapshotTree(run.pid as number)) seen.set(ref.pid, ref);
+    }, 50);
+    try {
+      for await (const event of run) if (event.kind === 'result') break;
+      expect((await run.done).status).toBe('completed');
+    } finally {
+      clearInterval(watch);
+    }
+    expect(stillRunning([...seen.values()])).toEqual([]);
   });
 
   it('a tool call the CLI really runs: the file it wrote exists', async () => {
@@ -135,6 +172,7 @@ export function describeCliScenarios(name: CliName, expected: CliExpectations): 
     const cwd = mkdtempSync(join(tmpdir(), `${name}-resume-cwd-`));
     try {
       let sessionId: string | null = null;
+      let firstCost: RunOutcome['cost'] = null;
       for (const [word, permission] of [['first', 'plan'], ['second', 'accept-edits']] as const) {
         const server = await startEndpoint(name, [{ text: `The ${word} answer.` }]);
         try {
@@ -147,8 +185,19 @@ export function describeCliScenarios(name: CliName, expected: CliExpectations): 
             expect(outcome.sessionId).toBe(sessionId);
             // The resumed conversation reaches the model with the first turn in it.
             expect(JSON.stringify(server.requests.map((request) => request.body))).toContain('The first answer.');
+            // #18: a CLI's totals of a resumed session may include the first run; the run's own cost does not
+            // (each run here makes the same model calls to a fresh endpoint, which reports fixed usage).
+            const reported = events.filter((event) => event.kind === 'cost_update').at(-1);
+            if (expected.resumeCarriesUsage) {
+              expect(outcome.cost?.input_tokens).toBe(firstCost?.input_tokens);
+              expect(outcome.cost?.output_tokens).toBe(firstCost?.output_tokens);
+              expect(reported?.kind === 'cost_update' && reported.payload.input_tokens).toBe((firstCost?.input_tokens ?? 0) * 2);
+            } else {
+              expect(outcome.cost?.input_tokens).toBe(reported?.kind === 'cost_update' && reported.payload.input_tokens);
+            }
           }
           sessionId = outcome.sessionId;
+          firstCost ??= outcome.cost;
         } finally {
           await server.close();
         }
@@ -191,6 +240,9 @@ export function describeCliScenarios(name: CliName, expected: CliExpectations): 
  */
 export function checkStream(events: readonly AnyEvent[], outcome: RunOutcome): void {
   expect(events.map((event) => event.sequence)).toEqual(events.map((_, index) => index));
+  // Timestamps never run backwards, stdout and stderr events alike (#18).
+  const times = events.map((event) => event.timestamp.getTime());
+  expect(times).toEqual([...times].sort((a, b) => a - b));
   const started = kinds(events).indexOf('run_started');
   expect(started).toBeGreaterThanOrEqual(0);
   expect(outcome.sessionId).toBeTruthy();

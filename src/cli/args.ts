@@ -36,7 +36,7 @@ Options:
                      validate: read invalid UTF-8 with U+FFFD replacements instead of reporting the line (invalid_utf8)
   --provider <id>    decode: the CLI that printed the input: claude, codex, gemini, cursor, opencode, amp,
                      or auto (named by the first line a provider recognises); run: the CLI to run
-  --keep-raw <which> decode, run: which events carry the native line in "raw": all (default), unmapped, none
+  --keep-raw <which> decode, run: which events carry the native line in "raw": all, unmapped, none (default: all for decode, none for run)
   --model <name>     run: the model, passed to the CLI's --model
   --cwd <dir>        run: the CLI's working directory (default: the current one)
   --permission <p>   run: default (the CLI's own), accept-edits, bypass, or plan (read-only)
