@@ -20,6 +20,8 @@ const TIMEOUT_MS = 120_000;
 interface ClaudeScenario extends Scenario {
   extraArgs?: string[];
   env?: Record<string, string>;
+  /** Run without `--allowedTools Bash`: a command that writes is then denied by Claude itself (nobody to ask in `-p`). */
+  noAllowedTools?: boolean;
 }
 
 const SCENARIOS: ClaudeScenario[] = [
@@ -33,6 +35,12 @@ const SCENARIOS: ClaudeScenario[] = [
   },
   { ...scenario('tool'), name: 'tool-partial', extraArgs: ['--include-partial-messages'] },
   { ...scenario('thinking'), name: 'thinking-partial', extraArgs: ['--include-partial-messages'] },
+  {
+    name: 'permission-denied',
+    prompt: 'Create made-by-tool.txt.',
+    script: [{ shell: 'touch made-by-tool.txt' }, { text: 'I was not allowed to create the file.' }],
+    noAllowedTools: true,
+  },
 ];
 
 /** Runs one scenario and writes its fixture files. */
@@ -40,7 +48,8 @@ async function capture(scenario: ClaudeScenario): Promise<void> {
   const cli = await startScriptedCli('claude', scenario.script);
   const { server } = cli;
   try {
-    const args = ['-p', scenario.prompt, '--output-format', 'stream-json', '--verbose', '--allowedTools', 'Bash', ...(scenario.extraArgs ?? [])];
+    const allowed = scenario.noAllowedTools ? [] : ['--allowedTools', 'Bash'];
+    const args = ['-p', scenario.prompt, '--output-format', 'stream-json', '--verbose', ...allowed, ...(scenario.extraArgs ?? [])];
     const { stdout, stderr, exit } = await runCli(cli.executable, args, { cwd: cli.cwd, timeoutMs: TIMEOUT_MS, env: { ...cli.env, ...scenario.env } });
     writeCapture(OUT_DIR, scenario.name, stdout, exit);
     const err = stderr.trim();
