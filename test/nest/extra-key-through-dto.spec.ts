@@ -1,11 +1,10 @@
-import { ClassSerializerInterceptor, type INestApplication, ValidationPipe } from '@nestjs/common';
-import { Reflector } from '@nestjs/core';
-import { Test } from '@nestjs/testing';
+import type { INestApplication } from '@nestjs/common';
 import { instanceToPlain } from 'class-transformer';
 import request from 'supertest';
 import { Event, ToolDescriptor, ToolUsePayload } from '../../src';
 import { wire } from '../wire';
 import { requireCompiled } from './starter/compile';
+import { startStarterApp } from './start-app';
 
 /*
  * Issue #18: under the starter setup (global ValidationPipe with transform, whitelist and
@@ -22,11 +21,7 @@ const { DtoRoutes, received } = requireCompiled<{ DtoRoutes: new () => unknown; 
 describe('an incoming key named extra under the starter setup (#18)', () => {
   let app: INestApplication;
   beforeAll(async () => {
-    const moduleRef = await Test.createTestingModule({ imports: [FidelityModule], controllers: [DtoRoutes] }).compile();
-    app = moduleRef.createNestApplication({ logger: false });
-    app.useGlobalPipes(new ValidationPipe({ transform: true, whitelist: true, forbidNonWhitelisted: true }));
-    app.useGlobalInterceptors(new ClassSerializerInterceptor(app.get(Reflector)));
-    await app.init();
+    app = await startStarterApp({ imports: [FidelityModule], controllers: [DtoRoutes] });
   });
   afterAll(() => app.close());
 

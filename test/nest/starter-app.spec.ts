@@ -1,9 +1,8 @@
-import { ClassSerializerInterceptor, type INestApplication, ValidationPipe } from '@nestjs/common';
-import { Reflector } from '@nestjs/core';
-import { Test } from '@nestjs/testing';
+import type { INestApplication } from '@nestjs/common';
 import request from 'supertest';
 import { Event } from '../../src';
 import { requireCompiled } from './starter/compile';
+import { startStarterApp } from './start-app';
 
 /*
  * Issue #11: a NestJS 11 app set up as the starter and most Nest apps are (the starter tsconfig,
@@ -31,11 +30,7 @@ function wireOf(body: object, id: number): unknown {
 describe('a Nest 11 app configured like the starter', () => {
   let app: INestApplication;
   beforeAll(async () => {
-    const moduleRef = await Test.createTestingModule({ imports: [FidelityModule] }).compile();
-    app = moduleRef.createNestApplication({ logger: false });
-    app.useGlobalPipes(new ValidationPipe({ transform: true, whitelist: true, forbidNonWhitelisted: true }));
-    app.useGlobalInterceptors(new ClassSerializerInterceptor(app.get(Reflector)));
-    await app.init();
+    app = await startStarterApp({ imports: [FidelityModule] });
   });
   afterAll(() => app.close());
 
