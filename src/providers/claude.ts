@@ -1,6 +1,6 @@
 import type { ErrorSeverity } from '../payloads/error.payload';
 import { hasOwn, type JsonObject, type JsonValue } from '../schema/json';
-import { arr, errorDraft, finishDrafts, num, obj, str } from './drafts';
+import { arr, errorDraft, finishDrafts, num, obj, pick, str } from './drafts';
 import { classifyApiError, nativeErrorMetadata, type ErrorCode } from './error-codes';
 import type { EventDraft, ProviderProfile } from './profile';
 import { usageDraft, usageFigures, type UsageFigures } from './usage';
@@ -139,7 +139,7 @@ function apiRetry(line: JsonObject): EventDraft {
   const max = num(line.max_retries);
   const message = `API request failed${status === null ? '' : ` (HTTP ${status})`}; retrying${attempt === null ? '' : ` (attempt ${attempt}${max === null ? '' : ` of ${max}`})`}`;
   const metadata: JsonObject = { ...lineIds(line), ...nativeErrorMetadata({ status, type: str(line.error) }) };
-  for (const key of ['attempt', 'max_retries', 'retry_delay_ms']) copy(line, metadata, key, key);
+  Object.assign(metadata, pick(line, ['attempt', 'max_retries', 'retry_delay_ms']));
   return errorDraft(message, 'warning', 'retry', metadata);
 }
 
@@ -149,7 +149,7 @@ function apiRetry(line: JsonObject): EventDraft {
  */
 function permissionDenied(line: JsonObject): EventDraft {
   const metadata: JsonObject = { ...lineIds(line), automatic: true };
-  for (const key of ['tool_name', 'decision_reason_type', 'message', 'agent_id']) copy(line, metadata, key, key);
+  Object.assign(metadata, pick(line, ['tool_name', 'decision_reason_type', 'message', 'agent_id']));
   const reason = str(line.decision_reason) || str(line.message);
   return { kind: 'approval_resolved', payload: { approval_id: str(line.tool_use_id), decision: 'deny', reason, metadata } };
 }
@@ -157,16 +157,14 @@ function permissionDenied(line: JsonObject): EventDraft {
 /** A notice the CLI shows the user (a hook's message, a stop it explains); `warning` level is a warning. */
 function informational(line: JsonObject): EventDraft {
   const severity: ErrorSeverity = line.level === 'warning' ? 'warning' : 'info';
-  const metadata: JsonObject = lineIds(line);
-  for (const key of ['level', 'tool_use_id', 'prevent_continuation', 'tag']) copy(line, metadata, key, key);
+  const metadata: JsonObject = { ...lineIds(line), ...pick(line, ['level', 'tool_use_id', 'prevent_continuation', 'tag']) };
   return errorDraft(str(line.content) ?? '', severity, 'notice', metadata);
 }
 
 /** The model refused; with a fallback model the turn is retried (a warning), without one it is an error. */
 function refusal(line: JsonObject): EventDraft {
   const fellBack = line.subtype === 'model_refusal_fallback';
-  const metadata: JsonObject = lineIds(line);
-  for (const key of ['original_model', 'fallback_model', 'direction', 'scope', 'api_refusal_category', 'retracted_message_uuids', 'request_id']) copy(line, metadata, key, key);
+  const metadata: JsonObject = { ...lineIds(line), ...pick(line, ['original_model', 'fallback_model', 'direction', 'scope', 'api_refusal_category', 'retracted_message_uuids', 'request_id']) };
   return errorDraft(str(line.content) || 'the model refused', fellBack ? 'warning' : 'error', 'refusal', metadata);
 }
 
@@ -183,8 +181,7 @@ function compactionFailed(line: JsonObject): EventDraft[] {
 function taskStarted(line: JsonObject, state: ClaudeState): EventDraft {
   const id = str(line.task_id);
   if (id !== null) state.startedTasks.add(id);
-  const input: JsonObject = {};
-  for (const key of ['description', 'prompt', 'task_type', 'subagent_type', 'workflow_name']) copy(line, input, key, key);
+  const input = pick(line, ['description', 'prompt', 'task_type', 'subagent_type', 'workflow_name']);
   return { kind: 'tool_use', payload: { tool_name: 'task', tool_call_id: id, input, metadata: taskMetadata(line) } };
 }
 
@@ -194,7 +191,7 @@ function taskNotification(line: JsonObject, state: ClaudeState): EventDraft[] {
   // A task this process did not start (a resumed session's): its call is announced here.
   if (id === null || !state.startedTasks.delete(id)) drafts.push({ kind: 'tool_use', payload: { tool_name: 'task', tool_call_id: id, input: {}, metadata: taskMetadata(line) } });
   const metadata = taskMetadata(line);
-  for (const key of ['status', 'reason', 'output_file', 'usage', 'duration_ms', 'resource_links']) copy(line, metadata, key, key);
+  Object.assign(metadata, pick(line, ['status', 'reason', 'output_file', 'usage', 'duration_ms', 'resource_links']));
   drafts.push({ kind: 'tool_result', payload: { tool_call_id: id, content: str(line.summary), is_error: line.status !== 'completed', metadata } });
   return drafts;
 }
@@ -202,7 +199,7 @@ function taskNotification(line: JsonObject, state: ClaudeState): EventDraft[] {
 function taskMetadata(line: JsonObject): JsonObject {
   const metadata: JsonObject = lineIds(line);
   copy(line, metadata, 'tool_use_id', 'parent_tool_call_id');
-  for (const key of ['run_id', 'is_backgrounded', 'spawn_depth', 'parent_task_id', 'skip_transcript', 'ambient']) copy(line, metadata, key, key);
+  Object.assign(metadata, pick(line, ['run_id', 'is_backgrounded', 'spawn_depth', 'parent_task_id', 'skip_transcript', 'ambient']));
   return metadata;
 }
 
@@ -346,7 +343,7 @@ function messageMetadata(line: JsonObject, message: JsonObject): JsonObject {
   // A synthetic assistant message ("API Error: 400 …", "Not logged in") names the API error it stands for.
   // `aborted`: cut off by an interrupt; `supersedes`: the uuids of earlier messages this one replaces (a
   // refusal fallback); the subagent that wrote it.
-  for (const key of ['error', 'api_error_status', 'api_error_type', 'request_id', 'aborted', 'supersedes', 'agent_id', 'subagent_type', 'task_description']) copy(line, metadata, key, key);
+  Object.assign(metadata, pick(line, ['error', 'api_error_status', 'api_error_type', 'request_id', 'aborted', 'supersedes', 'agent_id', 'subagent_type', 'task_description']));
   if (line.isReplay === true) metadata.replay = true;
   if (line.isSynthetic === true) metadata.synthetic = true;
   return metadata;
@@ -354,9 +351,7 @@ function messageMetadata(line: JsonObject, message: JsonObject): JsonObject {
 
 /** The line's own id (`uuid`, every SDK message has one): it ties each event to the line the SDK and transcripts name. */
 function lineIds(line: JsonObject): JsonObject {
-  const metadata: JsonObject = {};
-  copy(line, metadata, 'uuid', 'uuid');
-  return metadata;
+  return pick(line, ['uuid']);
 }
 
 function withBlockType(metadata: JsonObject, block: JsonObject, usual: string): JsonObject {
@@ -446,8 +441,7 @@ function result(line: JsonObject, state: ClaudeState): EventDraft[] {
   // Any sign of failure: Claude prints `"subtype":"success"` with `"is_error":true` for API errors,
   // and an `error_*` subtype (max turns, budget) may come with `"is_error":false`.
   const failed = line.is_error === true || (subtype?.startsWith('error') ?? false) || (terminal !== null && terminal !== 'completed' && !paused);
-  const metadata: JsonObject = lineIds(line);
-  for (const key of ['subtype', 'is_error', 'terminal_reason', 'num_turns', 'duration_ms', 'duration_api_ms', 'api_error_status', 'permission_denials', 'deferred_tool_use']) copy(line, metadata, key, key);
+  const metadata: JsonObject = { ...lineIds(line), ...pick(line, ['subtype', 'is_error', 'terminal_reason', 'num_turns', 'duration_ms', 'duration_api_ms', 'api_error_status', 'permission_denials', 'deferred_tool_use']) };
   const apiFields = { status: num(line.api_error_status), type: str(line.api_error_type) };
   const apiFailure = apiFields.status !== null || apiFields.type !== null;
   drafts.push(

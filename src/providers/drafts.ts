@@ -24,6 +24,13 @@ export function obj(value: unknown): JsonObject | null {
   return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as JsonObject) : null;
 }
 
+/** The `keys` that `from` has (own, not undefined), as a new object: what a profile keeps of a line as it is. */
+export function pick(from: JsonObject, keys: readonly string[]): JsonObject {
+  const picked: JsonObject = {};
+  for (const key of keys) if (Object.prototype.hasOwnProperty.call(from, key) && from[key] !== undefined) picked[key] = from[key];
+  return picked;
+}
+
 /** `value` when it is an array, else an empty one. */
 export function arr(value: unknown): JsonValue[] {
   return Array.isArray(value) ? (value as JsonValue[]) : [];
