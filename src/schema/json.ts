@@ -126,9 +126,12 @@ export function walkJson(value: unknown, path: IssuePath, copy: boolean): { issu
 }
 
 /**
- * The check for values straight out of JSON.parse, which are JSON by construction
- * except for two things: numbers too large for a double (`1e400` is Infinity, which
- * JSON.stringify would write as `null`) and nesting deeper than MAX_JSON_DEPTH.
+ * The check for trusted values: straight out of JSON.parse, or made by the library's own code from
+ * such values (a decoder's drafts). JSON.parse output is JSON by construction except for two
+ * things: numbers too large for a double (`1e400` is Infinity, which JSON.stringify would write as
+ * `null`) and nesting deeper than MAX_JSON_DEPTH. Code can also put in what JSON has no word for
+ * (`undefined`, a function, a class instance, a cycle, which shows as nesting too deep): refused
+ * as `walkJson` refuses them, so a trusted value is accepted exactly when a caller's would be.
  * Recursion is bounded by that depth; nothing is copied. Answers the first issue or undefined.
  */
 export function checkParsedJson(value: unknown, path: IssuePath, key?: string | number): Issue | undefined {
@@ -138,11 +141,14 @@ export function checkParsedJson(value: unknown, path: IssuePath, key?: string | 
   return serializableIssue([...at, ...found.keys.reverse()], found.type);
 }
 
-/** Where JSON.parse output cannot be written back, keys innermost first; allocates only when something is found. */
+/** Where a trusted value cannot be written back as JSON, keys innermost first; allocates only when something is found. */
 function unwritable(node: unknown, depth: number): { type: NonJsonType; keys: (string | number)[] } | undefined {
-  if (typeof node !== 'object' || node === null) {
-    return typeof node === 'number' && !Number.isFinite(node) ? { type: 'non_finite', keys: [] } : undefined;
+  if (typeof node !== 'object') {
+    if (typeof node === 'string' || typeof node === 'boolean') return undefined;
+    if (typeof node === 'number') return Number.isFinite(node) ? undefined : { type: 'non_finite', keys: [] };
+    return { type: typeof node as NonJsonType, keys: [] };
   }
+  if (node === null) return undefined;
   if (depth >= MAX_JSON_DEPTH) return { type: 'too_deep', keys: [] };
   if (Array.isArray(node)) {
     for (let i = 0; i < node.length; i++) {
@@ -151,9 +157,12 @@ function unwritable(node: unknown, depth: number): { type: NonJsonType; keys: (s
     }
     return undefined;
   }
+  const proto = Object.getPrototypeOf(node) as unknown;
+  if (proto !== Object.prototype && proto !== null) return { type: 'instance', keys: [] };
   for (const k in node) {
     const found = unwritable((node as Record<string, unknown>)[k], depth + 1);
-    if (found) return found.keys.push(k), found;
+    // for-in also lists keys a polluted Object.prototype makes enumerable: only own values count.
+    if (found && hasOwn(node, k)) return found.keys.push(k), found;
   }
   return undefined;
 }
@@ -172,12 +181,13 @@ export function validateSerializable(value: unknown, path: IssuePath = []): Issu
 /**
  * A field's JSON data, read once: untrusted input is checked and deep-copied (a later change
  * to the caller's object cannot reach the parsed value); trusted input (straight out of
- * JSON.parse) is only checked for what JSON.parse can still produce. Invalid when it is not JSON.
+ * JSON.parse, or the library's own drafts of it) is only checked (`checkParsedJson`), not copied.
+ * Invalid when it is not JSON.
  */
 export function readJsonData(value: unknown, trusted: boolean): unknown {
   let issue: Issue | undefined;
   if (trusted) {
-    if ((typeof value !== 'object' || value === null) && (typeof value !== 'number' || Number.isFinite(value))) return value;
+    if (typeof value === 'string' || typeof value === 'boolean' || value === null || (typeof value === 'number' && Number.isFinite(value))) return value;
     issue = checkParsedJson(value, []);
     if (!issue) return value;
   } else {
