@@ -41,7 +41,8 @@ export type EventInput<K extends EventKind> = ModelInput<Event<K>, 'kind'>;
 /** One setup per registry, made once: a Nest `EventParser` passes its registry on every call. */
 const SETUPS = new WeakMap<object, ParseSetup>();
 
-function setupFor(registry: { classFor(kind: string): ModelClass | undefined } | undefined): ParseSetup {
+/** @internal The parse setup of a registry (the default one's unless given); the trusted build reads it too. */
+export function setupFor(registry: { classFor(kind: string): ModelClass | undefined } | undefined): ParseSetup {
   if (!registry || registry === (Registry.default as object)) return DEFAULT_SETUP;
   let setup = SETUPS.get(registry);
   if (!setup) {

@@ -1,4 +1,5 @@
 import { Event, type AnyEvent } from '../events/event';
+import { TrustedEventBuilder } from '../events/trusted-build';
 import type { Registry } from '../registry/registry';
 import type { JsonObject, JsonValue } from '../schema/json';
 import { toPreciseDate } from '../schema/precise-date';
@@ -86,6 +87,22 @@ interface Source {
   readonly value: JsonValue;
 }
 
+/**
+ * The decoder made last for each profile, held on purpose (as the codec's `kept`, see
+ * accelerate.ts): optimized code refers weakly to the hidden classes of the objects it reads (the
+ * decoder, its builder, the profile's state), and a full GC collects those of which no object is
+ * left, throwing that code away. Runs that end and start (a runner's runs, the benches' decoders)
+ * would otherwise compile the whole decoding path again after each full GC: measured in `npm run
+ * bench`, that took more CPU than the decoding. It keeps one decoder's state and last line alive
+ * per profile.
+ */
+const lastDecoders = new WeakMap<object, LineDecoder>();
+const NO_PROFILE = {};
+
+function keep(decoder: LineDecoder, profile: ProviderProfile | null): void {
+  lastDecoders.set(profile ?? NO_PROFILE, decoder);
+}
+
 /** The per-run machinery every provider shares: sequence, session id, time, raw, terminal state. */
 class LineDecoder implements Decoder {
   private profile: ProviderProfile | null;
@@ -98,6 +115,10 @@ class LineDecoder implements Decoder {
   private sawResult = false;
   private ended = false;
   sessionId: string | null = null;
+  /** The `keepRaw` option, read once. */
+  private readonly keepRaw: 'all' | 'unmapped' | 'none';
+  /** The trusted build of events in the registry in force (see `event`). */
+  private readonly trusted: TrustedEventBuilder;
 
   constructor(
     profile: ProviderProfile | null,
@@ -107,6 +128,9 @@ class LineDecoder implements Decoder {
     this.profile = profile;
     this.state = profile?.newState();
     this.sequence = options.startSequence ?? 0;
+    this.keepRaw = options.keepRaw ?? 'all';
+    this.trusted = new TrustedEventBuilder(options.registry);
+    keep(this, profile);
   }
 
   get provider(): ProviderId | null {
@@ -123,7 +147,8 @@ class LineDecoder implements Decoder {
       // Not a JSON object (plain stdout text, a bare number…): held drafts are complete now.
       const released = this.build(this.release(null), null);
       this.stampLine(null);
-      return [...released, this.unmapped({ text, value: parsed === undefined ? text : parsed })];
+      released.push(this.unmapped({ text, value: parsed === undefined ? text : parsed }));
+      return released;
     }
     const source: Source = { text, value: parsed };
     if (!this.profile) this.adopt(parsed);
@@ -138,16 +163,18 @@ class LineDecoder implements Decoder {
     try {
       drafts = checkDrafts(profile.decode(parsed, this.state));
     } catch (error) {
-      return [...released, this.unmapped(source, { decode_error: describe(error) })];
+      released.push(this.unmapped(source, { decode_error: describe(error) }));
+      return released;
     }
-    if (drafts.length === 0) return [...released, this.unmapped(source)];
-    return [...released, ...this.build(drafts, source)];
+    if (drafts.length === 0) released.push(this.unmapped(source));
+    else this.build(drafts, source, released);
+    return released;
   }
 
   end(exit?: ExitInfo): AnyEvent[] {
     if (this.ended) return [];
     this.ended = true;
-    const drafts = this.release(null);
+    const drafts = [...this.release(null)];
     this.stampLine(null);
     if (!this.sawResult) drafts.push(...missingResult(exit));
     return this.build(drafts, null);
@@ -159,6 +186,7 @@ class LineDecoder implements Decoder {
     if (!profile) return;
     this.profile = profile;
     this.state = profile.newState();
+    keep(this, profile);
   }
 
   /** A line's session id and time apply to its own events and every later one. */
@@ -196,12 +224,12 @@ class LineDecoder implements Decoder {
     this.stamp = this.lastTime ?? this.now();
   }
 
-  private release(next: JsonObject | null): EventDraft[] {
-    if (!this.profile?.release) return [];
+  private release(next: JsonObject | null): readonly EventDraft[] {
+    if (!this.profile?.release) return NO_DRAFTS;
     try {
-      return [...checkDrafts(this.profile.release(next, this.state))];
+      return checkDrafts(this.profile.release(next, this.state));
     } catch {
-      return [];
+      return NO_DRAFTS;
     }
   }
 
@@ -214,31 +242,48 @@ class LineDecoder implements Decoder {
     return this.event({ kind: 'raw', payload: { stream: 'stdout', content: source.value, metadata } }, source, true);
   }
 
-  /** Events of `drafts`; `source` is the line they came from, or null for drafts of no one line (held text, end of stream). */
-  private build(drafts: EventDraft[], source: Source | null): AnyEvent[] {
-    return drafts.map((draft) => this.event(draft, source, false));
+  /**
+   * Events of `drafts`, added to `out`; `source` is the line they came from, or null for drafts of
+   * no one line (held text, end of stream).
+   */
+  private build(drafts: readonly EventDraft[], source: Source | null, out: AnyEvent[] = []): AnyEvent[] {
+    // A hole in a sparse answer is no draft (checkDrafts lets holes through, as `every` skips them).
+    for (let i = 0; i < drafts.length; i++) if (i in drafts) out.push(this.event(drafts[i], source, false));
+    return out;
   }
 
+  /**
+   * One event of a draft. The values in a draft are JSON.parse output or the profile's own, and the
+   * envelope's are the decoder's: the trusted build (`events/trusted-build.ts`) applies the field
+   * conventions without copying or guarding them, and the line is shared by its events' `raw`.
+   * When it declines, the full parse of the same attributes answers, as for a caller's object: the
+   * event, or the issues that turn the draft into a `raw` event.
+   */
   private event(draft: EventDraft, source: Source | null, unmapped: boolean): AnyEvent {
-    const keepRaw = this.options.keepRaw ?? 'all';
-    const line = source?.value ?? null;
-    const raw = keepRaw === 'all' || (keepRaw === 'unmapped' && unmapped) ? line : null;
-    const attrs = {
-      kind: draft.kind,
-      provider: this.profile?.id ?? null,
-      provider_session_id: this.sessionId,
-      sequence: this.sequence,
-      timestamp: this.stamp ?? this.now(),
-      payload: draft.payload,
-      raw,
-    };
-    const parsed = Event.safeParse(attrs, { registry: this.options.registry });
-    if (draft.kind === 'result' && parsed.success) this.sawResult = true;
+    const keepRaw = this.keepRaw;
+    const raw = source !== null && (keepRaw === 'all' || (keepRaw === 'unmapped' && unmapped)) ? source.value : null;
+    const provider = this.profile?.id ?? null;
+    const timestamp = this.stamp ?? this.now();
+    const sequence = this.sequence;
     this.sequence += 1;
+    const built = this.trusted.build(draft.kind, draft.payload, provider, this.sessionId, sequence, timestamp, raw);
+    if (built !== undefined) {
+      if (draft.kind === 'result') this.sawResult = true;
+      return built;
+    }
+    return this.parsed(draft, source, { kind: draft.kind, provider, provider_session_id: this.sessionId, sequence, timestamp, payload: draft.payload, raw });
+  }
+
+  /** The event of a draft the trusted build declined, by the full parse of its attributes (`attrs`). */
+  private parsed(draft: EventDraft, source: Source | null, attrs: Record<string, unknown> & { timestamp: Date }): AnyEvent {
+    const registry = this.options.registry;
+    const line = source?.value ?? null;
+    const parsed = Event.safeParse(attrs, { registry });
+    if (draft.kind === 'result' && parsed.success) this.sawResult = true;
     if (parsed.success) return parsed.data;
     // A draft the payload class refuses (a provider sent an odd value): keep what it was as raw data.
     const metadata = { draft_kind: draft.kind, decode_error: parsed.error.message };
-    const fallback = Event.safeParse({ ...attrs, kind: 'raw', payload: { stream: 'stdout', content: line, metadata } }, { registry: this.options.registry });
+    const fallback = Event.safeParse({ ...attrs, kind: 'raw', payload: { stream: 'stdout', content: line, metadata } }, { registry });
     if (fallback.success) return fallback.data;
     // Even that was refused (a line nested deeper than any event may be): keep the line's text.
     return Event.parse({
@@ -248,10 +293,13 @@ class LineDecoder implements Decoder {
       sequence: attrs.sequence,
       timestamp: attrs.timestamp,
       payload: { stream: 'stdout', content: source?.text ?? null, metadata },
-      raw: keepRaw === 'none' || source === null ? null : source.text,
+      raw: this.keepRaw === 'none' || source === null ? null : source.text,
     });
   }
 }
+
+/** What a profile with nothing held releases. */
+const NO_DRAFTS: readonly EventDraft[] = Object.freeze([]);
 
 /** `time`, or `floor` when `time` is earlier: the one home of "timestamps never go backwards". */
 export function laterOf(time: Date, floor: Date | null): Date {
@@ -283,10 +331,12 @@ function missingResult(exit: ExitInfo | undefined): EventDraft[] {
 
 /** A profile's answer when it is an array of draft objects; anything else is the profile's bug, reported as one. */
 function checkDrafts(drafts: unknown): EventDraft[] {
-  if (!Array.isArray(drafts) || !drafts.every((draft) => typeof draft === 'object' && draft !== null)) {
-    throw new TypeError('the profile did not answer an array of drafts');
-  }
+  if (!Array.isArray(drafts) || !drafts.every(isDraft)) throw new TypeError('the profile did not answer an array of drafts');
   return drafts as EventDraft[];
+}
+
+function isDraft(draft: unknown): boolean {
+  return typeof draft === 'object' && draft !== null;
 }
 
 /** The parsed line, or undefined when it is not JSON. */

@@ -64,10 +64,12 @@ export type TryParseFn = (input: unknown, payloads: PayloadParsers) => Parsed<ob
 /** The fast path of the payload class an event kind names (in the registry in force), if any. */
 export type PayloadParsers = (kind: string) => TryParseFn | undefined;
 
-/** The two generated parses of a class, which build the same instances. */
+/** The two generated parses of a class, which build the same instances, and their constructor. */
 export interface GeneratedParses {
   parse: ParseFn;
   tryParse: TryParseFn;
+  /** The instance of one stored value per field, in field order (no unknown keys), as both parses build it. */
+  build: (values: readonly unknown[]) => object;
 }
 
 /**
@@ -138,7 +140,10 @@ export function generateParse(wiring: ParseWiring): GeneratedParses | null {
       if (x !== undefined) attachKeys(instance, input, x);
       return instance;
     }
-    return { parse, tryParse };`;
+    function build(values) {
+      return new Shape(${v.map((_, i) => `values[${i}]`).join(', ')});
+    }
+    return { parse, tryParse, build };`;
   const env = { ...wiring.env, cls: wiring.cls, kept: wiring.kept };
   return new Function(...Object.keys(env), source)(...Object.values(env)) as GeneratedParses;
 }

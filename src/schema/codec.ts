@@ -31,7 +31,10 @@ export interface Codec {
   readExtra(input: Record<string, unknown>, path: IssuePath, ctx: ParseContext, present?: number): Record<string, unknown> | undefined;
   /** The value a parsed instance holds for field `index` when the input has none (undefined for a required field). */
   missingValue(index: number): unknown;
-  /** Builds an instance from one value per field (in field order) and the unknown keys. */
+  /**
+   * Builds an instance from one stored value per field (in field order) and the unknown keys, with
+   * the parses' own constructor (the generated one where code generation is allowed).
+   */
   build(values: readonly unknown[], extra: Record<string, unknown> | undefined): object;
   /** The unknown keys of an instance (a frozen snapshot). */
   extraOf(instance: object): Record<string, unknown>;
@@ -186,8 +189,13 @@ function makeCodec(cls: ModelClass, fields: readonly FieldSpec[]): Codec {
   }
 
   function build(values: readonly unknown[], extra: Record<string, unknown> | undefined): object {
-    const instance = new Shape();
-    for (let i = 0; i < n; i++) instance[keys[i]] = values[i];
+    let instance: Instance;
+    if (generatedBuild) {
+      instance = generatedBuild(values) as Instance;
+    } else {
+      instance = new Shape();
+      for (let i = 0; i < n; i++) instance[keys[i]] = values[i];
+    }
     if (extra) attach(instance, extra);
     return instance;
   }
@@ -248,6 +256,7 @@ function makeCodec(cls: ModelClass, fields: readonly FieldSpec[]): Codec {
       nested: fastNested,
     },
   });
+  const generatedBuild = generated?.build;
   const generatedToMap = generateToMap(keys, payloadAt, scalar, kept, { write, writePayload, writeExtra });
   const toMapOf = generatedToMap ?? toMap;
   return {

@@ -188,6 +188,45 @@ function parseJsonOrError(cls: ModelClass, text: string, options: ParseOptions |
   return value;
 }
 
+/** The trusted build of one class (see `trustedParserOf`): the instance, or INVALID. */
+export type TrustedParse = (input: unknown) => unknown;
+
+/**
+ * @internal The trusted build of `cls`, for input whose values are JSON facts owned by nobody else:
+ * JSON.parse output, or what the library's own code made of it (a provider profile's drafts). Nothing
+ * is copied or read through guards; the field conventions apply as in any parse. The function answers
+ * the instance, or INVALID (no issue kept: the caller runs the full parse, which names the issues
+ * and decides any input the fast path declines). It is the generated fast path `fromJSON` runs;
+ * where code generation is banned, the closure parse on a trusted context borrowed as for JSON text.
+ * Anything thrown (input that is not what it was said to be: a getter, a revoked Proxy) is INVALID
+ * too: the full parse answers it.
+ */
+export function trustedParserOf(cls: ModelClass, setup: ParseSetup): TrustedParse {
+  const codec = codecOf(cls);
+  const tryParse = codec.tryParse;
+  if (tryParse) {
+    const payloads = (setup.payloadParsers ??= payloadParsersOf(setup));
+    return (input) => {
+      try {
+        return tryParse(input, payloads);
+      } catch {
+        return INVALID;
+      }
+    };
+  }
+  return (input) => {
+    try {
+      const ctx = borrowContext(setup);
+      const value = codec.parse(input, [], ctx);
+      if (value === INVALID || ctx.issues.length) return INVALID;
+      giveBack(setup, ctx);
+      return value;
+    } catch {
+      return INVALID;
+    }
+  };
+}
+
 /** Parses one line of JSON text into `{ success, data | error }`. */
 export function safeParseJsonAs<T extends object>(cls: ModelClass<T>, text: string, options: ParseOptions | undefined, setup: ParseSetup): ParseResult<T> {
   return asResult(parseJsonOrError(cls, text, options, setup));
