@@ -93,6 +93,8 @@ export class TrustedEventBuilder {
   private readonly payloadAt: number;
   /** The fields the decoder gives no value: each takes its missing-value convention (a new id, the shared empty metadata). */
   private readonly others: readonly number[];
+  /** Whether each of them has a missing-value convention (a required one would make every build fail). */
+  private readonly othersHaveDefaults: boolean;
   // The last value given for a field and what its rule stored (or INVALID): the provider, the
   // session id and a line's `raw` stay the same over many events, and a kind often repeats. Strings
   // are immutable, and the line is read only while its events are built, so the stored value can
@@ -127,6 +129,7 @@ export class TrustedEventBuilder {
     this.payloadAt = fields.findIndex((spec) => spec.type === 'payload');
     const known = [this.kind, this.provider, this.session, this.sequence, this.timestamp, this.raw].map((field) => field.at);
     this.others = fields.map((_, i) => i).filter((i) => i !== this.payloadAt && !known.includes(i));
+    this.othersHaveDefaults = this.others.every((i) => fields[i].default !== undefined);
   }
 
   /**
@@ -186,12 +189,9 @@ export class TrustedEventBuilder {
     values[this.payloadAt] = storedPayload;
 
     // The rest is valid: only now are the missing values made (an id is used up only by an event).
+    if (!this.othersHaveDefaults) return undefined;
     const others = this.others;
-    for (let i = 0; i < others.length; i++) {
-      const at = others[i];
-      if (!this.fields[at].default) return undefined;
-      values[at] = this.codec.missingValue(at);
-    }
+    for (let i = 0; i < others.length; i++) values[others[i]] = this.codec.missingValue(others[i]);
     const event = this.codec.build(values, undefined);
     entry.last = event;
     return event as AnyEvent;

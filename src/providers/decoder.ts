@@ -139,7 +139,7 @@ class LineDecoder implements Decoder {
 
   push(line: string): AnyEvent[] {
     const text = typeof line === 'string' ? line : String(line);
-    if (text.trim() === '') return [];
+    if (isBlank(text)) return [];
     const parsed = parseLine(text);
     // Held drafts (Gemini's open text) belong to the lines before this one: they are built
     // with the envelope state as it was (session, time), before this line is noted.
@@ -337,6 +337,12 @@ function checkDrafts(drafts: unknown): EventDraft[] {
 
 function isDraft(draft: unknown): boolean {
   return typeof draft === 'object' && draft !== null;
+}
+
+/** `text.trim() === ''`, without the builtin call for a line that starts with printable ASCII (a JSON line does). */
+function isBlank(text: string): boolean {
+  const first = text.charCodeAt(0);
+  return !(first > 32 && first < 127) && text.trim() === '';
 }
 
 /** The parsed line, or undefined when it is not JSON. */
