@@ -8,6 +8,7 @@ import { splitLines } from '../providers/lines';
 import { EventQueue } from './event-queue';
 import { resolveExecutable } from './executable';
 import { buildArgv, defaultExecutable, FLAGS, promptGoesOnStdin, refuseNul } from './flags';
+import { trackLiveTree } from './host-exit';
 import { OutcomeTally, type StopReason } from './outcome';
 import { ProcessTree, watchTree } from './process-tree';
 import { resumeBaseline } from './resume-baseline';
@@ -153,6 +154,7 @@ class ChildRun implements Run {
     }
     const pumps = this.pid === undefined ? [] : [this.pumpStdout(), this.pumpStderr()];
     if (this.tree) this.cleanups.push(watchTree(this.tree));
+    if (this.tree) this.cleanups.push(trackLiveTree(this.tree, this.graceMs));
     this.watchStops();
     this.done = this.finish(exit, pumps);
   }
