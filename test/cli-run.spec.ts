@@ -109,13 +109,13 @@ describe('cli-subprocess-core run: a replayed Claude Code run', () => {
     expect(written.map((event) => event.sequence)).toEqual([0, 1, 2, 3]);
     expect(new Set(written.map((event) => event.provider_session_id))).toEqual(new Set(['f81b5f86-8bc1-469f-9f87-54734a16826e']));
     expect(resultStatus(written.at(-1))).toBe('completed');
-    expect(written.every((event) => event.raw !== null)).toBe(true); // keepRaw 'all' by default
+    expect(written.every((event) => event.raw === null)).toBe(true); // keepRaw 'none' by default, as for startRun
   });
 
-  it('--keep-raw none: no event carries the native line', () => {
-    const { status, stdout } = cli(run('--keep-raw', 'none', 'Say hello.'), { REPLAY_FILE: claudeCapture('plain') });
+  it('--keep-raw all: every event carries its native line', () => {
+    const { status, stdout } = cli(run('--keep-raw', 'all', 'Say hello.'), { REPLAY_FILE: claudeCapture('plain') });
     expect(status).toBe(0);
-    expect(events(stdout).map((event) => event.raw)).toEqual([null, null, null, null]);
+    expect(events(stdout).map((event) => event.raw === null)).toEqual([false, false, false, false]);
   });
 
   it('an API error (the real 400 transcript, exit 1) → exit 1, a failed result', () => {
