@@ -8,6 +8,7 @@
  * Contenders run in interleaved rounds, as in bench/run.ts: every chunk of CHUNK lines is fed to
  * every contender in a rotated order, so a drift in machine speed hits them alike; figures are
  * medians over rounds, and each ratio is the median of the ratios paired within one round.
+ * Each provider's block of a round starts with a forced full GC (BENCH_GC=0 leaves them out).
  * BENCH_PROVIDERS=<id,…> runs a subset; BENCH_ROUNDS sets the rounds (default 7).
  */
 import 'reflect-metadata';
@@ -19,6 +20,7 @@ import { cpuNs, gc, median } from './measure';
 const asJson = process.argv.includes('--json');
 const MIN_LINES = Number(process.env.BENCH_LINES) || 50_000;
 const ROUNDS = Number(process.env.BENCH_ROUNDS) || 7;
+const FORCED_GC = process.env.BENCH_GC !== '0';
 /** Lines per chunk; each chunk is one run for the decoders (a fresh decoder, as for a new process). */
 const CHUNK = 10_000;
 /** The targets of issue #18: decoding at most this many times JSON.parse of the same lines. */
@@ -97,7 +99,7 @@ for (const bench of benches) {
 
 for (let round = 0; round < ROUNDS; round++) {
   for (const bench of benches) {
-    gc();
+    if (FORCED_GC) gc();
     const { lines, contenders } = bench;
     const total = new Map(contenders.map((c) => [c.name, 0]));
     for (let start = 0, n = 0; start < lines.length; start += CHUNK, n++) {
@@ -128,6 +130,7 @@ const perProvider = benches.map((bench) => ({
 
 const result = {
   rounds: ROUNDS,
+  forced_gc: FORCED_GC,
   node: process.version,
   targets: TARGET,
   /** One ratio per provider and keepRaw mode: decoding / JSON.parse of the same lines. */
@@ -141,7 +144,7 @@ if (asJson) {
   const mark = (value: number, target: number) => `${value.toFixed(2)}× (target ≤ ${target}${value <= target ? '' : ', not met'})`;
   process.stdout.write(
     [
-      `decoding per provider: each provider's fixtures repeated to ${MIN_LINES.toLocaleString('en-US')}+ lines, median of ${ROUNDS} interleaved rounds (node ${process.version})`,
+      `decoding per provider: each provider's fixtures repeated to ${MIN_LINES.toLocaleString('en-US')}+ lines, median of ${ROUNDS} interleaved rounds${FORCED_GC ? '' : ', no forced GC'} (node ${process.version})`,
       '',
       "| provider | lines | avg bytes | JSON.parse ns/line | keepRaw 'all' ns/line | 'all' / JSON.parse | keepRaw 'none' ns/line | 'none' / JSON.parse |",
       '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
