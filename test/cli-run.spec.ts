@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AnyEvent } from '../src';
@@ -163,7 +163,11 @@ describe('cli-subprocess-core run: a replayed Claude Code run', () => {
 
   it('a reader that closes stdout early (EPIPE) → the run is stopped, exit 141, no crash', async () => {
     const pidFile = join(scratch, 'epipe.pid');
-    const cli = startCli(run('Say hello.'), { REPLAY_FILE: claudeCapture('plain'), REPLAY_LOOP: '1', REPLAY_PID_FILE: pidFile });
+    // A transcript without its result line, printed again and again: the run is never over by itself
+    // (after a completed result, stopping the CLI would only be its cleanup, and the run exit 0).
+    const noResult = join(scratch, 'no-result.jsonl');
+    writeFileSync(noResult, readFileSync(claudeCapture('plain'), 'utf8').split('\n').filter((line) => !line.includes('"type":"result"')).join('\n'));
+    const cli = startCli(run('Say hello.'), { REPLAY_FILE: noResult, REPLAY_LOOP: '1', REPLAY_PID_FILE: pidFile });
     await cli.line();
     cli.child.stdout?.destroy(); // the reader leaves while the CLI goes on printing
     const { status, stderr } = await cli.exited;
