@@ -22,5 +22,23 @@ export type { JsonSchema } from './schema/json-schema';
 export { Model, type ModelInput } from './schema/model';
 export { toOpenApi30, type OpenApiPropertyMetadata, type SchemaOptions } from './schema/openapi';
 export { PreciseDate } from './schema/precise-date';
-export { PROVIDERS, createDecoder, decodeLines, detectProvider, type Decoder, type DecoderOptions, type EventDraft, type ExitInfo, type LineSource, type ProviderId, type ProviderProfile } from './providers';
+export {
+  ERROR_CODES,
+  PROVIDERS,
+  UsageTotals,
+  createDecoder,
+  decodeLines,
+  detectProvider,
+  readUsage,
+  type Decoder,
+  type DecoderOptions,
+  type ErrorCode,
+  type EventDraft,
+  type ExitInfo,
+  type LineSource,
+  type ProviderId,
+  type ProviderProfile,
+  type UsageAggregation,
+  type UsageFigures,
+} from './providers';
 export { ExecutableNotFoundError, startRun, type PermissionPreset, type Run, type RunCost, type RunOptions, type RunOutcome, type RunProvider, type RunStatus } from './runner';

@@ -8,3 +8,5 @@ export { detectProvider } from './detect';
 export type { LineSource } from './lines';
 export type { EventDraft, ProviderProfile } from './profile';
 export { PROVIDERS, type ProviderId } from './provider-id';
+export { ERROR_CODES, type ErrorCode } from './error-codes';
+export { readUsage, UsageTotals, type UsageAggregation, type UsageFigures } from './usage';
