@@ -29,6 +29,8 @@ const getTime = Date.prototype.getTime;
 
 /** What the trusted build knows of one kind in one registry. */
 interface KindEntry {
+  /** The declared name. */
+  readonly kind: string;
   /** The trusted build of the kind's payload class; undefined when the registry has no class for it. */
   readonly parse: TrustedParse | undefined;
   /**
@@ -100,7 +102,7 @@ export class TrustedEventBuilder {
   // are immutable, and the line is read only while its events are built, so the stored value can
   // be reused as it is.
   private kindIn: unknown = NOTHING;
-  private kindOut: unknown = INVALID;
+  private entryOut: KindEntry | undefined = undefined;
   private providerIn: unknown = NOTHING;
   private providerOut: unknown = INVALID;
   private sessionIn: unknown = NOTHING;
@@ -113,6 +115,7 @@ export class TrustedEventBuilder {
   private stampIn: unknown = NOTHING;
   private stampMs = 0;
   private stampText: string | undefined = undefined;
+  private readonly values: unknown[];
 
   constructor(registry: Registry | undefined) {
     this.setup = setupFor(registry);
@@ -130,6 +133,7 @@ export class TrustedEventBuilder {
     const known = [this.kind, this.provider, this.session, this.sequence, this.timestamp, this.raw].map((field) => field.at);
     this.others = fields.map((_, i) => i).filter((i) => i !== this.payloadAt && !known.includes(i));
     this.othersHaveDefaults = this.others.every((i) => fields[i].default !== undefined);
+    this.values = new Array<unknown>(fields.length).fill(undefined);
   }
 
   /**
@@ -137,15 +141,17 @@ export class TrustedEventBuilder {
    * gives; undefined when the trusted build declines, for the full parse to answer.
    */
   build(kind: unknown, payload: unknown, provider: string | null, session: string | null, sequence: number, timestamp: Date, raw: JsonValue): AnyEvent | undefined {
-    const values = new Array<unknown>(this.fields.length);
+    // One array serves every event: the constructor copies the values out of it (and what it still
+    // holds of the last event, the kind's entry holds anyway).
+    const values = this.values;
 
     if (kind !== this.kindIn) {
-      this.kindOut = this.readGiven(this.kind, kind);
+      this.entryOut = this.entryFor(kind);
       this.kindIn = kind;
     }
-    const storedKind = this.kindOut;
-    if (typeof storedKind !== 'string') return undefined; // a kind is required, and stored as one of the declared names
-    values[this.kind.at] = storedKind;
+    const entry = this.entryOut;
+    if (entry === undefined) return undefined; // a kind is required, and stored as one of the declared names
+    values[this.kind.at] = entry.kind;
 
     if (provider !== this.providerIn) {
       this.providerOut = this.readGiven(this.provider, provider);
@@ -179,7 +185,6 @@ export class TrustedEventBuilder {
     if (this.rawOut === INVALID) return undefined;
     values[this.raw.at] = this.rawOut;
 
-    const entry = this.kindEntry(storedKind);
     // Only a plain object (or nothing: the kind's default payload) is built here: a parse passes an
     // instance of the kind's class through as it is, which the full parse decides.
     if (payload !== undefined && payload !== null && (typeof payload !== 'object' || !isPlainPrototype(Object.getPrototypeOf(payload)))) return undefined;
@@ -220,11 +225,23 @@ export class TrustedEventBuilder {
     return stored;
   }
 
+  /**
+   * What the build knows of the kind a draft names, or undefined when its rule refuses it. The
+   * entries are keyed by the declared names, which the rule reads as themselves: a draft naming one
+   * (every profile's does) finds its entry without the rule.
+   */
+  private entryFor(kind: unknown): KindEntry | undefined {
+    const known = typeof kind === 'string' ? this.kinds.get(kind) : undefined;
+    if (known !== undefined) return known;
+    const stored = this.readGiven(this.kind, kind);
+    return typeof stored === 'string' ? this.kindEntry(stored) : undefined;
+  }
+
   private kindEntry(kind: string): KindEntry {
     let entry = this.kinds.get(kind);
     if (entry === undefined) {
       const cls = this.setup.payloadClass?.(kind);
-      entry = { parse: cls && trustedParserOf(cls, this.setup), last: undefined };
+      entry = { kind, parse: cls && trustedParserOf(cls, this.setup), last: undefined };
       this.kinds.set(kind, entry);
     }
     return entry;

@@ -112,6 +112,9 @@ class LineDecoder implements Decoder {
   private lastTime: Date | null = null;
   /** The timestamp of the events being built: the current line's (set by `noteLine`), else that of the lines before. */
   private stamp: Date | null = null;
+  /** The default clock's last Date and its time (see `now`). */
+  private nowDate: Date | null = null;
+  private nowMs = 0;
   private sawResult = false;
   private ended = false;
   sessionId: string | null = null;
@@ -233,8 +236,21 @@ class LineDecoder implements Decoder {
     }
   }
 
+  /**
+   * The time of decoding: the `clock` option's, else now. The default clock's Date is reused while
+   * `Date.now()` is unchanged (many lines are decoded in one millisecond): it is the decoder's own,
+   * never handed out (each event gets a new Date of its time), and the trusted build reads a Date it
+   * was given before only once.
+   */
   private now(): Date {
-    return this.options.clock?.() ?? new Date();
+    const clock = this.options.clock;
+    if (clock) return clock() ?? new Date();
+    const ms = Date.now();
+    if (ms !== this.nowMs || this.nowDate === null) {
+      this.nowDate = new Date(ms);
+      this.nowMs = ms;
+    }
+    return this.nowDate;
   }
 
   /** The `raw` event of a line with no normalized meaning: its payload keeps the whole line. */

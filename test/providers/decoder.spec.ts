@@ -174,6 +174,25 @@ describe('timestamp', () => {
     expect(event.timestamp.getTime()).toBeGreaterThanOrEqual(before);
     expect(event.timestamp.getTime()).toBeLessThanOrEqual(Date.now());
   });
+
+  it('without a clock, is read again for each line, and each event has its own Date', () => {
+    const decoder = decoderFor(testProfile, { live: true });
+    const events: AnyEvent[] = [];
+    const before = Date.now();
+    // Lines decoded within one millisecond, then lines after the clock moved on.
+    for (let i = 0; i < 3; i++) events.push(...decoder.push(line({ t: 'tools' })));
+    const moved = Date.now() + 2;
+    while (Date.now() < moved) {
+      // wait for the clock to move on
+    }
+    const later = decoder.push(line({ t: 'say' }));
+    expect(new Set([...events, ...later].map((e) => e.timestamp)).size).toBe(events.length + later.length);
+    for (const event of events) expect(event.timestamp.getTime()).toBeGreaterThanOrEqual(before);
+    expect(later[0].timestamp.getTime()).toBeGreaterThanOrEqual(moved);
+    // A caller changing an event's Date changes no other event's.
+    events[0].timestamp.setTime(0);
+    expect(events[1].timestamp.getTime()).toBeGreaterThanOrEqual(before);
+  });
 });
 
 describe('keepRaw', () => {
