@@ -61,6 +61,7 @@ describe('cli-subprocess-core run: usage', () => {
     [['run', '--provider', 'claude', '--timeout=-5', 'Say hello.'], '--timeout must be a positive number of seconds; got "-5"'],
     [['run', '--provider', 'claude', '--timeout', '1e3', 'Say hello.'], '--timeout must be a positive number of seconds; got "1e3"'],
     [['run', '--provider', 'claude', '--timeout'], '--timeout needs a value'],
+    [['run', '--provider', 'claude', '--idle-timeout', '0', 'Say hello.'], '--idle-timeout must be a positive number of seconds; got "0"'],
     [['run', '--provider', 'claude', '--permission', 'yolo', 'Say hello.'], '--permission must be one of default, accept-edits, bypass, plan; got "yolo"'],
     [['run', '--provider', 'claude', '--allowed-tools', ' , ', 'Say hello.'], '--allowed-tools needs at least one tool name'],
     [['run', '--provider', 'claude', '--cwd', '/nonexistent-dir', 'Say hello.'], '--cwd /nonexistent-dir: no such directory'],
@@ -137,6 +138,17 @@ describe('cli-subprocess-core run: a replayed Claude Code run', () => {
     const written = events(stdout);
     expect(written.slice(-2).map((event) => [event.kind, event.kind === 'error' ? event.payload.code : resultStatus(event)])).toEqual([
       ['error', 'timeout'],
+      ['result', 'timed_out'],
+    ]);
+    expect(processExists(pidFrom(pidFile))).toBe(false);
+  });
+
+  it('--idle-timeout → exit 1, an error with code idle_timeout and a timed_out result; the CLI is gone', () => {
+    const pidFile = join(scratch, 'idle.pid');
+    const { status, stdout } = cli(run('--idle-timeout', '0.3', 'Say hello.'), { REPLAY_FILE: claudeCapture('plain'), REPLAY_LINES: '1', REPLAY_HOLD: '1', REPLAY_PID_FILE: pidFile });
+    expect(status).toBe(1);
+    expect(events(stdout).slice(-2).map((event) => [event.kind, event.kind === 'error' ? event.payload.code : resultStatus(event)])).toEqual([
+      ['error', 'idle_timeout'],
       ['result', 'timed_out'],
     ]);
     expect(processExists(pidFrom(pidFile))).toBe(false);

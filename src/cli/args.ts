@@ -44,6 +44,7 @@ Options:
                      run: comma-separated tools the CLI may use without asking (claude, gemini)
   --partial          run: claude's partial messages, so text arrives as assistant_delta events
   --timeout <s>      run: stop the run after this many seconds (it ends timed_out)
+  --idle-timeout <s> run: stop the run when the CLI prints nothing for this many seconds (it ends timed_out)
   --bin <path>       run: the CLI's executable (default: claude, codex or gemini on PATH)
   -h, --help         show this help
 
@@ -76,6 +77,7 @@ const OPTIONS: Readonly<Record<string, { readonly takesValue: boolean; readonly 
   '--allowed-tools': { takesValue: true, commands: ['run'] },
   '--partial': { takesValue: false, commands: ['run'] },
   '--timeout': { takesValue: true, commands: ['run'] },
+  '--idle-timeout': { takesValue: true, commands: ['run'] },
   '--bin': { takesValue: true, commands: ['run'] },
 };
 

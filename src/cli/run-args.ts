@@ -51,15 +51,22 @@ export function runOptions(given: GivenOptions, positionals: readonly string[]):
   }
   if (given.has('--partial')) options.partial = true;
   if (given.has('--keep-raw')) options.keepRaw = keepRawOption(given.get('--keep-raw'));
-  const timeout = given.get('--timeout');
-  if (timeout !== undefined) {
-    const seconds = Number(timeout);
-    if (!SECONDS.test(timeout) || !(seconds > 0) || !Number.isFinite(seconds)) {
-      throw new UsageError(`--timeout must be a positive number of seconds; got ${JSON.stringify(timeout)}`);
-    }
-    options.timeoutMs = Math.ceil(seconds * 1000);
-  }
+  const timeoutMs = milliseconds(given, '--timeout');
+  if (timeoutMs !== undefined) options.timeoutMs = timeoutMs;
+  const idleTimeoutMs = milliseconds(given, '--idle-timeout');
+  if (idleTimeoutMs !== undefined) options.idleTimeoutMs = idleTimeoutMs;
   return options;
+}
+
+/** A positive number of seconds given to `option`, in milliseconds; undefined when the option is not given. */
+function milliseconds(given: GivenOptions, option: string): number | undefined {
+  const value = given.get(option);
+  if (value === undefined) return undefined;
+  const seconds = Number(value);
+  if (!SECONDS.test(value) || !(seconds > 0) || !Number.isFinite(seconds)) {
+    throw new UsageError(`${option} must be a positive number of seconds; got ${JSON.stringify(value)}`);
+  }
+  return Math.ceil(seconds * 1000);
 }
 
 /** An option's value, refusing an empty one (`--model=`). */
