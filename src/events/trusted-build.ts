@@ -33,15 +33,6 @@ interface KindEntry {
   readonly kind: string;
   /** The trusted build of the kind's payload class; undefined when the registry has no class for it. */
   readonly parse: TrustedParse | undefined;
-  /**
-   * The last event built of the kind, held on purpose, as the codec's `kept` (see accelerate.ts):
-   * optimized code refers weakly to the hidden classes of the objects it builds, and a full GC
-   * collects those of which no object is left, throwing that code away. In a stream of events that
-   * are all garbage, the whole decoding path was compiled again after each full GC (measured in
-   * `npm run bench`, where that took more CPU than the decoding). One event of each kind keeps the
-   * shapes of the event, its payload and its timestamp alive.
-   */
-  last: object | undefined;
 }
 
 /** Per registry setup, what the trusted build knows of each kind (module-wide: it outlives a decoder). */
@@ -141,8 +132,8 @@ export class TrustedEventBuilder {
    * gives; undefined when the trusted build declines, for the full parse to answer.
    */
   build(kind: unknown, payload: unknown, provider: string | null, session: string | null, sequence: number, timestamp: Date, raw: JsonValue): AnyEvent | undefined {
-    // One array serves every event: the constructor copies the values out of it (and what it still
-    // holds of the last event, the kind's entry holds anyway).
+    // One array serves every event: the constructor copies the values out of it (what it still
+    // holds is the last event's, which the decoder holds anyway: see `Kept` in decoder.ts).
     const values = this.values;
 
     if (kind !== this.kindIn) {
@@ -197,9 +188,7 @@ export class TrustedEventBuilder {
     if (!this.othersHaveDefaults) return undefined;
     const others = this.others;
     for (let i = 0; i < others.length; i++) values[others[i]] = this.codec.missingValue(others[i]);
-    const event = this.codec.build(values, undefined);
-    entry.last = event;
-    return event as AnyEvent;
+    return this.codec.build(values, undefined) as AnyEvent;
   }
 
   /** What a given field stores for `value` (present or missing, as any parse reads it), or INVALID. */
@@ -241,7 +230,7 @@ export class TrustedEventBuilder {
     let entry = this.kinds.get(kind);
     if (entry === undefined) {
       const cls = this.setup.payloadClass?.(kind);
-      entry = { kind, parse: cls && trustedParserOf(cls, this.setup), last: undefined };
+      entry = { kind, parse: cls && trustedParserOf(cls, this.setup) };
       this.kinds.set(kind, entry);
     }
     return entry;

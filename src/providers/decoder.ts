@@ -87,20 +87,53 @@ interface Source {
   readonly value: JsonValue;
 }
 
+/** How many of the latest lines, and their events, `Kept` holds per profile. */
+const KEPT_LINES = 256;
+/** Longer lines are not held: at most KEPT_LINES lines of this size (a megabyte of text) stay alive per profile. */
+const KEPT_LINE_CHARS = 4096;
+
 /**
- * The decoder made last for each profile, held on purpose (as the codec's `kept`, see
- * accelerate.ts): optimized code refers weakly to the hidden classes of the objects it reads (the
- * decoder, its builder, the profile's state), and a full GC collects those of which no object is
- * left, throwing that code away. Runs that end and start (a runner's runs, the benches' decoders)
- * would otherwise compile the whole decoding path again after each full GC: measured in `npm run
- * bench`, that took more CPU than the decoding. It keeps one decoder's state and last line alive
- * per profile.
+ * What is held on purpose per profile (as the codec's `kept`, see accelerate.ts): the decoder made
+ * last, and the latest lines with the events made of them. Optimized code refers weakly to the
+ * hidden classes of the objects it reads: the decoder and its builder, the profile's state, the
+ * lines' JSON.parse objects (of each line type and nested shape), the objects a profile makes of
+ * them and the events. A full GC collects a hidden class of which no object is left (V8 keeps one
+ * a few GCs at most), and every function that read it is thrown away and compiled again. In a
+ * stream of lines that are garbage once decoded, that was each full GC, for the whole decoding
+ * path: measured in `npm run bench` (a full GC before each provider's block), that added 10-40% to
+ * the decoding, by provider. The latest KEPT_LINES lines hold the shapes that recur (the fixtures'
+ * transcripts repeat every 4 to 161 lines); a shape seen only longer ago costs at most one more
+ * compilation of the code that read it.
  */
-const lastDecoders = new WeakMap<object, LineDecoder>();
+class Kept {
+  decoder: LineDecoder | null = null;
+  private readonly lines: unknown[] = new Array<unknown>(KEPT_LINES).fill(null);
+  private readonly events: unknown[] = new Array<unknown>(KEPT_LINES).fill(null);
+  private next = 0;
+
+  /** Holds a line's JSON value and its events (an array the caller has too: what it does with it is its own business). */
+  hold(text: string, value: unknown, events: AnyEvent[]): void {
+    if (text.length > KEPT_LINE_CHARS) return;
+    const at = this.next;
+    this.lines[at] = value;
+    this.events[at] = events;
+    this.next = at + 1 === KEPT_LINES ? 0 : at + 1;
+  }
+}
+
+const KEPT = new WeakMap<object, Kept>();
 const NO_PROFILE = {};
 
-function keep(decoder: LineDecoder, profile: ProviderProfile | null): void {
-  lastDecoders.set(profile ?? NO_PROFILE, decoder);
+/** What is held for `profile` (null: a decoder still detecting it), with `decoder` as the last decoder. */
+function keep(decoder: LineDecoder, profile: ProviderProfile | null): Kept {
+  const key = profile ?? NO_PROFILE;
+  let kept = KEPT.get(key);
+  if (!kept) {
+    kept = new Kept();
+    KEPT.set(key, kept);
+  }
+  kept.decoder = decoder;
+  return kept;
 }
 
 /** The per-run machinery every provider shares: sequence, session id, time, raw, terminal state. */
@@ -122,6 +155,8 @@ class LineDecoder implements Decoder {
   private readonly keepRaw: 'all' | 'unmapped' | 'none';
   /** The trusted build of events in the registry in force (see `event`). */
   private readonly trusted: TrustedEventBuilder;
+  /** What is held for the profile (see `Kept`). */
+  private kept: Kept;
 
   constructor(
     profile: ProviderProfile | null,
@@ -133,7 +168,7 @@ class LineDecoder implements Decoder {
     this.sequence = options.startSequence ?? 0;
     this.keepRaw = options.keepRaw ?? 'all';
     this.trusted = new TrustedEventBuilder(options.registry);
-    keep(this, profile);
+    this.kept = keep(this, profile);
   }
 
   get provider(): ProviderId | null {
@@ -144,15 +179,22 @@ class LineDecoder implements Decoder {
     const text = typeof line === 'string' ? line : String(line);
     if (isBlank(text)) return [];
     const parsed = parseLine(text);
+    const events = isObject(parsed) ? this.decodeObject(text, parsed) : this.decodeText(text, parsed);
+    this.kept.hold(text, parsed, events);
+    return events;
+  }
+
+  /** A line that is not a JSON object (plain stdout text, a bare number…): held drafts are complete now. */
+  private decodeText(text: string, parsed: JsonValue | undefined): AnyEvent[] {
     // Held drafts (Gemini's open text) belong to the lines before this one: they are built
     // with the envelope state as it was (session, time), before this line is noted.
-    if (!isObject(parsed)) {
-      // Not a JSON object (plain stdout text, a bare number…): held drafts are complete now.
-      const released = this.build(this.release(null), null);
-      this.stampLine(null);
-      released.push(this.unmapped({ text, value: parsed === undefined ? text : parsed }));
-      return released;
-    }
+    const released = this.build(this.release(null), null);
+    this.stampLine(null);
+    released.push(this.unmapped({ text, value: parsed === undefined ? text : parsed }));
+    return released;
+  }
+
+  private decodeObject(text: string, parsed: JsonObject): AnyEvent[] {
     const source: Source = { text, value: parsed };
     if (!this.profile) this.adopt(parsed);
     const profile = this.profile;
@@ -160,6 +202,7 @@ class LineDecoder implements Decoder {
       this.stampLine(null);
       return [this.unmapped(source)];
     }
+    // As for text: held drafts first, in the envelope of the lines before.
     const released = this.build(this.release(parsed), null);
     this.noteLine(profile, parsed);
     let drafts: EventDraft[];
@@ -189,7 +232,7 @@ class LineDecoder implements Decoder {
     if (!profile) return;
     this.profile = profile;
     this.state = profile.newState();
-    keep(this, profile);
+    this.kept = keep(this, profile);
   }
 
   /** A line's session id and time apply to its own events and every later one. */
