@@ -1,9 +1,9 @@
 import type { ErrorSeverity } from '../payloads/error.payload';
 import { hasOwn, type JsonObject, type JsonValue } from '../schema/json';
-import { arr, errorDraft, finishDrafts, num, obj, pick, str } from './drafts';
+import { arr, copyOf, errorDraft, extend, finishDrafts, num, obj, pick, str } from './drafts';
 import { classifyApiError, nativeErrorMetadata, type ErrorCode } from './error-codes';
 import type { EventDraft, ProviderProfile } from './profile';
-import { usageDraft, usageFigures, type UsageFigures } from './usage';
+import { usageDraft, usageFigures, type UsageFigures, type UsageInput } from './usage';
 
 /*
  * Claude Code, `claude -p --output-format stream-json --verbose` (with or without
@@ -138,9 +138,8 @@ function apiRetry(line: JsonObject): EventDraft {
   const attempt = num(line.attempt);
   const max = num(line.max_retries);
   const message = `API request failed${status === null ? '' : ` (HTTP ${status})`}; retrying${attempt === null ? '' : ` (attempt ${attempt}${max === null ? '' : ` of ${max}`})`}`;
-  const metadata: JsonObject = { ...lineIds(line), ...nativeErrorMetadata({ status, type: str(line.error) }) };
-  Object.assign(metadata, pick(line, ['attempt', 'max_retries', 'retry_delay_ms']));
-  return errorDraft(message, 'warning', 'retry', metadata);
+  const metadata = extend(lineIds(line), nativeErrorMetadata({ status, type: str(line.error) }));
+  return errorDraft(message, 'warning', 'retry', pick(line, ['attempt', 'max_retries', 'retry_delay_ms'], metadata));
 }
 
 /**
@@ -148,8 +147,9 @@ function apiRetry(line: JsonObject): EventDraft {
  * to ask): the answer to a question nobody was asked, so an `approval_resolved` of that call.
  */
 function permissionDenied(line: JsonObject): EventDraft {
-  const metadata: JsonObject = { ...lineIds(line), automatic: true };
-  Object.assign(metadata, pick(line, ['tool_name', 'decision_reason_type', 'message', 'agent_id']));
+  const metadata = lineIds(line);
+  metadata.automatic = true;
+  pick(line, ['tool_name', 'decision_reason_type', 'message', 'agent_id'], metadata);
   const reason = str(line.decision_reason) || str(line.message);
   return { kind: 'approval_resolved', payload: { approval_id: str(line.tool_use_id), decision: 'deny', reason, metadata } };
 }
@@ -157,14 +157,14 @@ function permissionDenied(line: JsonObject): EventDraft {
 /** A notice the CLI shows the user (a hook's message, a stop it explains); `warning` level is a warning. */
 function informational(line: JsonObject): EventDraft {
   const severity: ErrorSeverity = line.level === 'warning' ? 'warning' : 'info';
-  const metadata: JsonObject = { ...lineIds(line), ...pick(line, ['level', 'tool_use_id', 'prevent_continuation', 'tag']) };
+  const metadata = pick(line, ['level', 'tool_use_id', 'prevent_continuation', 'tag'], lineIds(line));
   return errorDraft(str(line.content) ?? '', severity, 'notice', metadata);
 }
 
 /** The model refused; with a fallback model the turn is retried (a warning), without one it is an error. */
 function refusal(line: JsonObject): EventDraft {
   const fellBack = line.subtype === 'model_refusal_fallback';
-  const metadata: JsonObject = { ...lineIds(line), ...pick(line, ['original_model', 'fallback_model', 'direction', 'scope', 'api_refusal_category', 'retracted_message_uuids', 'request_id']) };
+  const metadata = pick(line, ['original_model', 'fallback_model', 'direction', 'scope', 'api_refusal_category', 'retracted_message_uuids', 'request_id'], lineIds(line));
   return errorDraft(str(line.content) || 'the model refused', fellBack ? 'warning' : 'error', 'refusal', metadata);
 }
 
@@ -190,8 +190,7 @@ function taskNotification(line: JsonObject, state: ClaudeState): EventDraft[] {
   const drafts: EventDraft[] = [];
   // A task this process did not start (a resumed session's): its call is announced here.
   if (id === null || !state.startedTasks.delete(id)) drafts.push({ kind: 'tool_use', payload: { tool_name: 'task', tool_call_id: id, input: {}, metadata: taskMetadata(line) } });
-  const metadata = taskMetadata(line);
-  Object.assign(metadata, pick(line, ['status', 'reason', 'output_file', 'usage', 'duration_ms', 'resource_links']));
+  const metadata = pick(line, ['status', 'reason', 'output_file', 'usage', 'duration_ms', 'resource_links'], taskMetadata(line));
   drafts.push({ kind: 'tool_result', payload: { tool_call_id: id, content: str(line.summary), is_error: line.status !== 'completed', metadata } });
   return drafts;
 }
@@ -199,8 +198,7 @@ function taskNotification(line: JsonObject, state: ClaudeState): EventDraft[] {
 function taskMetadata(line: JsonObject): JsonObject {
   const metadata: JsonObject = lineIds(line);
   copy(line, metadata, 'tool_use_id', 'parent_tool_call_id');
-  Object.assign(metadata, pick(line, ['run_id', 'is_backgrounded', 'spawn_depth', 'parent_task_id', 'skip_transcript', 'ambient']));
-  return metadata;
+  return pick(line, ['run_id', 'is_backgrounded', 'spawn_depth', 'parent_task_id', 'skip_transcript', 'ambient'], metadata);
 }
 
 // ---- rate limits and login -----------------------------------------------------------------
@@ -214,14 +212,18 @@ function rateLimit(line: JsonObject): EventDraft[] {
   const resets = num(info?.resetsAt);
   const when = resets === null ? '' : `; resets at ${new Date(resets * 1000).toISOString()}`;
   const message = `${status === 'rejected' ? 'rate limit reached' : 'nearing the rate limit'}${kind === null ? '' : ` (${kind})`}${when}`;
-  return [errorDraft(message, status === 'rejected' ? 'error' : 'warning', 'rate_limit', { ...lineIds(line), rate_limit_info: info })];
+  const metadata = lineIds(line);
+  metadata.rate_limit_info = info;
+  return [errorDraft(message, status === 'rejected' ? 'error' : 'warning', 'rate_limit', metadata)];
 }
 
 /** Logging in: only a failure means something to the run. */
 function authStatus(line: JsonObject): EventDraft[] {
   const error = str(line.error);
   if (error === null) return [];
-  return [errorDraft(error, 'error', 'auth', { ...lineIds(line), output: line.output ?? [] })];
+  const metadata = lineIds(line);
+  metadata.output = line.output ?? [];
+  return [errorDraft(error, 'error', 'auth', metadata)];
 }
 
 // ---- assistant and user ----------------------------------------------------------------
@@ -253,7 +255,7 @@ function syntheticError(line: JsonObject, message: JsonObject, metadata: JsonObj
     .map((block) => str(block.text) ?? '')
     .join('');
   const fields = { status: num(line.api_error_status), type: str(line.api_error_type) ?? str(line.error) };
-  return errorDraft(text || 'API error', 'error', classifyApiError(fields), { ...metadata, ...nativeErrorMetadata(fields) });
+  return errorDraft(text || 'API error', 'error', classifyApiError(fields), extend(copyOf(metadata), nativeErrorMetadata(fields)));
 }
 
 function assistantBlock(block: JsonObject, model: string | null, metadata: JsonObject): EventDraft {
@@ -262,7 +264,7 @@ function assistantBlock(block: JsonObject, model: string | null, metadata: JsonO
       return { kind: 'thinking', payload: { content: str(block.thinking) ?? '', signature: str(block.signature), metadata } };
     case 'redacted_thinking':
       // Encrypted reasoning: nothing readable, the opaque data stays in the metadata.
-      return { kind: 'thinking', payload: { content: '', signature: null, metadata: { ...metadata, redacted: true, data: block.data ?? null } } };
+      return { kind: 'thinking', payload: { content: '', signature: null, metadata: redacted(metadata, block) } };
     case 'tool_use':
     case 'server_tool_use':
     case 'mcp_tool_use':
@@ -277,28 +279,38 @@ function assistantBlock(block: JsonObject, model: string | null, metadata: JsonO
   }
 }
 
+/** The metadata of a redacted thinking block: the message's, marked, with the opaque data. */
+function redacted(metadata: JsonObject, block: JsonObject): JsonObject {
+  const own = copyOf(metadata);
+  own.redacted = true;
+  own.data = block.data ?? null;
+  return own;
+}
+
 /** User lines hold tool results (one event each) and text; consecutive other blocks make one user_message. */
 function user(line: JsonObject): EventDraft[] {
   const message = obj(line.message) ?? {};
   const metadata = messageMetadata(line, message);
   const blocks = contentBlocks(message.content);
-  const single = blocks.filter(isToolResult).length === 1;
+  let results = 0;
+  for (const block of blocks) if (isToolResult(block)) results++;
   const drafts: EventDraft[] = [];
   let text: JsonObject[] = [];
-  const flush = () => {
-    if (text.length > 0) drafts.push({ kind: 'user_message', payload: { content: text, metadata } });
-    text = [];
-  };
   for (const block of blocks) {
     if (isToolResult(block)) {
-      flush();
-      drafts.push(toolResult(block, toolResultMetadata(line, block, metadata, single)));
+      if (text.length > 0) drafts.push(userMessage(text, metadata));
+      text = [];
+      drafts.push(toolResult(block, toolResultMetadata(line, block, metadata, results === 1)));
     } else {
       text.push(block);
     }
   }
-  flush();
+  if (text.length > 0) drafts.push(userMessage(text, metadata));
   return drafts;
+}
+
+function userMessage(content: JsonObject[], metadata: JsonObject): EventDraft {
+  return { kind: 'user_message', payload: { content, metadata } };
 }
 
 /**
@@ -307,11 +319,11 @@ function user(line: JsonObject): EventDraft[] {
  * (how permission was decided, or why the tool did not run).
  */
 function toolResultMetadata(line: JsonObject, block: JsonObject, metadata: JsonObject, single: boolean): JsonObject {
-  const extra: JsonObject = {};
-  if (single && line.tool_use_result !== undefined) extra.tool_use_result = line.tool_use_result;
+  const own = copyOf(metadata);
+  if (single && line.tool_use_result !== undefined) own.tool_use_result = line.tool_use_result;
   const meta = arr(line.tool_result_meta).find((entry) => obj(entry)?.id === block.tool_use_id);
-  if (meta !== undefined) extra.tool_result_meta = meta;
-  return { ...metadata, ...extra };
+  if (meta !== undefined) own.tool_result_meta = meta;
+  return own;
 }
 
 function toolResult(block: JsonObject, metadata: JsonObject): EventDraft {
@@ -328,11 +340,18 @@ function isToolResult(block: JsonObject): boolean {
 /** A message's content as blocks: a plain string (Claude's echoed prompts, Amp) is one text block. */
 function contentBlocks(content: JsonValue | undefined): JsonObject[] {
   if (typeof content === 'string') return content === '' ? [] : [{ type: 'text', text: content }];
-  return arr(content).flatMap((block) => {
-    const object = obj(block);
-    return object ? [object] : [];
-  });
+  const blocks: JsonObject[] = [];
+  if (Array.isArray(content)) {
+    for (const block of content) {
+      const object = obj(block);
+      if (object) blocks.push(object);
+    }
+  }
+  return blocks;
 }
+
+/** What a message line says beside its message, kept in the metadata as it is. */
+const MESSAGE_KEYS = ['error', 'api_error_status', 'api_error_type', 'request_id', 'aborted', 'supersedes', 'agent_id', 'subagent_type', 'task_description'];
 
 /** What every event of an assistant or user line says about where it came from. */
 function messageMetadata(line: JsonObject, message: JsonObject): JsonObject {
@@ -343,7 +362,7 @@ function messageMetadata(line: JsonObject, message: JsonObject): JsonObject {
   // A synthetic assistant message ("API Error: 400 …", "Not logged in") names the API error it stands for.
   // `aborted`: cut off by an interrupt; `supersedes`: the uuids of earlier messages this one replaces (a
   // refusal fallback); the subagent that wrote it.
-  Object.assign(metadata, pick(line, ['error', 'api_error_status', 'api_error_type', 'request_id', 'aborted', 'supersedes', 'agent_id', 'subagent_type', 'task_description']));
+  pick(line, MESSAGE_KEYS, metadata);
   if (line.isReplay === true) metadata.replay = true;
   if (line.isSynthetic === true) metadata.synthetic = true;
   return metadata;
@@ -351,11 +370,16 @@ function messageMetadata(line: JsonObject, message: JsonObject): JsonObject {
 
 /** The line's own id (`uuid`, every SDK message has one): it ties each event to the line the SDK and transcripts name. */
 function lineIds(line: JsonObject): JsonObject {
-  return pick(line, ['uuid']);
+  return pick(line, LINE_ID_KEYS);
 }
 
+const LINE_ID_KEYS = ['uuid'];
+
 function withBlockType(metadata: JsonObject, block: JsonObject, usual: string): JsonObject {
-  return block.type === usual || block.type === undefined ? metadata : { ...metadata, block_type: block.type };
+  if (block.type === usual || block.type === undefined) return metadata;
+  const own = copyOf(metadata);
+  own.block_type = block.type;
+  return own;
 }
 
 // ---- stream_event (--include-partial-messages) -------------------------------------------
@@ -380,7 +404,10 @@ function streamEvent(line: JsonObject, state: ClaudeState): EventDraft[] {
     return [{ kind: 'assistant_delta', payload: { content: str(delta.text) ?? '', index: index !== null && index >= 0 ? Math.floor(index) : null, metadata } }];
   }
   if (delta?.type === 'thinking_delta') {
-    return [{ kind: 'thinking', payload: { content: str(delta.thinking) ?? '', signature: null, metadata: { ...metadata, delta: true, index } } }];
+    // The metadata is this delta's own: its keys are added to it.
+    metadata.delta = true;
+    metadata.index = index;
+    return [{ kind: 'thinking', payload: { content: str(delta.thinking) ?? '', signature: null, metadata } }];
   }
   return [];
 }
@@ -421,6 +448,9 @@ const FAILURE_CODES: Readonly<Record<string, ErrorCode>> = {
   aborted_tools: 'aborted',
 };
 
+/** What a result line says of the run, kept in the result's metadata as it is. */
+const RESULT_KEYS = ['subtype', 'is_error', 'terminal_reason', 'num_turns', 'duration_ms', 'duration_api_ms', 'api_error_status', 'permission_denials', 'deferred_tool_use'];
+
 function result(line: JsonObject, state: ClaudeState): EventDraft[] {
   const drafts: EventDraft[] = [];
   const usage = obj(line.usage);
@@ -433,7 +463,9 @@ function result(line: JsonObject, state: ClaudeState): EventDraft[] {
     const metadata: JsonObject = lineIds(line);
     if (usage) metadata.main_loop_usage = usage;
     if (modelUsage) metadata.model_usage = modelUsage;
-    drafts.push(usageDraft({ ...figures, cost_usd: line.total_cost_usd }, 'cumulative', metadata));
+    const input: UsageInput = figures;
+    input.cost_usd = line.total_cost_usd;
+    drafts.push(usageDraft(input, 'cumulative', metadata));
   }
   const subtype = str(line.subtype);
   const terminal = str(line.terminal_reason);
@@ -441,7 +473,7 @@ function result(line: JsonObject, state: ClaudeState): EventDraft[] {
   // Any sign of failure: Claude prints `"subtype":"success"` with `"is_error":true` for API errors,
   // and an `error_*` subtype (max turns, budget) may come with `"is_error":false`.
   const failed = line.is_error === true || (subtype?.startsWith('error') ?? false) || (terminal !== null && terminal !== 'completed' && !paused);
-  const metadata: JsonObject = { ...lineIds(line), ...pick(line, ['subtype', 'is_error', 'terminal_reason', 'num_turns', 'duration_ms', 'duration_api_ms', 'api_error_status', 'permission_denials', 'deferred_tool_use']) };
+  const metadata = pick(line, RESULT_KEYS, lineIds(line));
   const apiFields = { status: num(line.api_error_status), type: str(line.api_error_type) };
   const apiFailure = apiFields.status !== null || apiFields.type !== null;
   drafts.push(
@@ -497,7 +529,8 @@ export function anthropicUsage(usage: JsonObject): UsageFigures {
 
 /** The provider's own words for a failure: `result` (Claude), `errors` (error_* subtypes), `error` (Amp). */
 function errorText(line: JsonObject): string | null {
-  const errors = arr(line.errors).flatMap((entry) => (typeof entry === 'string' ? [entry] : []));
+  const errors: string[] = [];
+  for (const entry of arr(line.errors)) if (typeof entry === 'string') errors.push(entry);
   return str(line.result) || errors.join('; ') || str(line.error) || str(obj(line.error)?.message) || null;
 }
 

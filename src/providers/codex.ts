@@ -72,14 +72,17 @@ function decodeItem(phase: Phase, item: JsonObject | null, state: CodexState): E
   if (TOOL_ITEMS.has(type)) return toolItem(phase, type, id, item, state);
   // Messages, reasoning and error items arrive once, complete; other phases stay raw.
   if (phase !== 'item.completed') return [];
+  // The item's own metadata: keys are added to it.
   const metadata: JsonObject = id === null ? {} : { item_id: id };
   switch (type) {
     case 'agent_message':
       // `phase` tells commentary between tool calls from the final answer (newer versions).
-      return agentMessage(str(item.text), item.phase === undefined ? metadata : { ...metadata, phase: item.phase }, state);
+      if (item.phase !== undefined) metadata.phase = item.phase;
+      return agentMessage(str(item.text), metadata, state);
     case 'plan':
       // Plan mode's proposed plan: the turn's answer when there is no agent message.
-      return agentMessage(str(item.text), { ...metadata, item_type: 'plan' }, state);
+      metadata.item_type = 'plan';
+      return agentMessage(str(item.text), metadata, state);
     case 'reasoning':
       return [{ kind: 'thinking', payload: { content: str(item.text) ?? '', metadata } }];
     case 'error':

@@ -1,5 +1,5 @@
 import type { ErrorSeverity } from '../payloads/error.payload';
-import type { JsonObject, JsonValue } from '../schema/json';
+import { hasOwn, setOwn, type JsonObject, type JsonValue } from '../schema/json';
 import type { ErrorCode } from './error-codes';
 import type { EventDraft } from './profile';
 
@@ -24,11 +24,37 @@ export function obj(value: unknown): JsonObject | null {
   return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as JsonObject) : null;
 }
 
-/** The `keys` that `from` has (own, not undefined), as a new object: what a profile keeps of a line as it is. */
-export function pick(from: JsonObject, keys: readonly string[]): JsonObject {
-  const picked: JsonObject = {};
-  for (const key of keys) if (Object.prototype.hasOwnProperty.call(from, key) && from[key] !== undefined) picked[key] = from[key];
-  return picked;
+/*
+ * Building metadata: a profile adds keys to a fresh object (`pick`, `extend`, `copyOf` then plain
+ * assignments) rather than spreading an object into a literal with more keys after it: on Node 20
+ * `{ ...metadata, key: value }` takes V8's slow path (0.4 µs and more per object, measured on the
+ * decoding benches), while assigning the same keys in the same order gives the same object.
+ */
+
+/**
+ * The `keys` that `from` has (own, not undefined), set on `into` (default: a new object) in the
+ * order of `keys`: what a profile keeps of a line as it is. `keys` are the profile's own names
+ * (none is `__proto__`), so they are assigned as they are.
+ */
+export function pick(from: JsonObject, keys: readonly string[], into: JsonObject = {}): JsonObject {
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i];
+    // The load first: most keys are absent, and the own-key test is only needed for a value found.
+    const value = from[key];
+    if (value !== undefined && hasOwn(from, key)) into[key] = value;
+  }
+  return into;
+}
+
+/** Sets the own keys of `from` on `to`, in order (a `__proto__` key stays a key); answers `to`: `{ ...to, ...from }` without a copy. */
+export function extend(to: JsonObject, from: JsonObject): JsonObject {
+  for (const key in from) if (hasOwn(from, key)) setOwn(to, key, from[key]);
+  return to;
+}
+
+/** A copy of `from` (its own keys, in order) to add keys to: `{ ...from, key: value }` is `copyOf(from)` and an assignment. */
+export function copyOf(from: JsonObject): JsonObject {
+  return extend({}, from);
 }
 
 /** `value` when it is an array, else an empty one. */

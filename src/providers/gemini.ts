@@ -93,7 +93,7 @@ function decodeError(line: JsonObject, state: GeminiState): EventDraft[] {
 function apiError(message: string, type: string | null): ApiError & { body: boolean } {
   // Gemini CLI names every API error type "unknown": the body's own status says more.
   const error = readApiError(message, { type: type === 'unknown' ? null : type });
-  return { ...error, body: error.message !== message };
+  return { message: error.message, code: error.code, metadata: error.metadata, body: error.message !== message };
 }
 
 function decodeResult(line: JsonObject, state: GeminiState): EventDraft[] {
