@@ -203,18 +203,19 @@ class LineDecoder implements Decoder {
       return [this.unmapped(source)];
     }
     // As for text: held drafts first, in the envelope of the lines before.
-    const released = this.build(this.release(parsed), null);
+    const held = this.release(parsed);
+    const released = held.length === 0 ? null : this.build(held, null);
     this.noteLine(profile, parsed);
     let drafts: EventDraft[];
     try {
       drafts = checkDrafts(profile.decode(parsed, this.state));
     } catch (error) {
-      released.push(this.unmapped(source, { decode_error: describe(error) }));
-      return released;
+      return append(released, this.unmapped(source, { decode_error: describe(error) }));
     }
-    if (drafts.length === 0) released.push(this.unmapped(source));
-    else this.build(drafts, source, released);
-    return released;
+    if (drafts.length === 0) return append(released, this.unmapped(source));
+    // Most lines are one event, and no event was held: an array of one, made at its size.
+    if (released === null && drafts.length === 1 && 0 in drafts) return [this.event(drafts[0], source, false)];
+    return this.build(drafts, source, released ?? []);
   }
 
   end(exit?: ExitInfo): AnyEvent[] {
@@ -355,6 +356,13 @@ class LineDecoder implements Decoder {
       raw: this.keepRaw === 'none' || source === null ? null : source.text,
     });
   }
+}
+
+/** `events` (null: none yet) with `event` added. */
+function append(events: AnyEvent[] | null, event: AnyEvent): AnyEvent[] {
+  if (events === null) return [event];
+  events.push(event);
+  return events;
 }
 
 /** What a profile with nothing held releases. */

@@ -141,18 +141,30 @@ export function checkParsedJson(value: unknown, path: IssuePath, key?: string | 
   return serializableIssue([...at, ...found.keys.reverse()], found.type);
 }
 
-/** Where a trusted value cannot be written back as JSON, keys innermost first; allocates only when something is found. */
-function unwritable(node: unknown, depth: number): { type: NonJsonType; keys: (string | number)[] } | undefined {
-  if (typeof node !== 'object') {
-    if (typeof node === 'string' || typeof node === 'boolean') return undefined;
-    if (typeof node === 'number') return Number.isFinite(node) ? undefined : { type: 'non_finite', keys: [] };
-    return { type: typeof node as NonJsonType, keys: [] };
-  }
+/** Where a trusted value cannot be written back as JSON: its type, and the keys to it innermost first. */
+interface Unwritable {
+  type: NonJsonType;
+  keys: (string | number)[];
+}
+
+/** A string, boolean, null or finite number: JSON as it is, with nothing inside to check. */
+function isJsonScalar(value: unknown): boolean {
+  return typeof value === 'string' || value === null || typeof value === 'boolean' || (typeof value === 'number' && Number.isFinite(value));
+}
+
+/**
+ * Where a trusted value cannot be written back as JSON; allocates only when something is found.
+ * A child that is a JSON scalar, the most common value, is passed over without a call.
+ */
+function unwritable(node: unknown, depth: number): Unwritable | undefined {
+  if (typeof node !== 'object') return isJsonScalar(node) ? undefined : { type: typeof node === 'number' ? 'non_finite' : (typeof node as NonJsonType), keys: [] };
   if (node === null) return undefined;
   if (depth >= MAX_JSON_DEPTH) return { type: 'too_deep', keys: [] };
   if (Array.isArray(node)) {
     for (let i = 0; i < node.length; i++) {
-      const found = unwritable(node[i], depth + 1);
+      const child: unknown = node[i];
+      if (isJsonScalar(child)) continue;
+      const found = unwritable(child, depth + 1);
       if (found) return found.keys.push(i), found;
     }
     return undefined;
@@ -160,7 +172,9 @@ function unwritable(node: unknown, depth: number): { type: NonJsonType; keys: (s
   const proto = Object.getPrototypeOf(node) as unknown;
   if (proto !== Object.prototype && proto !== null) return { type: 'instance', keys: [] };
   for (const k in node) {
-    const found = unwritable((node as Record<string, unknown>)[k], depth + 1);
+    const child: unknown = (node as Record<string, unknown>)[k];
+    if (isJsonScalar(child)) continue;
+    const found = unwritable(child, depth + 1);
     // for-in also lists keys a polluted Object.prototype makes enumerable: only own values count.
     if (found && hasOwn(node, k)) return found.keys.push(k), found;
   }
@@ -187,7 +201,7 @@ export function validateSerializable(value: unknown, path: IssuePath = []): Issu
 export function readJsonData(value: unknown, trusted: boolean): unknown {
   let issue: Issue | undefined;
   if (trusted) {
-    if (typeof value === 'string' || typeof value === 'boolean' || value === null || (typeof value === 'number' && Number.isFinite(value))) return value;
+    if (isJsonScalar(value)) return value;
     issue = checkParsedJson(value, []);
     if (!issue) return value;
   } else {
