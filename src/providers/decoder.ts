@@ -241,7 +241,7 @@ class LineDecoder implements Decoder {
     // A malformed id or time field is ignored: the line's events take the previous ones.
     try {
       const id = profile.sessionId(line);
-      if (typeof id === 'string' && id.trim() !== '') this.sessionId = id;
+      if (typeof id === 'string' && !isBlank(id)) this.sessionId = id;
     } catch {
       // keep the previous session id
     }
@@ -406,7 +406,7 @@ function isDraft(draft: unknown): boolean {
   return typeof draft === 'object' && draft !== null;
 }
 
-/** `text.trim() === ''`, without the builtin call for a line that starts with printable ASCII (a JSON line does). */
+/** `text.trim() === ''`, without the builtin call for text that starts with printable ASCII (a JSON line, a session id). */
 function isBlank(text: string): boolean {
   const first = text.charCodeAt(0);
   return !(first > 32 && first < 127) && text.trim() === '';
