@@ -100,7 +100,7 @@ const KEPT_LINE_CHARS = 4096;
  * them and the events. A full GC collects a hidden class of which no object is left (V8 keeps one
  * a few GCs at most), and every function that read it is thrown away and compiled again. In a
  * stream of lines that are garbage once decoded, that was each full GC, for the whole decoding
- * path: measured in `npm run bench` (a full GC before each provider's block), that added 10-40% to
+ * path: measured in `npm run bench` (a full GC before each provider's block), that added 7-40% to
  * the decoding, by provider. The latest KEPT_LINES lines hold the shapes that recur (the fixtures'
  * transcripts repeat every 4 to 161 lines); a shape seen only longer ago costs at most one more
  * compilation of the code that read it.
