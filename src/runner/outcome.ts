@@ -9,6 +9,13 @@ import type { RunCost, RunOutcome, RunStatus } from './types';
  */
 export type StopReason = 'aborted' | 'timeout' | 'idle_timeout' | 'finished';
 
+/** A stop that ends the run itself (all but `finished`): its error code and the run's status. */
+export const STOP_ENDINGS: Readonly<Record<Exclude<StopReason, 'finished'>, { readonly code: 'aborted' | 'timeout' | 'idle_timeout'; readonly status: RunStatus }>> = {
+  aborted: { code: 'aborted', status: 'aborted' },
+  timeout: { code: 'timeout', status: 'timed_out' },
+  idle_timeout: { code: 'idle_timeout', status: 'timed_out' },
+};
+
 /** Adds up a run's events as they pass: counts by kind, usage, session id, the CLI's own result. */
 export class OutcomeTally {
   readonly counts = Object.fromEntries(KINDS.map((kind) => [kind, 0])) as Record<EventKind, number>;
@@ -56,8 +63,7 @@ export class OutcomeTally {
    */
   outcome(exit: { code: number | null; signal: string | null }, stop: StopReason | null, spawnFailed: boolean): RunOutcome {
     let status: RunStatus;
-    if (stop === 'timeout' || stop === 'idle_timeout') status = 'timed_out';
-    else if (stop === 'aborted') status = 'aborted';
+    if (stop !== null && stop !== 'finished') status = STOP_ENDINGS[stop].status;
     else if (stop === 'finished') status = this.completed ? 'completed' : 'failed';
     else if (spawnFailed || exit.code !== 0 || exit.signal !== null || this.resultStatus !== 'completed') status = 'failed';
     else status = 'completed';

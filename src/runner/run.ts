@@ -9,7 +9,7 @@ import { EventQueue } from './event-queue';
 import { resolveExecutable } from './executable';
 import { buildArgv, defaultExecutable, FLAGS, promptGoesOnStdin, refuseNul } from './flags';
 import { trackLiveTree } from './host-exit';
-import { OutcomeTally, type StopReason } from './outcome';
+import { OutcomeTally, STOP_ENDINGS, type StopReason } from './outcome';
 import { ProcessTree, watchTree } from './process-tree';
 import { resumeBaseline } from './resume-baseline';
 import { StderrLines } from './stderr-lines';
@@ -348,8 +348,7 @@ class ChildRun implements Run {
     } else if (stop && stop !== 'finished') {
       // The decoder's "no result line" ending does not apply: the runner ended the run, and says so.
       const owed = this.decoder.end(exit).filter((event) => event.kind !== 'result' && !(event.kind === 'error' && event.payload.code === 'no_result'));
-      const code = stop === 'timeout' ? 'timeout' : stop === 'idle_timeout' ? 'idle_timeout' : 'aborted';
-      const status = stop === 'aborted' ? 'aborted' : 'timed_out';
+      const { code, status } = STOP_ENDINGS[stop];
       this.emit(owed);
       // A result the CLI printed itself is kept, and no second one added.
       this.emit(this.ending({ message: this.stopMessage, code, metadata: { exit_code: exit.code, signal: exit.signal } }, this.tally.sawResult ? null : { status, stop_reason: code }));
