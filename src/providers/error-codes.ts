@@ -26,7 +26,6 @@ export const ERROR_CODES = [
   'max_tokens', // the output hit its limit
   'budget', // a spending limit
   'refusal', // the model refused
-  'tool_error',
   'compaction_failed',
   'notice', // an informational line of the CLI's
   'execution', // the CLI failed during the run
