@@ -1,0 +1,308 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import type { Writable } from 'node:stream';
+import { Event, type AnyEvent } from '../events/event';
+import type { ErrorSeverity } from '../payloads/error.payload';
+import { laterOf, type ExitInfo } from '../providers/decoder';
+import type { ErrorCode } from '../providers/error-codes';
+import { splitLines } from '../providers/lines';
+import { EventQueue } from './event-queue';
+import { trackLiveTree } from './host-exit';
+import { ProcessTree, watchTree } from './process-tree';
+import { StderrLines } from './stderr-lines';
+
+/** How much of the CLI's stderr is kept for a "no result" error: the reason is usually there. */
+const STDERR_TAIL_LINES = 20;
+const STDERR_TAIL_CHARS = 4096;
+
+/** What to spawn, and what goes on the CLI's stdin. */
+export interface SpawnSpec {
+  readonly executable: string;
+  readonly args: readonly string[];
+  readonly cwd: string;
+  readonly env: NodeJS.ProcessEnv;
+  /** null: no stdin; a string: written, then the pipe is closed; `'open'`: a pipe the owner writes to (sessions). */
+  readonly stdin: string | null | 'open';
+  /** Milliseconds between SIGTERM and SIGKILL when stopping. */
+  readonly graceMs: number;
+}
+
+/** How the CLI process ended: its exit, or the error that kept it from starting. */
+export interface Settled {
+  readonly exit: ExitInfo;
+  readonly spawnError: Error | null;
+}
+
+/** The `error` an ending carries (and the `result`, when the ending owes one). */
+export interface EndingError {
+  message: string;
+  code: ErrorCode;
+  severity?: ErrorSeverity;
+  metadata?: Record<string, number | string | null>;
+}
+
+/** @internal The runner's view of its own backpressure, for tests: events held, their bound, and whether output is paused. */
+export interface Backpressure {
+  readonly queued: number;
+  readonly limit: number;
+  readonly paused: boolean;
+  /** How many times reading the child's output had to wait for the consumer. */
+  readonly waits: number;
+  /** Bytes waiting in the child's stdout stream buffer (bounded by its high-water mark). */
+  readonly stdoutBuffered: number;
+}
+
+/**
+ * One CLI process and every process it starts, as runs and sessions both need it: spawned without a
+ * shell in a process group of its own (`detached`, so a stop can signal the whole group), its tree
+ * tracked so that no process outlives it or the host, stdout read line by line into events and
+ * stderr into `stderr` events, through one bounded queue (a slow consumer pauses the child's
+ * stdout), with one sequence and timestamps that never go backwards. What a line means and how
+ * the stream ends is the subclass's.
+ */
+export abstract class CliProcess {
+  readonly pid: number | undefined;
+  readonly argv: readonly string[];
+
+  /** Null when the spawn itself threw (E2BIG, an invalid argument). */
+  protected readonly child: ChildProcess | null;
+  protected readonly queue = new EventQueue();
+  protected readonly tree: ProcessTree | null;
+  protected readonly graceMs: number;
+  /** The last lines of stderr, for the error of a CLI that ends without a result. */
+  protected readonly stderrTail: string[] = [];
+  protected readonly cleanups: (() => void)[] = [];
+  /** The CLI has exited (or never started). */
+  protected exited = false;
+  /** The stop of the process tree under way, once one was asked for. */
+  protected stopping: Promise<void> | null = null;
+  private readonly exit: Promise<ExitInfo | { spawnError: Error }>;
+  private pumps: Promise<void>[] = [];
+  private sequence = 0;
+  /** The latest timestamp emitted: stderr events (stamped now) and stdout events (their line's time) interleave in time order. */
+  private lastTime: Date | null = null;
+  private iterated = false;
+
+  constructor(
+    readonly provider: string,
+    private readonly spec: SpawnSpec,
+  ) {
+    this.argv = [spec.executable, ...spec.args];
+    this.graceMs = spec.graceMs;
+    let child: ChildProcess | null = null;
+    let thrown: Error | null = null;
+    try {
+      const stdin = spec.stdin === null ? 'ignore' : 'pipe';
+      child = spawn(spec.executable, [...spec.args], { cwd: spec.cwd, env: spec.env, stdio: [stdin, 'pipe', 'pipe'], detached: true, windowsHide: true });
+    } catch (error) {
+      // E2BIG (argv and environment over the system's limit) and invalid arguments throw here, not as an 'error' event.
+      thrown = toError(error);
+    }
+    this.child = child;
+    this.pid = child?.pid;
+    this.tree = this.pid === undefined ? null : new ProcessTree(this.pid);
+    this.exit = new Promise<ExitInfo | { spawnError: Error }>((resolve) => {
+      if (!child) return resolve({ spawnError: thrown ?? new Error('spawn failed') });
+      // A spawn that failed (pid undefined) also emits 'exit', with an errno name as its code: its 'error' tells more.
+      child.once('exit', (code, signal) => {
+        if (this.pid !== undefined) resolve({ code, signal });
+      });
+      child.once('error', (spawnError) => resolve({ spawnError }));
+    });
+    // A CLI that exits before reading all of its stdin closes the pipe (EPIPE): its exit tells the rest.
+    child?.stdin?.on('error', () => undefined);
+    if (typeof spec.stdin === 'string' && spec.stdin !== 'open') child?.stdin?.end(spec.stdin);
+  }
+
+  /** @internal See `Backpressure`. */
+  get backpressure(): Backpressure {
+    return { queued: this.queue.length, limit: this.queue.limit, paused: this.queue.paused, waits: this.queue.waits, stdoutBuffered: this.child?.stdout?.readableLength ?? 0 };
+  }
+
+  /** The events of one stdout line. */
+  protected abstract lineEvents(line: string): readonly AnyEvent[];
+
+  /** The session id stderr events carry: the one of the stdout events so far (none before it is announced). */
+  protected abstract currentSessionId(): string | null;
+
+  /** Reading the output failed: the owner stops the CLI (it would block on a full pipe with nobody reading). */
+  protected abstract readFailed(message: string): void;
+
+  /** Every event, as it is queued (the owner's tally). */
+  protected noted(_event: AnyEvent): void {}
+
+  /** The CLI printed something (stdout or stderr). */
+  protected heardFrom(): void {}
+
+  /** Starts reading the CLI's output and tracking its tree; the owner calls it once its own state is ready. */
+  protected startPumps(): void {
+    if (this.pid === undefined) return;
+    this.pumps = [this.pumpStdout(), this.pumpStderr()];
+    if (this.tree) {
+      this.cleanups.push(watchTree(this.tree));
+      this.cleanups.push(trackLiveTree(this.tree, this.graceMs));
+    }
+  }
+
+  /** The CLI's stdin, for an owner that keeps it open; null once it is gone. */
+  protected get stdin(): Writable | null {
+    const stdin = this.child?.stdin;
+    return stdin && !stdin.destroyed && !stdin.writableEnded ? stdin : null;
+  }
+
+  /** SIGTERM to the CLI and every process it started, SIGKILL after the grace period; once. */
+  protected stopTree(): void {
+    if (this.stopping || this.exited) return;
+    // From now on the output is finite: it is read to the end whether or not anyone consumes it.
+    this.queue.unbound();
+    this.stopping = this.tree ? this.tree.stop(this.graceMs) : Promise.resolve(void this.child?.kill('SIGKILL'));
+  }
+
+  /**
+   * Waits for the CLI to exit, then for whatever it left behind (its group, commands that left the
+   * tree) to be stopped and for its output to be read to the end.
+   */
+  protected async settle(): Promise<Settled> {
+    const result = await this.exit;
+    this.exited = true;
+    this.queue.unbound();
+    // Not `instanceof Error`: Node's errors come from another realm when run inside a vm (jest).
+    const spawnError = 'spawnError' in result ? result.spawnError : null;
+    const exit: ExitInfo = 'spawnError' in result ? { code: null, signal: null } : result;
+    if (this.stopping) await this.stopping;
+    else if (this.tree) {
+      this.tree.refresh();
+      if (this.tree.running().length > 0) await this.tree.stop(this.graceMs);
+    }
+    for (const cleanup of this.cleanups) cleanup();
+    // A process outside the known tree may still hold the pipes open: after a grace period the
+    // output is cut off, so that the stream always ends.
+    const drained = Promise.all(this.pumps);
+    if ((await Promise.race([drained.then(() => true), delay(this.graceMs).then(() => false)])) === false) {
+      this.child?.stdout?.destroy();
+      this.child?.stderr?.destroy();
+    }
+    await drained;
+    return { exit, spawnError };
+  }
+
+  /**
+   * Every event passes here, in the order the consumer sees it: one sequence (stdout and stderr
+   * interleaved), timestamps that never go backwards across the two, and the owner's tally.
+   */
+  protected emit(events: readonly AnyEvent[]): void {
+    for (const event of events) {
+      event.sequence = this.sequence++;
+      event.timestamp = this.lastTime = laterOf(event.timestamp, this.lastTime);
+      this.queue.push(event);
+      this.noted(event);
+    }
+  }
+
+  /** The `error` (and `result`, unless null) the library itself ends a run or a turn with. */
+  protected ending(error: EndingError, result: { status: string; stop_reason: string } | null): AnyEvent[] {
+    const envelope = { provider: this.provider, provider_session_id: this.currentSessionId() };
+    const { metadata = {}, severity = 'fatal' } = error;
+    const events: AnyEvent[] = [Event.create('error', { ...envelope, payload: { ...error, severity, metadata } })];
+    if (result) events.push(Event.create('result', { ...envelope, payload: { ...result, metadata } }));
+    return events;
+  }
+
+  /** The message of a spawn that failed: E2BIG and ENOENT say nothing clear on their own. */
+  protected spawnFailure(error: Error): string {
+    const code = (error as { code?: unknown }).code;
+    const why =
+      code === 'E2BIG'
+        ? ' (the arguments and environment are larger than the system allows)'
+        : code === 'ENOENT'
+          ? ` (the executable or the working directory ${this.spec.cwd} is gone)`
+          : '';
+    return `could not start ${this.spec.executable}: ${error.message}${why}`;
+  }
+
+  /**
+   * The events, once: `leave` runs when the consumer leaves the `for await` early (and the loop goes
+   * on only once `done` has settled).
+   */
+  protected iterate(leave: () => void, done: () => Promise<unknown>, what: string): AsyncIterator<AnyEvent> {
+    if (this.iterated) throw new TypeError(`a ${what} can be iterated only once`);
+    this.iterated = true;
+    const iterator: AsyncIterableIterator<AnyEvent> = {
+      next: async () => {
+        const event = await this.queue.next();
+        return event ? { value: event, done: false } : { value: undefined, done: true };
+      },
+      return: async () => {
+        leave();
+        this.queue.discard();
+        await done();
+        return { value: undefined, done: true };
+      },
+      [Symbol.asyncIterator]: () => iterator,
+    };
+    return iterator;
+  }
+
+  private async pumpStdout(): Promise<void> {
+    const stdout = this.child?.stdout;
+    if (!stdout) return;
+    try {
+      for await (const line of splitLines(stdout)) {
+        this.heardFrom();
+        // Waiting here stops reading the pipe: the child blocks on a full pipe until the consumer catches up.
+        await this.queue.space();
+        this.emit(this.lineEvents(line));
+      }
+    } catch (error) {
+      this.failedReading(error);
+    }
+  }
+
+  private async pumpStderr(): Promise<void> {
+    const stderr = this.child?.stderr;
+    if (!stderr) return;
+    const lines = new StderrLines();
+    try {
+      for await (const chunk of stderr as AsyncIterable<Buffer>) {
+        this.heardFrom();
+        await this.queue.space();
+        for (const line of lines.push(chunk)) this.emitStderr(line);
+      }
+    } catch (error) {
+      this.failedReading(error);
+    }
+    for (const line of lines.end()) this.emitStderr(line);
+  }
+
+  /**
+   * Reading a pipe ended in an error (a broken pipe, or a bug of the library's own while turning a
+   * line into events): the output is over, so the CLI is stopped rather than left blocked on a
+   * full pipe with nobody reading it. No process may outlive its owner.
+   */
+  private failedReading(error: unknown): void {
+    this.readFailed(`reading its output failed: ${describeReason(error) ?? 'unknown error'}`);
+  }
+
+  private emitStderr(content: string): void {
+    if (content === '') return;
+    if (content.trim() !== '') {
+      this.stderrTail.push(content.length > STDERR_TAIL_CHARS ? content.slice(-STDERR_TAIL_CHARS) : content);
+      if (this.stderrTail.length > STDERR_TAIL_LINES) this.stderrTail.shift();
+    }
+    this.emit([Event.create('stderr', { provider: this.provider, provider_session_id: this.currentSessionId(), payload: { content } })]);
+  }
+}
+
+function toError(error: unknown): Error {
+  return typeof error === 'object' && error !== null && typeof (error as { message?: unknown }).message === 'string' ? (error as Error) : new Error(String(error));
+}
+
+export function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms).unref());
+}
+
+/** A reason's text; duck-typed: an Error (or DOMException) made in another realm is not `instanceof Error` here. */
+export function describeReason(reason: unknown): string | undefined {
+  if (reason === undefined) return undefined;
+  if (typeof reason === 'object' && reason !== null && typeof (reason as { message?: unknown }).message === 'string') return (reason as { message: string }).message;
+  return String(reason);
+}
