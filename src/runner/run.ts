@@ -1,9 +1,8 @@
-import { statSync } from 'node:fs';
 import type { AnyEvent } from '../events/event';
 import { createDecoder, type Decoder } from '../providers/decoder';
 import { CliProcess, describeReason, type Backpressure } from './cli-process';
-import { resolveExecutable } from './executable';
-import { buildArgv, defaultExecutable, FLAGS, promptGoesOnStdin, refuseNul } from './flags';
+import { buildArgv, defaultExecutable, FLAGS, promptGoesOnStdin } from './flags';
+import { checkDuration, prepareLaunch } from './launch';
 import { OutcomeTally, STOP_ENDINGS, type StopReason } from './outcome';
 import { resumeBaseline } from './resume-baseline';
 import type { Run, RunOptions, RunOutcome, RunProvider } from './types';
@@ -32,33 +31,8 @@ export function startRun(options: RunOptions): Run {
   checkDuration('idleTimeoutMs', options.idleTimeoutMs);
   checkDuration('killGraceMs', options.killGraceMs);
   checkDuration('resultGraceMs', options.resultGraceMs);
-  const cwd = options.cwd ?? process.cwd();
-  refuseNul('cwd', cwd);
-  // Checked here: a spawn in a missing directory fails with ENOENT, which reads like a missing executable.
-  if (!statSync(cwd, { throwIfNoEntry: false })?.isDirectory()) throw new TypeError(`cwd is not a directory: ${cwd}`);
-  const env = mergeEnv(provider, options.env);
-  const executable = resolveExecutable(options.executable ?? defaultExecutable(provider), provider, env.PATH, cwd);
+  const { cwd, executable, env } = prepareLaunch(provider, options, { executable: defaultExecutable(provider), dropEnv: FLAGS[provider].dropEnv });
   return new ChildRun(provider, executable, argv, cwd, env, options);
-}
-
-function checkDuration(name: string, value: number | undefined): void {
-  if (value !== undefined && !(typeof value === 'number' && Number.isFinite(value) && value >= 0)) {
-    throw new TypeError(`${name} must be a non-negative number of milliseconds; got ${String(value)}`);
-  }
-}
-
-/** The host's environment without what the provider's CLI must not inherit, then the caller's variables over it. */
-function mergeEnv(provider: RunProvider, extra: RunOptions['env']): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env };
-  for (const key of FLAGS[provider].dropEnv) delete env[key];
-  for (const [key, value] of Object.entries(extra ?? {})) {
-    if (value === undefined) delete env[key];
-    else {
-      refuseNul(`env ${key}`, `${key}${String(value)}`);
-      env[key] = String(value);
-    }
-  }
-  return env;
 }
 
 /** @internal The runner's view of its own backpressure, for tests (see `Backpressure`). */

@@ -4,6 +4,9 @@ import type { EventKind } from '../registry/kinds';
 /** The CLIs `startRun` can run (and that this package's decoders read). */
 export type RunProvider = 'claude' | 'codex' | 'gemini';
 
+/** Every agent CLI this package starts: runs take the first three, sessions all of them. */
+export type AgentCli = RunProvider | 'opencode' | 'qwen' | 'copilot';
+
 /**
  * A permission preset, mapped to each CLI's own flags (the table in `src/runner/flags.ts`):
  * - `default`: no flag, the CLI's own default.

@@ -1,0 +1,50 @@
+import { statSync } from 'node:fs';
+import { resolveExecutable } from './executable';
+import { refuseNul } from './flags';
+import type { AgentCli } from './types';
+
+/** Where and how a CLI process starts: checked before anything runs. */
+export interface Launch {
+  readonly cwd: string;
+  /** The resolved executable's path. */
+  readonly executable: string;
+  readonly env: NodeJS.ProcessEnv;
+}
+
+/** What a caller gives for a launch (`RunOptions` and `SessionOptions` share these). */
+export interface LaunchOptions {
+  cwd?: string;
+  executable?: string;
+  env?: Readonly<Record<string, string | undefined>>;
+}
+
+/**
+ * The checked launch of `cli`: a `cwd` that is a directory, the host's environment without
+ * `dropEnv` (what the CLI must not inherit unless the caller sets it) with the caller's variables
+ * over it, and the executable found (`ExecutableNotFoundError` when it is not). Throws before any
+ * process starts; a NUL byte anywhere is a clear TypeError (no process argument can carry one).
+ */
+export function prepareLaunch(cli: AgentCli, options: LaunchOptions, defaults: { executable: string; dropEnv: readonly string[] }): Launch {
+  const cwd = options.cwd ?? process.cwd();
+  refuseNul('cwd', cwd);
+  // Checked here: a spawn in a missing directory fails with ENOENT, which reads like a missing executable.
+  if (!statSync(cwd, { throwIfNoEntry: false })?.isDirectory()) throw new TypeError(`cwd is not a directory: ${cwd}`);
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  for (const key of defaults.dropEnv) delete env[key];
+  for (const [key, value] of Object.entries(options.env ?? {})) {
+    if (value === undefined) delete env[key];
+    else {
+      refuseNul(`env ${key}`, `${key}${String(value)}`);
+      env[key] = String(value);
+    }
+  }
+  const executable = resolveExecutable(options.executable ?? defaults.executable, cli, env.PATH, cwd);
+  return { cwd, executable, env };
+}
+
+/** A duration option: a non-negative number of milliseconds, or absent. */
+export function checkDuration(name: string, value: number | undefined): void {
+  if (value !== undefined && !(typeof value === 'number' && Number.isFinite(value) && value >= 0)) {
+    throw new TypeError(`${name} must be a non-negative number of milliseconds; got ${String(value)}`);
+  }
+}
