@@ -4,6 +4,8 @@ import { keepRawOption, type KeepRaw } from './keep-raw';
 import { DEFAULT_MAX_LINE_BYTES } from './line-splitter';
 import { maxLineBytesOption } from './max-line-bytes';
 import { runOptions } from './run-args';
+import { sessionOptions } from './session-command';
+import type { SessionOptions } from '../sessions/types';
 import { UsageError } from './usage-error';
 import type { ValidateOptions } from './validate-command';
 
@@ -15,6 +17,7 @@ export type Command =
   | { readonly name: 'decode'; readonly file: string; readonly provider: ProviderId | 'auto'; readonly keepRaw: KeepRaw }
   | { readonly name: 'schema'; readonly kind?: string }
   | { readonly name: 'run'; readonly options: RunOptions }
+  | { readonly name: 'session'; readonly options: SessionOptions }
   | { readonly name: 'help' };
 
 export const USAGE = `Usage: cli-subprocess-core <command> [options]
@@ -26,6 +29,11 @@ Commands:
   schema [kind]                                print the JSON Schema of the Event, or of one kind's payload
   run --provider <claude|codex|gemini> [options] [--] <prompt>
                                                run the agent CLI on a prompt; its events as JSONL on stdout
+  session --provider <claude|codex|gemini|opencode|qwen|copilot> [options]
+                                               hold a session: commands as JSON lines on stdin
+                                               ({"type":"prompt","text":…}, {"type":"approve","approval_id":…,
+                                               "decision":"allow"|"deny"}, {"type":"interrupt"}; end of input
+                                               closes it once the prompts sent are answered), events as JSONL on stdout
 
 Options:
   --json             validate: write the normalized events as JSONL to stdout (the report goes to stderr)
@@ -36,16 +44,20 @@ Options:
                      validate: read invalid UTF-8 with U+FFFD replacements instead of reporting the line (invalid_utf8)
   --provider <id>    decode: the CLI that printed the input: claude, codex, gemini, cursor, opencode, amp,
                      or auto (named by the first line a provider recognises); run: the CLI to run
-  --keep-raw <which> decode, run: which events carry the native line in "raw": all, unmapped, none (default: all for decode, none for run)
-  --model <name>     run: the model, passed to the CLI's --model
-  --cwd <dir>        run: the CLI's working directory (default: the current one)
+  --keep-raw <which> decode, run, session: which events carry the native line in "raw": all, unmapped, none (default: all for decode, none for run and session)
+  --model <name>     run, session: the model, passed to the CLI
+  --cwd <dir>        run, session: the CLI's working directory (default: the current one)
   --permission <p>   run: default (the CLI's own), accept-edits, bypass, or plan (read-only)
   --allowed-tools <list>
                      run: comma-separated tools the CLI may use without asking (claude, gemini)
   --partial          run: claude's partial messages, so text arrives as assistant_delta events
   --timeout <s>      run: stop the run after this many seconds (it ends timed_out)
   --idle-timeout <s> run: stop the run when the CLI prints nothing for this many seconds (it ends timed_out)
-  --bin <path>       run: the CLI's executable (default: claude, codex or gemini on PATH)
+  --bin <path>       run, session: the CLI's executable (default: its usual name on PATH)
+  --approvals <who>  session: ask (default: each request is an approval_requested event, answered on stdin),
+                     allow or deny (every request answered at once)
+  --approval-timeout <s>
+                     session: a request not answered within this many seconds is denied (default 300)
   -h, --help         show this help
 
 Blank lines are skipped. "-" reads standard input. validate reports at most 10 issues per line (then
@@ -57,11 +69,12 @@ Exit codes:
   decode    0 the input was read (a line no provider understands becomes a raw event)
   run       0 completed, 1 failed or timed out, 127 executable not found, 130 interrupted (SIGINT),
             143 terminated (SIGTERM), 141 stdout closed by its reader
+  session   as run: 0 closed after its turns, 1 the CLI failed or died
   all       2 usage error or unreadable input
 `;
 
 type CommandName = Exclude<Command['name'], 'help'>;
-const COMMANDS: readonly CommandName[] = ['validate', 'decode', 'schema', 'run'];
+const COMMANDS: readonly CommandName[] = ['validate', 'decode', 'schema', 'run', 'session'];
 const isCommandName = (name: string): name is CommandName => (COMMANDS as readonly string[]).includes(name);
 
 /** Every option: whether it takes a value (`--name value` or `--name=value`), and the commands that accept it. */
@@ -69,16 +82,18 @@ const OPTIONS: Readonly<Record<string, { readonly takesValue: boolean; readonly 
   '--json': { takesValue: false, commands: ['validate'] },
   '--max-line-bytes': { takesValue: true, commands: ['validate'] },
   '--allow-invalid-utf8': { takesValue: false, commands: ['validate'] },
-  '--provider': { takesValue: true, commands: ['decode', 'run'] },
-  '--keep-raw': { takesValue: true, commands: ['decode', 'run'] },
-  '--model': { takesValue: true, commands: ['run'] },
-  '--cwd': { takesValue: true, commands: ['run'] },
+  '--provider': { takesValue: true, commands: ['decode', 'run', 'session'] },
+  '--keep-raw': { takesValue: true, commands: ['decode', 'run', 'session'] },
+  '--model': { takesValue: true, commands: ['run', 'session'] },
+  '--cwd': { takesValue: true, commands: ['run', 'session'] },
   '--permission': { takesValue: true, commands: ['run'] },
   '--allowed-tools': { takesValue: true, commands: ['run'] },
   '--partial': { takesValue: false, commands: ['run'] },
   '--timeout': { takesValue: true, commands: ['run'] },
   '--idle-timeout': { takesValue: true, commands: ['run'] },
-  '--bin': { takesValue: true, commands: ['run'] },
+  '--bin': { takesValue: true, commands: ['run', 'session'] },
+  '--approvals': { takesValue: true, commands: ['session'] },
+  '--approval-timeout': { takesValue: true, commands: ['session'] },
 };
 
 /** The options given, by name (a flag without a value maps to ''), in the order given. */
@@ -133,6 +148,8 @@ export function parseArgs(argv: readonly string[]): Command {
       return { name, kind: rest[0] };
     case 'run':
       return { name, options: runOptions(given, rest) };
+    case 'session':
+      return { name, options: sessionOptions(given, rest) };
   }
 }
 

@@ -26,16 +26,7 @@ export function runOptions(given: GivenOptions, positionals: readonly string[]):
   if (positionals.length > 1) throw new UsageError('run takes one prompt: quote it (and put -- before one that starts with a dash)');
   const options: RunOptions = { provider: provider as RunProvider, prompt: positionals[0] };
 
-  const model = nonEmpty(given, '--model');
-  if (model !== undefined) options.model = model;
-  const executable = nonEmpty(given, '--bin');
-  if (executable !== undefined) options.executable = executable;
-  const cwd = nonEmpty(given, '--cwd');
-  if (cwd !== undefined) {
-    // Checked here: a spawn in a missing directory fails with ENOENT, which reads like a missing executable.
-    if (!statSync(cwd, { throwIfNoEntry: false })?.isDirectory()) throw new UsageError(`--cwd ${cwd}: no such directory`);
-    options.cwd = cwd;
-  }
+  launchOptions(given, options);
   const permission = given.get('--permission');
   if (permission !== undefined) {
     if (!(PERMISSIONS as string[]).includes(permission)) {
@@ -58,8 +49,22 @@ export function runOptions(given: GivenOptions, positionals: readonly string[]):
   return options;
 }
 
+/** The options `run` and `session` share: `--model`, `--bin` and `--cwd`, set on `options`. */
+export function launchOptions(given: GivenOptions, options: { model?: string; executable?: string; cwd?: string }): void {
+  const model = nonEmpty(given, '--model');
+  if (model !== undefined) options.model = model;
+  const executable = nonEmpty(given, '--bin');
+  if (executable !== undefined) options.executable = executable;
+  const cwd = nonEmpty(given, '--cwd');
+  if (cwd !== undefined) {
+    // Checked here: a spawn in a missing directory fails with ENOENT, which reads like a missing executable.
+    if (!statSync(cwd, { throwIfNoEntry: false })?.isDirectory()) throw new UsageError(`--cwd ${cwd}: no such directory`);
+    options.cwd = cwd;
+  }
+}
+
 /** A positive number of seconds given to `option`, in milliseconds; undefined when the option is not given. */
-function milliseconds(given: GivenOptions, option: string): number | undefined {
+export function milliseconds(given: GivenOptions, option: string): number | undefined {
   const value = given.get(option);
   if (value === undefined) return undefined;
   const seconds = Number(value);
@@ -70,7 +75,7 @@ function milliseconds(given: GivenOptions, option: string): number | undefined {
 }
 
 /** An option's value, refusing an empty one (`--model=`). */
-function nonEmpty(given: GivenOptions, option: string): string | undefined {
+export function nonEmpty(given: GivenOptions, option: string): string | undefined {
   const value = given.get(option);
   if (value === '') throw new UsageError(`${option} needs a value`);
   return value;

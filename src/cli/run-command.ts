@@ -1,11 +1,12 @@
-import { ExecutableNotFoundError, startRun, type Run, type RunOptions, type RunStatus } from '../runner';
+import type { AnyEvent } from '../events/event';
+import { ExecutableNotFoundError, startRun, type RunOptions, type RunOutcome, type RunStatus } from '../runner';
 import { CliIo, watchOutput, write } from './io';
 
-/** What can stop a run from outside: a signal to this process, or the reader of stdout going away. */
-type Stop = 'SIGINT' | 'SIGTERM' | 'closed-output';
+/** What can stop a run or a session from outside: a signal to this process, or the reader of stdout going away. */
+export type Stop = 'SIGINT' | 'SIGTERM' | 'closed-output';
 
-/** The exit code of a run that ended on its own. */
-const STATUS_EXIT_CODES: Record<Exclude<RunStatus, 'aborted'>, number> = { completed: 0, failed: 1, timed_out: 1 };
+/** The exit code of a run (or session) that ended on its own; an aborted one that nothing outside stopped failed. */
+const STATUS_EXIT_CODES: Record<RunStatus, number> = { completed: 0, failed: 1, timed_out: 1, aborted: 1 };
 
 /** The exit code of a run stopped from outside: 128 + the signal's number, as a shell reports a process that signal ended (SIGPIPE for a closed stdout). */
 const STOP_EXIT_CODES: Record<Stop, number> = { SIGINT: 130, SIGTERM: 143, 'closed-output': 141 };
@@ -16,6 +17,14 @@ const NOT_FOUND_EXIT_CODE = 127;
 /** Exit code of an option the provider's CLI has no flag for (`startRun` throws a TypeError): a usage error. */
 const USAGE_EXIT_CODE = 2;
 
+/** A started run or session, as the commands stream it. */
+export interface Streamed {
+  readonly events: AsyncIterable<AnyEvent>;
+  /** Stops it from outside (it still writes its own ending). */
+  stop(why: Stop): void;
+  readonly done: Promise<RunOutcome>;
+}
+
 /**
  * `run --provider <p> [options] [--] <prompt>`: runs the agent CLI and writes its normalized
  * events to stdout, one `JSON.stringify(event)` per line, waiting for the reader when its pipe is
@@ -23,10 +32,26 @@ const USAGE_EXIT_CODE = 2;
  * is still written before exiting. A reader that closes stdout early stops the run too. Answers
  * the exit code (see `STATUS_EXIT_CODES`, `STOP_EXIT_CODES`).
  */
-export async function runCommand(options: RunOptions, io: CliIo, signals: NodeJS.EventEmitter = process): Promise<number> {
-  let run: Run;
+export function runCommand(options: RunOptions, io: CliIo, signals: NodeJS.EventEmitter = process): Promise<number> {
+  return streamCommand(
+    () => {
+      const run = startRun(options);
+      return { events: run, stop: (why) => run.abort(why), done: run.done };
+    },
+    io,
+    signals,
+  );
+}
+
+/**
+ * Starts a run or a session with `start` and writes its events to stdout as JSON lines; SIGINT,
+ * SIGTERM and a closed stdout stop it. Answers the exit code: 127 for a missing executable, 2 for
+ * an invalid option (a TypeError), 128 + the signal when stopped from outside, else by its status.
+ */
+export async function streamCommand(start: () => Streamed, io: CliIo, signals: NodeJS.EventEmitter): Promise<number> {
+  let streamed: Streamed;
   try {
-    run = startRun(options);
+    streamed = start();
   } catch (error) {
     if (!(error instanceof ExecutableNotFoundError || error instanceof TypeError)) throw error;
     // One line, no stack: these are the user's to fix, not bugs.
@@ -36,7 +61,7 @@ export async function runCommand(options: RunOptions, io: CliIo, signals: NodeJS
   let stoppedBy: Stop | undefined;
   const stop = (why: Stop) => {
     stoppedBy ??= why;
-    run.abort(why);
+    streamed.stop(why);
   };
   const onSigint = () => stop('SIGINT');
   const onSigterm = () => stop('SIGTERM');
@@ -45,8 +70,8 @@ export async function runCommand(options: RunOptions, io: CliIo, signals: NodeJS
   const output = watchOutput(io.stdout);
   void output.closed.then(() => stop('closed-output'));
   try {
-    for await (const event of run) {
-      // Once the reader is gone, keep draining (the run's stop finishes) but write nothing more.
+    for await (const event of streamed.events) {
+      // Once the reader is gone, keep draining (the stop finishes) but write nothing more.
       if (output.isClosed()) continue;
       await Promise.race([write(io.stdout, `${JSON.stringify(event)}\n`), output.closed]);
     }
@@ -54,7 +79,7 @@ export async function runCommand(options: RunOptions, io: CliIo, signals: NodeJS
     signals.off('SIGINT', onSigint);
     signals.off('SIGTERM', onSigterm);
   }
-  const { status } = await run.done;
-  // Only `stop` aborts this run, so an aborted one has a `stoppedBy`; a stop that came too late changes nothing.
-  return status === 'aborted' ? STOP_EXIT_CODES[stoppedBy ?? 'SIGINT'] : STATUS_EXIT_CODES[status];
+  const { status } = await streamed.done;
+  // A stop that came too late (the run had completed) changes nothing.
+  return status === 'aborted' && stoppedBy ? STOP_EXIT_CODES[stoppedBy] : STATUS_EXIT_CODES[status];
 }

@@ -3,6 +3,7 @@ import { decodeCommand } from './decode-command';
 import { CliIo } from './io';
 import { runCommand } from './run-command';
 import { schemaCommand } from './schema-command';
+import { sessionCommand } from './session-command';
 import { validateCommand } from './validate-command';
 
 /** Runs one command line and answers its exit code (2 for usage errors). */
@@ -27,5 +28,7 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
       return decodeCommand(command, io);
     case 'run':
       return runCommand(command.options, io);
+    case 'session':
+      return sessionCommand(command.options, io);
   }
 }

@@ -420,7 +420,9 @@ function controlRequest(line: JsonObject, state: ClaudeState): EventDraft[] {
   if (request?.subtype !== 'can_use_tool') return [];
   const id = str(line.request_id);
   if (id !== null) state.pendingApprovals.add(id);
-  return [{ kind: 'approval_requested', payload: { approval_id: id, subject: str(request.tool_name), details: request, metadata: {} } }];
+  const metadata: JsonObject = {};
+  if (request.tool_use_id !== undefined) metadata.tool_call_id = request.tool_use_id;
+  return [{ kind: 'approval_requested', payload: { approval_id: id, subject: str(request.tool_name), details: request, metadata } }];
 }
 
 /** Claude withdraws a question it asked (the turn was interrupted): that approval is over. */
@@ -444,9 +446,13 @@ const FAILURE_CODES: Readonly<Record<string, ErrorCode>> = {
   prompt_too_long: 'context_length',
   blocking_limit: 'rate_limit',
   rapid_refill_breaker: 'rate_limit',
-  aborted_streaming: 'aborted',
-  aborted_tools: 'aborted',
 };
+
+/**
+ * Terminal reasons of a turn the user interrupted (a `control_request` `interrupt`, Ctrl-C): Claude
+ * prints `error_during_execution` with `is_error: true`, but the turn was stopped, not failed.
+ */
+const INTERRUPTED = new Set(['aborted_streaming', 'aborted_tools']);
 
 /** What a result line says of the run, kept in the result's metadata as it is. */
 const RESULT_KEYS = ['subtype', 'is_error', 'terminal_reason', 'num_turns', 'duration_ms', 'duration_api_ms', 'api_error_status', 'permission_denials', 'deferred_tool_use'];
@@ -474,6 +480,11 @@ function result(line: JsonObject, state: ClaudeState): EventDraft[] {
   // and an `error_*` subtype (max turns, budget) may come with `"is_error":false`.
   const failed = line.is_error === true || (subtype?.startsWith('error') ?? false) || (terminal !== null && terminal !== 'completed' && !paused);
   const metadata = pick(line, RESULT_KEYS, lineIds(line));
+  if (terminal !== null && INTERRUPTED.has(terminal)) {
+    state.errorReported = false;
+    drafts.push({ kind: 'result', payload: { status: 'aborted', stop_reason: terminal, output: null, object: null, metadata } });
+    return drafts;
+  }
   const apiFields = { status: num(line.api_error_status), type: str(line.api_error_type) };
   const apiFailure = apiFields.status !== null || apiFields.type !== null;
   drafts.push(

@@ -1,0 +1,3 @@
+/* The sessions' public API: what the package root exports from src/sessions. */
+export { startSession } from './session';
+export type { ApprovalAnswer, ApprovalPolicy, ApprovalRequestEvent, Session, SessionOptions, SessionProvider } from './types';

@@ -1,0 +1,320 @@
+import { Event, type AnyEvent } from '../events/event';
+import { decoderFor, type Decoder } from '../providers/decoder';
+import type { ErrorCode } from '../providers/error-codes';
+import type { JsonObject } from '../schema/json';
+import { CliProcess, describeReason } from '../runner/cli-process';
+import { refuseNul } from '../runner/flags';
+import { checkDuration, prepareLaunch } from '../runner/launch';
+import { OutcomeTally } from '../runner/outcome';
+import type { RunOutcome, RunStatus } from '../runner/types';
+import { SESSION_CLIS } from './clis';
+import type { SessionProtocol } from './protocol';
+import type { ApprovalAnswer, ApprovalRequestEvent, Session, SessionOptions, SessionProvider } from './types';
+
+const DEFAULT_GRACE_MS = 2000;
+const DEFAULT_APPROVAL_TIMEOUT_MS = 5 * 60_000;
+const DEFAULT_INTERRUPT_TIMEOUT_MS = 15_000;
+const POLICIES = ['ask', 'allow', 'deny'];
+
+/**
+ * Starts a CLI in its interactive protocol and returns the session at once; `send` a prompt to
+ * start a turn, and iterate the session for its normalized events.
+ *
+ * Throws synchronously, before anything runs: `ExecutableNotFoundError` when the executable is
+ * missing, and a TypeError for an invalid option. A spawn that fails anyway ends the stream with an
+ * `error` (code `spawn_failed`) and a failed `result`.
+ *
+ * @example
+ * const session = startSession({ provider: 'claude', onApproval: (event) => ({ decision: event.payload.subject === 'Bash' ? 'deny' : 'allow' }) });
+ * void (async () => { for await (const event of session) console.log(event.kind); })();
+ * await session.send('Create hello.txt.');
+ * await session.send('Now delete it.'); // the same conversation
+ * await session.close();
+ */
+export function startSession(options: SessionOptions): Session {
+  const { provider } = options;
+  const cli = Object.prototype.hasOwnProperty.call(SESSION_CLIS, provider) ? SESSION_CLIS[provider] : undefined;
+  if (!cli) throw new TypeError(`provider must be one of ${Object.keys(SESSION_CLIS).join(', ')}; got ${JSON.stringify(provider)}`);
+  checkDuration('approvalTimeoutMs', options.approvalTimeoutMs);
+  checkDuration('interruptTimeoutMs', options.interruptTimeoutMs);
+  checkDuration('killGraceMs', options.killGraceMs);
+  if (options.approvals !== undefined && !POLICIES.includes(options.approvals)) {
+    throw new TypeError(`approvals must be one of ${POLICIES.join(', ')}; got ${JSON.stringify(options.approvals)}`);
+  }
+  if (options.onApproval !== undefined && typeof options.onApproval !== 'function') throw new TypeError('onApproval must be a function');
+  const args = [...cli.argv(options), ...(options.args ?? []).map(String)];
+  for (const element of args) refuseNul('an argument', element);
+  const launch = prepareLaunch(provider, { ...options, env: { ...cli.env, ...options.env } }, { executable: cli.executable, dropEnv: cli.dropEnv });
+  return new ChildSession(provider, launch.executable, args, launch.cwd, launch.env, options);
+}
+
+/** A permission request waiting for its answer. */
+interface Pending {
+  readonly event: ApprovalRequestEvent;
+  readonly timer: NodeJS.Timeout;
+}
+
+/** A turn asked for with `send`, queued or running. */
+interface Turn {
+  readonly prompt: string;
+  readonly resolve: (result: Event<'result'>) => void;
+  readonly reject: (error: Error) => void;
+  /** Settles with the turn, whichever way it ends. */
+  readonly over: Promise<void>;
+  /** Set once `interrupt()` asked the CLI to end it: the session stops the CLI if it does not. */
+  interruptTimer: NodeJS.Timeout | null;
+}
+
+/** Why the session stopped the CLI itself: its error, and the status of the turn it cut short and of the session. */
+interface SessionStop {
+  readonly message: string;
+  readonly code: ErrorCode;
+  readonly status: RunStatus;
+}
+
+const ignore = (): void => undefined;
+
+class ChildSession extends CliProcess implements Session {
+  declare readonly provider: SessionProvider;
+  readonly done: Promise<RunOutcome>;
+
+  private readonly protocol: SessionProtocol;
+  private readonly decoder: Decoder;
+  private readonly tally = new OutcomeTally();
+  private readonly pending = new Map<string, Pending>();
+  private readonly queued: Turn[] = [];
+  private turn: Turn | null = null;
+  /** `close()` was called (or the signal aborted): no new turn starts. */
+  private closing = false;
+  private closeTimer: NodeJS.Timeout | null = null;
+  /** The session stopped the CLI itself (a failed handshake, an interrupt it ignored). */
+  private stopped: SessionStop | null = null;
+  private ended = false;
+
+  constructor(provider: SessionProvider, executable: string, args: string[], cwd: string, env: NodeJS.ProcessEnv, private readonly options: SessionOptions) {
+    super(provider, { executable, args, cwd, env, stdin: 'open', graceMs: options.killGraceMs ?? DEFAULT_GRACE_MS });
+    this.protocol = SESSION_CLIS[provider].protocol({ write: (message) => this.write(message), fail: (message) => this.stopWith({ message, code: 'execution', status: 'failed' }) }, provider, options);
+    this.decoder = decoderFor(this.protocol.profile, { keepRaw: options.keepRaw ?? 'none', live: true });
+    this.startPumps();
+    this.watchSignal();
+    if (this.pid !== undefined) this.protocol.open();
+    this.done = this.finish();
+  }
+
+  get sessionId(): string | null {
+    return this.decoder.sessionId;
+  }
+
+  get pendingApprovals(): readonly string[] {
+    return [...this.pending.keys()];
+  }
+
+  send(prompt: string): Promise<Event<'result'>> {
+    if (typeof prompt !== 'string') throw new TypeError('prompt must be a string');
+    refuseNul('prompt', prompt);
+    if (this.closing || this.ended) return Promise.reject(new Error('the session is closed'));
+    let resolve!: Turn['resolve'];
+    let reject!: Turn['reject'];
+    const result = new Promise<Event<'result'>>((res, rej) => {
+      resolve = res;
+      reject = rej;
+    });
+    // `over` handles the rejection too: a caller that does not await `send` sees no unhandled rejection.
+    this.queued.push({ prompt, resolve, reject, over: result.then(ignore, ignore), interruptTimer: null });
+    this.nextTurn();
+    return result;
+  }
+
+  approve(approvalId: string, answer: ApprovalAnswer): boolean {
+    if (typeof answer !== 'object' || answer === null || (answer.decision !== 'allow' && answer.decision !== 'deny')) {
+      throw new TypeError(`an approval answer needs decision 'allow' or 'deny'; got ${JSON.stringify(answer)}`);
+    }
+    return this.resolveApproval(String(approvalId), answer, 'host');
+  }
+
+  interrupt(): Promise<void> {
+    const turn = this.turn;
+    if (!turn) return Promise.resolve();
+    if (turn.interruptTimer) return turn.over;
+    // The interrupt first, then the withdrawn requests' answers: the order ACP asks for (Gemini ends
+    // the cancelled turn only once its pending request is answered `cancelled`).
+    this.protocol.interrupt();
+    this.withdrawApprovals();
+    const timeoutMs = this.options.interruptTimeoutMs ?? DEFAULT_INTERRUPT_TIMEOUT_MS;
+    turn.interruptTimer = setTimeout(() => this.stopWith({ message: `the CLI did not end its turn within ${timeoutMs} ms of the interrupt`, code: 'aborted', status: 'aborted' }), timeoutMs);
+    return turn.over;
+  }
+
+  close(): Promise<RunOutcome> {
+    if (!this.closing && !this.ended) {
+      this.closing = true;
+      for (const turn of this.queued.splice(0)) turn.reject(new Error('the session was closed before this prompt was sent'));
+      this.withdrawApprovals();
+      // End of input ends the session for every protocol here; a CLI that lingers is stopped.
+      this.stdin?.end();
+      this.closeTimer = setTimeout(() => this.stopTree(), this.graceMs);
+    }
+    return this.done;
+  }
+
+  [Symbol.asyncIterator](): AsyncIterator<AnyEvent> {
+    // Leaving the `for await` early closes the session; the loop goes on once every process is gone.
+    return this.iterate(() => void this.close(), () => this.done, 'Session');
+  }
+
+  protected lineEvents(line: string): AnyEvent[] {
+    return this.decoder.push(line);
+  }
+
+  protected currentSessionId(): string | null {
+    return this.decoder.sessionId;
+  }
+
+  protected readFailed(message: string): void {
+    this.stopWith({ message: `the session was stopped: ${message}`, code: 'aborted', status: 'failed' });
+  }
+
+  protected override noted(event: AnyEvent): void {
+    this.tally.note(event);
+    if (event.kind === 'approval_requested') this.requested(event);
+    else if (event.kind === 'approval_resolved') this.withdrawnByCli(event.payload.approval_id);
+    else if (event.kind === 'result') this.turnEnded(event);
+  }
+
+  private write(message: JsonObject): void {
+    this.stdin?.write(`${JSON.stringify(message)}\n`);
+  }
+
+  private watchSignal(): void {
+    const signal = this.options.signal;
+    if (!signal) return;
+    const onAbort = (): void => void this.close();
+    if (signal.aborted) onAbort();
+    else {
+      signal.addEventListener('abort', onAbort, { once: true });
+      this.cleanups.push(() => signal.removeEventListener('abort', onAbort));
+    }
+  }
+
+  /** Starts the next queued turn when none runs. */
+  private nextTurn(): void {
+    if (this.turn || this.closing || this.ended) return;
+    const turn = this.queued.shift();
+    if (!turn) return;
+    this.turn = turn;
+    this.protocol.prompt(turn.prompt);
+  }
+
+  /** A `result` closes the running turn; its approvals still open are withdrawn. */
+  private turnEnded(result: Event<'result'>): void {
+    const turn = this.turn;
+    if (!turn) return;
+    this.turn = null;
+    if (turn.interruptTimer) clearTimeout(turn.interruptTimer);
+    this.withdrawApprovals();
+    turn.resolve(result);
+    this.nextTurn();
+  }
+
+  // ---- approvals ------------------------------------------------------------------------
+
+  private requested(event: ApprovalRequestEvent): void {
+    const id = event.payload.approval_id;
+    if (id === null || this.pending.has(id)) return;
+    const timeoutMs = this.options.approvalTimeoutMs ?? DEFAULT_APPROVAL_TIMEOUT_MS;
+    // Unanswered is denied, never allowed: the approval is the host's security boundary.
+    const timer = setTimeout(() => this.resolveApproval(id, { decision: 'deny', reason: `no answer within ${timeoutMs} ms` }, 'timeout'), timeoutMs);
+    this.pending.set(id, { event, timer });
+    const policy = this.options.approvals ?? 'ask';
+    if (policy !== 'ask') {
+      this.resolveApproval(id, { decision: policy, reason: `the session answers every request: ${policy}` }, 'policy');
+      return;
+    }
+    const onApproval = this.options.onApproval;
+    if (!onApproval) return;
+    const refuse = (error: unknown) => this.resolveApproval(id, { decision: 'deny', reason: `the approval callback failed: ${describeReason(error) ?? 'unknown error'}` }, 'callback');
+    try {
+      void Promise.resolve(onApproval(event)).then((answer) => {
+        if (answer) this.resolveApproval(id, answer, 'callback');
+      }, refuse);
+    } catch (error) {
+      refuse(error);
+    }
+  }
+
+  /** Answers a pending request and emits its `approval_resolved`; false when it is not pending. */
+  private resolveApproval(id: string, answer: ApprovalAnswer | null, by: 'host' | 'callback' | 'policy' | 'timeout' | 'withdrawn'): boolean {
+    const pending = this.pending.get(id);
+    if (!pending) return false;
+    this.pending.delete(id);
+    clearTimeout(pending.timer);
+    if (!this.exited) this.protocol.answer(id, answer);
+    const metadata: JsonObject = { answered_by: by };
+    if (answer?.remember === true) metadata.remember = true;
+    const decision = answer ? answer.decision : 'cancelled';
+    const reason = answer ? (answer.reason ?? null) : 'the turn ended before an answer';
+    this.emit([Event.create('approval_resolved', { provider: this.provider, provider_session_id: this.sessionId, payload: { approval_id: id, decision, reason, metadata } })]);
+    return true;
+  }
+
+  /** Every pending request is withdrawn (the turn was interrupted or ended, the session is closing). */
+  private withdrawApprovals(): void {
+    for (const id of [...this.pending.keys()]) this.resolveApproval(id, null, 'withdrawn');
+  }
+
+  /** The CLI resolved a request itself (it withdrew it): it is no longer pending. */
+  private withdrawnByCli(id: string | null): void {
+    const pending = id === null ? undefined : this.pending.get(id);
+    if (!pending || id === null) return;
+    this.pending.delete(id);
+    clearTimeout(pending.timer);
+  }
+
+  // ---- ending ---------------------------------------------------------------------------
+
+  /** The session stops the CLI itself; the first reason wins. */
+  private stopWith(stop: SessionStop): void {
+    if (this.stopped || this.exited) return;
+    this.stopped = stop;
+    this.stopTree();
+  }
+
+  private async finish(): Promise<RunOutcome> {
+    const { exit, spawnError } = await this.settle();
+    this.ended = true;
+    if (this.closeTimer) clearTimeout(this.closeTimer);
+    // What the decoder still holds (streamed text); its "no result" ending is the session's to say.
+    this.emit(this.decoder.end(exit).filter((event) => event.kind !== 'result' && !(event.kind === 'error' && event.payload.code === 'no_result')));
+    this.withdrawApprovals();
+    const turn = this.turn;
+    const exitMeta = { exit_code: exit.code, signal: exit.signal };
+    let status: RunStatus = 'completed';
+    if (spawnError) {
+      status = 'failed';
+      this.emit(this.ending({ message: this.spawnFailure(spawnError), code: 'spawn_failed' }, turn ? { status: 'failed', stop_reason: 'spawn_failed' } : null));
+    } else if (this.stopped) {
+      const { status: stoppedStatus, ...error } = this.stopped;
+      status = stoppedStatus;
+      this.emit(this.ending({ ...error, metadata: exitMeta }, turn ? { status: stoppedStatus, stop_reason: error.code } : null));
+    } else if (this.closing) {
+      if (turn) {
+        status = 'aborted';
+        this.emit(this.ending({ message: 'the session was closed during the turn', code: 'aborted', metadata: exitMeta }, { status: 'aborted', stop_reason: 'aborted' }));
+      }
+    } else {
+      // The CLI ended by itself: a crash, a kill, or its own refusal to go on.
+      status = 'failed';
+      const how = exit.signal ? `was killed by ${exit.signal}` : `exited with code ${String(exit.code)}`;
+      const last = this.stderrTail.at(-1)?.trim() ?? '';
+      const metadata = this.stderrTail.length > 0 ? { ...exitMeta, stderr_tail: this.stderrTail.join('\n') } : exitMeta;
+      const message = `the CLI ${how} ${turn ? 'during the turn' : 'between turns'}${last === '' ? '' : `: ${last}`}`;
+      this.emit(this.ending({ message, code: 'no_result', metadata }, turn ? { status: 'failed', stop_reason: 'no_result' } : null));
+    }
+    // A turn the ending closed was resolved by its result above; one still here never got one.
+    this.turn?.reject(new Error('the session ended during the turn'));
+    this.turn = null;
+    for (const queued of this.queued.splice(0)) queued.reject(new Error('the session ended before this prompt was sent'));
+    this.queue.close();
+    return { ...this.tally.outcome(exit, null, spawnError !== null), status };
+  }
+}

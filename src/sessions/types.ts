@@ -1,0 +1,105 @@
+import type { AnyEvent, Event } from '../events/event';
+import type { AgentCli, RunOutcome } from '../runner/types';
+
+/**
+ * The CLIs `startSession` can hold a conversation with, and the protocol each speaks:
+ * Claude Code its stream-json control protocol, Codex its app-server (JSON-RPC), and Gemini CLI,
+ * OpenCode, Qwen Code and Copilot CLI the Agent Client Protocol.
+ */
+export type SessionProvider = AgentCli;
+
+/** How a session answers the CLI's permission requests when the host does not: see `SessionOptions.approvals`. */
+export type ApprovalPolicy = 'ask' | 'allow' | 'deny';
+
+/** The host's answer to an `approval_requested` event. */
+export interface ApprovalAnswer {
+  decision: 'allow' | 'deny';
+  /** Why (a deny's reason is what the model is told, where the CLI passes it on). */
+  reason?: string;
+  /**
+   * Allow this kind of call for the rest of the session, where the CLI can (Claude's permission
+   * suggestions, Codex `acceptForSession`, ACP `allow_always`); otherwise the same as a plain allow.
+   */
+  remember?: boolean;
+}
+
+/** An `approval_requested` event, as `onApproval` receives it. */
+export type ApprovalRequestEvent = Event<'approval_requested'>;
+
+/** Options of `startSession`. */
+export interface SessionOptions {
+  /** Which CLI to talk to. */
+  provider: SessionProvider;
+  /** Working directory of the CLI (and of the tools it runs); default the current one. */
+  cwd?: string;
+  /** The model, passed the way the CLI takes one (a flag, or the protocol's session parameters). */
+  model?: string;
+  /** The CLI's executable (a path, or a name looked up on `PATH`); default the CLI's usual name. */
+  executable?: string;
+  /** Extra native arguments for the CLI's command line. */
+  args?: readonly string[];
+  /** Environment variables set over `process.env` (a value of `undefined` removes the variable). */
+  env?: Readonly<Record<string, string | undefined>>;
+  /**
+   * Who answers the CLI's permission requests: `'ask'` (default) leaves each to the host
+   * (`onApproval`, or `session.approve`); `'allow'` and `'deny'` answer all of them at once. Every
+   * request gets its `approval_requested` and exactly one `approval_resolved` either way.
+   */
+  approvals?: ApprovalPolicy;
+  /**
+   * Called with each `approval_requested` event (with `approvals: 'ask'`). Answer it, here or
+   * later with `session.approve`; a callback that throws or rejects denies the call.
+   */
+  onApproval?: (event: ApprovalRequestEvent) => ApprovalAnswer | void | Promise<ApprovalAnswer | void>;
+  /** A request nobody answers within this many milliseconds is denied (never allowed). Default 300000 (5 minutes). */
+  approvalTimeoutMs?: number;
+  /** After `interrupt()`, how long the CLI has to end its turn before the session stops it. Default 15000. */
+  interruptTimeoutMs?: number;
+  /** Aborting this signal closes the session, as `close()` does. */
+  signal?: AbortSignal;
+  /** Which events carry the native message in `raw`, as `RunOptions.keepRaw`; default `'none'`. */
+  keepRaw?: 'all' | 'unmapped' | 'none';
+  /** Milliseconds between SIGTERM and SIGKILL when stopping, and that the CLI has to exit after its input ends; default 2000. */
+  killGraceMs?: number;
+}
+
+/**
+ * One CLI process speaking its interactive protocol: a conversation of turns. Iterate it (once) for
+ * its events: `run_started` once, then each turn's events, each turn closed by its `result`; the
+ * stream ends when the session does. `done` resolves once the CLI and every process it started are
+ * gone and the stream is drained, whether or not anyone iterates.
+ */
+export interface Session extends AsyncIterable<AnyEvent> {
+  readonly provider: SessionProvider;
+  /** The CLI's process id (undefined only if the spawn failed). */
+  readonly pid: number | undefined;
+  /** The full argv the CLI was started with (executable first). */
+  readonly argv: readonly string[];
+  /** The CLI's session (thread) id, once it has announced one; null before. */
+  readonly sessionId: string | null;
+  /**
+   * Starts a turn with `prompt` (or queues it behind the running turn: one turn at a time) and
+   * resolves with the `result` event that closes it. Rejects when the session ends before the turn
+   * starts, and throws a TypeError for a prompt that is not a string.
+   */
+  send(prompt: string): Promise<Event<'result'>>;
+  /**
+   * Answers a pending approval. Answers false when `approvalId` is not pending (never asked,
+   * already answered, timed out, or withdrawn), true otherwise.
+   */
+  approve(approvalId: string, answer: ApprovalAnswer): boolean;
+  /** The approval ids still waiting for an answer, oldest first. */
+  readonly pendingApprovals: readonly string[];
+  /**
+   * Ends the running turn (its `result` has status `aborted`; pending approvals are cancelled) and
+   * keeps the session for the next one. Resolves once the turn is over; at once when none runs.
+   */
+  interrupt(): Promise<void>;
+  /** Ends the session: its input is closed, then the CLI and every process it started are stopped. Resolves with `done`. */
+  close(): Promise<RunOutcome>;
+  /**
+   * Resolves when the session is over; never rejects. `completed` when it was closed between turns,
+   * `aborted` when it was closed during a turn, `failed` when the CLI ended (or failed to start) by itself.
+   */
+  readonly done: Promise<RunOutcome>;
+}
