@@ -19,6 +19,8 @@ export interface AppServerState {
   threadId: string | null;
   /** Tool items whose `tool_use` was emitted and whose `tool_result` is still owed. */
   openTools: Set<string>;
+  /** Tool items an interrupted turn closed: their late `item/completed` (after the turn's end) stays raw. */
+  closedTools: Set<string>;
   /** Items by id, for the file-change approval (which names only the item). */
   items: Map<string, JsonObject>;
   /** The turn's last agent message: its result's output. */
@@ -30,7 +32,7 @@ export interface AppServerState {
 }
 
 export function newAppServerState(): AppServerState {
-  return { threadId: null, openTools: new Set(), items: new Map(), lastMessage: null, errorReported: false, asked: new Set() };
+  return { threadId: null, openTools: new Set(), closedTools: new Set(), items: new Map(), lastMessage: null, errorReported: false, asked: new Set() };
 }
 
 /** Item types that are tool calls: `tool_use` when they start, `tool_result` when they complete. */
@@ -127,6 +129,7 @@ function item(phase: 'started' | 'completed', item: JsonObject | null, state: Ap
 /** A tool item: `tool_use` when first seen, `tool_result` at completion (both when it only completes). */
 function toolItem(phase: 'started' | 'completed', type: string, id: string | null, item: JsonObject, state: AppServerState): EventDraft[] {
   const drafts: EventDraft[] = [];
+  if (id !== null && state.closedTools.delete(id)) return drafts;
   if (id === null || !state.openTools.has(id)) {
     drafts.push({ kind: 'tool_use', payload: { tool_name: toolName(type, item), tool_call_id: id, input: toolInput(type, item), metadata: {} } });
     if (id !== null) state.openTools.add(id);
@@ -242,11 +245,25 @@ function turnCompleted(params: JsonObject, state: AppServerState): EventDraft[] 
   state.lastMessage = null;
   const metadata: JsonObject = { turn_id: turn.id ?? null };
   if (turn.durationMs !== undefined) metadata.duration_ms = turn.durationMs;
-  if (status === 'interrupted') return [{ kind: 'result', payload: { status: 'aborted', stop_reason: 'interrupted', output: null, metadata } }];
+  if (status === 'interrupted') return [...closeOpenTools(state), { kind: 'result', payload: { status: 'aborted', stop_reason: 'interrupted', output: null, metadata } }];
   const failed = status !== 'completed';
   const error = readApiError(str(obj(turn.error)?.message) ?? 'the turn failed');
   const drafts = finishDrafts({ failed, errorReported: state.errorReported, errorMessage: error.message, errorCode: error.code, errorMetadata: error.metadata, output, metadata });
   state.errorReported = false;
+  return drafts;
+}
+
+/**
+ * The tool calls an interrupted turn leaves open get their result inside the turn: Codex completes
+ * a stopped command's item only after the turn's end (or never, for one it withdrew).
+ */
+function closeOpenTools(state: AppServerState): EventDraft[] {
+  const drafts: EventDraft[] = [];
+  for (const id of state.openTools) {
+    state.closedTools.add(id);
+    drafts.push({ kind: 'tool_result', payload: { tool_call_id: id, content: 'the turn was interrupted', is_error: true, metadata: { status: 'interrupted' } } });
+  }
+  state.openTools.clear();
   return drafts;
 }
 

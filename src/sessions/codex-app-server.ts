@@ -39,7 +39,11 @@ export const codexAppServer: ProtocolFactory = (host, _cli, options) => {
   };
 
   const interruptTurn = (): void => {
-    if (threadId !== null && turnId !== null) request('turn/interrupt', { threadId, turnId });
+    if (threadId === null || turnId === null) return;
+    request('turn/interrupt', { threadId, turnId });
+    // An interrupt alone leaves the turn's commands running (a `sleep 300` outlived it, and the next
+    // turn): the thread's background terminals are cleaned with it.
+    request('thread/backgroundTerminals/clean', { threadId });
   };
 
   /** An answer to one of our requests. */
@@ -69,11 +73,6 @@ export const codexAppServer: ProtocolFactory = (host, _cli, options) => {
     if (method === null) return answered(line);
     if (line.id !== undefined && !APPROVAL_METHODS.has(method)) {
       host.write({ id: line.id, error: { code: -32601, message: `not supported by this client: ${method}` } });
-    }
-    // An interrupt leaves the turn's commands running (`sleep 300` outlived it, and the next turn):
-    // the thread's background terminals are cleaned once the interrupted turn is over.
-    if (method === 'turn/completed' && obj(obj(line.params)?.turn)?.status === 'interrupted') {
-      request('thread/backgroundTerminals/clean', { threadId: threadId ?? '' });
     }
   };
 
