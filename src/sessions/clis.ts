@@ -1,5 +1,7 @@
+import { acpClient } from './acp';
 import { claudeControl } from './claude-control';
 import { codexAppServer } from './codex-app-server';
+import { str } from '../providers/drafts';
 import type { ProtocolFactory } from './protocol';
 import type { SessionOptions, SessionProvider } from './types';
 
@@ -39,6 +41,14 @@ export const SESSION_CLIS: Readonly<Record<SessionProvider, SessionCli>> = {
     // The model goes in `thread/start`, not on the command line.
     argv: () => ['app-server'],
     protocol: codexAppServer,
+    dropEnv: [],
+    env: {},
+  },
+  gemini: {
+    executable: 'gemini',
+    argv: (options: SessionOptions) => ['--acp', ...model('--model')(options)],
+    // Gemini names a tool call after its tool: `run_shell_command__run_shell_command_1796…_0`.
+    protocol: acpClient({ toolName: (call) => /^([A-Za-z0-9_.-]+?)__/.exec(str(call.toolCallId) ?? '')?.[1] ?? null }),
     dropEnv: [],
     env: {},
   },
