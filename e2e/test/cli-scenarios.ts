@@ -5,10 +5,10 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ExecutableNotFoundError, startRun, type AnyEvent, type RunOutcome } from '../../src';
+import { ExecutableNotFoundError, startRun, type AnyEvent, type RunOutcome, type RunProvider } from '../../src';
 import { isRunning, type ProcessRef } from '../../src/runner/process-tree';
 import { scenario } from '../scripted/script';
-import { cliPath, pointCliAt, startEndpoint, type CliName } from '../scripted/setup';
+import { cliPath, pointCliAt, startEndpoint } from '../scripted/setup';
 import { collect, commandLine, first, kinds, scriptedRuns, SLOW_TEXT, snapshotTree, stillRunning, waitFor } from './harness';
 
 /** What differs between the CLIs in these scenarios. */
@@ -29,7 +29,7 @@ export interface CliExpectations {
   readonly resumeCarriesUsage: boolean;
 }
 
-export function describeCliScenarios(name: CliName, expected: CliExpectations): void {
+export function describeCliScenarios(name: RunProvider, expected: CliExpectations): void {
   const start = scriptedRuns();
 
   it('a plain answer with a model: stderr before run_started has no session id, everything after has it, one sequence', async () => {

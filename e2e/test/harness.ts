@@ -3,13 +3,13 @@
  * and look at the processes a run started from /proc.
  */
 import { readFileSync } from 'node:fs';
-import { startRun, type AnyEvent, type Run, type RunOptions, type RunOutcome } from '../../src';
+import { startRun, type AnyEvent, type Run, type RunOptions, type RunOutcome, type RunProvider } from '../../src';
 import { descendantsOf, isRunning, readStat, type ProcessRef } from '../../src/runner/process-tree';
 import type { ResponsesTurn } from '../scripted/openai-responses';
-import { startScriptedCli, type CliName, type ScriptedCli } from '../scripted/setup';
+import { startScriptedCli, type ScriptedCli } from '../scripted/setup';
 
 /** What each CLI needs from the runner to run a scripted shell command without asking. */
-export const TOOL_OPTIONS: Record<CliName, Partial<RunOptions>> = {
+export const TOOL_OPTIONS: Record<RunProvider, Partial<RunOptions>> = {
   // As root Claude Code refuses --dangerously-skip-permissions; allowing Bash is enough.
   claude: { allowedTools: ['Bash'] },
   codex: { permission: 'bypass' },
@@ -23,7 +23,7 @@ export interface ScriptedRun {
 }
 
 /** Starts `name` with `prompt` against an endpoint playing `script`. */
-export async function startScripted(name: CliName, prompt: string, script: readonly ResponsesTurn[], options: Partial<RunOptions> = {}): Promise<ScriptedRun> {
+export async function startScripted(name: RunProvider, prompt: string, script: readonly ResponsesTurn[], options: Partial<RunOptions> = {}): Promise<ScriptedRun> {
   const cli = await startScriptedCli(name, script);
   // Claude retries API errors for minutes by default.
   const env = { ...cli.env, CLAUDE_CODE_MAX_RETRIES: '1', ...options.env };
