@@ -1,55 +1,93 @@
+import { str } from '../providers/drafts';
 import { acpClient } from './acp';
 import { claudeControl } from './claude-control';
 import { codexAppServer } from './codex-app-server';
-import { str } from '../providers/drafts';
 import type { ProtocolFactory } from './protocol';
-import type { SessionOptions, SessionProvider } from './types';
+import type { SessionProvider } from './types';
 
 /*
  * Each CLI's session: its command line, the protocol it speaks and its quirks. The protocols are
  * written once (claude-control.ts, codex-app-server.ts, acp.ts); a CLI adds only what is its own.
  * Only flags the tested versions accept (Claude Code 2.1.328, Codex 0.169.0, Gemini CLI 0.61.0,
- * OpenCode 1.18.33, Qwen Code 0.15.10, Copilot CLI 1.0.102).
+ * OpenCode 1.18.33, Qwen Code 0.15.10, Copilot CLI 1.0.102, checked against each `--help`).
  */
 
 /** One CLI's session setup. */
 export interface SessionCli {
   readonly executable: string;
-  /** The argv after the executable (the caller's `args` follow it). */
-  argv(options: SessionOptions): string[];
+  /** The protocol, for the README's table and errors. */
+  readonly protocolName: string;
+  /** The fixed argv after the executable. */
+  readonly args: readonly string[];
+  /** The argv that sets the model; `'protocol'`: the protocol sets it (Codex's `thread/start`); null: neither can. */
+  readonly model: ((model: string) => string[]) | 'protocol' | null;
   readonly protocol: ProtocolFactory;
   /** Variables of the host's environment the CLI must not inherit unless the caller sets them. */
   readonly dropEnv: readonly string[];
-  /** Variables set for the CLI unless the caller sets them. */
-  readonly env: Readonly<Record<string, string>>;
 }
 
-const model = (flag: string) => (options: SessionOptions) => (options.model ? [flag, options.model] : []);
+const flag = (name: string) => (model: string) => [name, model];
 
 export const SESSION_CLIS: Readonly<Record<SessionProvider, SessionCli>> = {
   claude: {
     executable: 'claude',
+    protocolName: 'stream-json control protocol',
     // Deltas always: a session feeds a live view (the other protocols stream text deltas too).
-    argv: (options: SessionOptions) => ['--print', '--input-format', 'stream-json', '--output-format', 'stream-json', '--verbose', '--include-partial-messages', '--permission-prompt-tool', 'stdio', ...model('--model')(options)],
+    args: ['--print', '--input-format', 'stream-json', '--output-format', 'stream-json', '--verbose', '--include-partial-messages', '--permission-prompt-tool', 'stdio'],
+    model: flag('--model'),
     protocol: claudeControl,
     // Claude Code refuses to start inside another Claude Code session (see flags.ts).
     dropEnv: ['CLAUDECODE'],
-    env: {},
   },
   codex: {
     executable: 'codex',
-    // The model goes in `thread/start`, not on the command line.
-    argv: () => ['app-server'],
+    protocolName: 'app-server (JSON-RPC)',
+    args: ['app-server'],
+    model: 'protocol',
     protocol: codexAppServer,
     dropEnv: [],
-    env: {},
   },
   gemini: {
     executable: 'gemini',
-    argv: (options: SessionOptions) => ['--acp', ...model('--model')(options)],
+    protocolName: 'ACP',
+    args: ['--acp'],
+    model: flag('--model'),
     // Gemini names a tool call after its tool: `run_shell_command__run_shell_command_1796…_0`.
     protocol: acpClient({ toolName: (call) => /^([A-Za-z0-9_.-]+?)__/.exec(str(call.toolCallId) ?? '')?.[1] ?? null }),
     dropEnv: [],
-    env: {},
   },
-} as unknown as Record<SessionProvider, SessionCli>;
+  opencode: {
+    executable: 'opencode',
+    protocolName: 'ACP',
+    args: ['acp'],
+    // `opencode acp` has no model flag: the model is opencode.json's `model`.
+    model: null,
+    // OpenCode's first `tool_call` (pending) is titled with the tool's name (`bash`); later titles are the command.
+    protocol: acpClient({ toolName: (call) => (call.sessionUpdate === 'tool_call' ? str(call.title) : null) }),
+    dropEnv: [],
+  },
+  qwen: {
+    executable: 'qwen',
+    protocolName: 'ACP',
+    args: ['--acp'],
+    model: flag('--model'),
+    // Qwen Code names the tool in `_meta.toolName` (read for every agent).
+    protocol: acpClient(),
+    dropEnv: [],
+  },
+  copilot: {
+    executable: 'copilot',
+    protocolName: 'ACP',
+    args: ['--acp'],
+    model: flag('--model'),
+    protocol: acpClient(),
+    dropEnv: [],
+  },
+};
+
+/** The argv of `cli` for a session with `model` (a TypeError when the CLI cannot take one). */
+export function sessionArgv(provider: SessionProvider, cli: SessionCli, model: string | undefined): string[] {
+  if (!model || cli.model === 'protocol') return [...cli.args];
+  if (!cli.model) throw new TypeError(`${provider} takes no model option in a session: set it in the CLI's own configuration`);
+  return [...cli.args, ...cli.model(model)];
+}

@@ -7,7 +7,7 @@ import { refuseNul } from '../runner/flags';
 import { checkDuration, prepareLaunch } from '../runner/launch';
 import { OutcomeTally } from '../runner/outcome';
 import type { RunOutcome, RunStatus } from '../runner/types';
-import { SESSION_CLIS } from './clis';
+import { SESSION_CLIS, sessionArgv } from './clis';
 import type { SessionProtocol } from './protocol';
 import type { ApprovalAnswer, ApprovalRequestEvent, Session, SessionOptions, SessionProvider } from './types';
 
@@ -42,9 +42,9 @@ export function startSession(options: SessionOptions): Session {
     throw new TypeError(`approvals must be one of ${POLICIES.join(', ')}; got ${JSON.stringify(options.approvals)}`);
   }
   if (options.onApproval !== undefined && typeof options.onApproval !== 'function') throw new TypeError('onApproval must be a function');
-  const args = [...cli.argv(options), ...(options.args ?? []).map(String)];
+  const args = [...sessionArgv(provider, cli, options.model), ...(options.args ?? []).map(String)];
   for (const element of args) refuseNul('an argument', element);
-  const launch = prepareLaunch(provider, { ...options, env: { ...cli.env, ...options.env } }, { executable: cli.executable, dropEnv: cli.dropEnv });
+  const launch = prepareLaunch(provider, options, cli);
   return new ChildSession(provider, launch.executable, args, launch.cwd, launch.env, options);
 }
 
