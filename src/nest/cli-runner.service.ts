@@ -1,6 +1,8 @@
 import { Injectable, type MessageEvent } from '@nestjs/common';
-import { Observable } from 'rxjs';
+import { Observable, type Subscriber } from 'rxjs';
+import type { AnyEvent } from '../events/event';
 import { startRun, type Run, type RunOptions } from '../runner';
+import { startSession, type Session, type SessionOptions } from '../sessions';
 
 /**
  * Runs agent CLIs (Claude Code, Codex, Gemini CLI) for a Nest app: `start` is `startRun`, and
@@ -36,18 +38,43 @@ export class CliRunner {
   events$(options: RunOptions): Observable<MessageEvent> {
     return new Observable<MessageEvent>((subscriber) => {
       const run = this.start(options);
-      void (async () => {
-        try {
-          for await (const event of run) {
-            if (subscriber.closed) break; // unsubscribed: leaving the loop early stops the run as well
-            subscriber.next({ data: event });
-          }
-          subscriber.complete();
-        } catch (error) {
-          subscriber.error(error);
-        }
-      })();
+      streamTo(run, subscriber);
       return () => run.abort('unsubscribed');
     });
   }
+
+  /**
+   * Starts a session: the same as `startSession(options)`. Send prompts with `session.send`,
+   * answer approvals with `session.approve`, and stream its events with `sessionEvents$`.
+   */
+  startSession(options: SessionOptions): Session {
+    return startSession(options);
+  }
+
+  /**
+   * A session's events as server-sent events, as `events$` sends a run's; the Observable completes
+   * when the session ends. A session is iterated once: one subscriber. Unsubscribing (the client
+   * disconnects) closes the session, its CLI and every process it started.
+   */
+  sessionEvents$(session: Session): Observable<MessageEvent> {
+    return new Observable<MessageEvent>((subscriber) => {
+      streamTo(session, subscriber);
+      return () => void session.close();
+    });
+  }
+}
+
+/** Sends each event as one message's `data`, then completes; stops reading once unsubscribed. */
+function streamTo(events: AsyncIterable<AnyEvent>, subscriber: Subscriber<MessageEvent>): void {
+  void (async () => {
+    try {
+      for await (const event of events) {
+        if (subscriber.closed) break; // unsubscribed: leaving the loop early stops the run or session as well
+        subscriber.next({ data: event });
+      }
+      subscriber.complete();
+    } catch (error) {
+      subscriber.error(error);
+    }
+  })();
 }
