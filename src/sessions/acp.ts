@@ -27,12 +27,19 @@ export function acpClient(quirks: AcpQuirks = {}): ProtocolFactory {
     /** The session's id once `session/new` answered; prompts sent before wait for it. */
     let sessionId: string | null = null;
     const waiting: string[] = [];
+    /** An interrupt asked before the session existed: the waiting prompt is cancelled once sent. */
+    let cancelWaiting = false;
 
     const request = (method: string, params: JsonObject): string => {
       const id = nextId++;
       ours.set(String(id), method);
       host.write({ jsonrpc: '2.0', id, method, params });
       return String(id);
+    };
+
+    const cancel = (): void => {
+      cancelWaiting = sessionId === null;
+      if (sessionId !== null) host.write({ jsonrpc: '2.0', method: 'session/cancel', params: { sessionId } });
     };
 
     const prompt = (text: string): void => {
@@ -53,6 +60,7 @@ export function acpClient(quirks: AcpQuirks = {}): ProtocolFactory {
         if (error) return host.fail(`${cli} refused a new session: ${str(error.message) ?? JSON.stringify(error)}`);
         sessionId = str(obj(line.result)?.sessionId);
         for (const text of waiting.splice(0)) prompt(text);
+        if (cancelWaiting) cancel();
       }
     };
 
@@ -101,9 +109,7 @@ export function acpClient(quirks: AcpQuirks = {}): ProtocolFactory {
         const outcome: JsonObject = chosen === null ? { outcome: 'cancelled' } : { outcome: 'selected', optionId: chosen };
         host.write({ jsonrpc: '2.0', id, result: { outcome } });
       },
-      interrupt() {
-        if (sessionId !== null) host.write({ jsonrpc: '2.0', method: 'session/cancel', params: { sessionId } });
-      },
+      interrupt: cancel,
     };
   };
 }

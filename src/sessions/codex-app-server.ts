@@ -34,7 +34,6 @@ export const codexAppServer: ProtocolFactory = (host, _cli, options) => {
 
   const startTurn = (text: string): void => {
     turnId = null;
-    interruptAsked = false;
     request('turn/start', { threadId: threadId ?? '', input: [{ type: 'text', text, text_elements: [] }] });
   };
 
@@ -71,6 +70,8 @@ export const codexAppServer: ProtocolFactory = (host, _cli, options) => {
   const observe = (line: JsonObject): void => {
     const method = str(line.method);
     if (method === null) return answered(line);
+    // An interrupt asked for a turn that has not started yet holds until that turn is over.
+    if (method === 'turn/completed') interruptAsked = false;
     if (line.id !== undefined && !APPROVAL_METHODS.has(method)) {
       host.write({ id: line.id, error: { code: -32601, message: `not supported by this client: ${method}` } });
     }
