@@ -1,6 +1,6 @@
 /*
  * How each real CLI is pointed at a scripted endpoint (measured with Claude Code 2.1.328,
- * Codex 0.169.0, Gemini CLI 0.61.0, as root). One home for it: the capture scripts and the
+ * Codex 0.169.0, Gemini CLI 0.61.0, OpenCode 1.18.33, Qwen Code 0.15.10, Copilot CLI 1.0.102, as root). One home for it: the capture scripts and the
  * real-CLI test suite both start their CLIs through here.
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -8,19 +8,40 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startAnthropicEndpoint } from './anthropic';
 import { startGeminiEndpoint } from './gemini';
+import { startOpenAIChatEndpoint, SCRIPTED_CHAT_MODEL } from './openai-chat';
 import { startOpenAIResponsesEndpoint, type ResponsesTurn } from './openai-responses';
 import type { ScriptedTurn } from './script';
 import type { ScriptedServer } from './server';
 
 /** The CLIs this package pins. */
-export type CliName = 'claude' | 'codex' | 'gemini';
+export type CliName = 'claude' | 'codex' | 'gemini' | 'opencode' | 'qwen' | 'copilot';
 
 /** `e2e/node_modules/.bin`, where `npm ci --prefix e2e` puts the pinned CLIs. */
 export const E2E_BIN = join(__dirname, '..', 'node_modules', '.bin');
 
-/** The pinned CLI's executable. */
+/**
+ * The pinned CLI's executable. Copilot's `copilot` is an npm loader (node) that runs the native
+ * binary with spawnSync and forwards no signal: a kill of the loader leaves Copilot running, so
+ * the native binary of this platform is started directly.
+ */
 export function cliPath(name: CliName): string {
-  return join(E2E_BIN, name);
+  return join(E2E_BIN, name === 'copilot' ? `copilot-${process.platform}-${process.arch}` : name);
+}
+
+/** The CLIs driven over the Agent Client Protocol (JSON-RPC 2.0 on stdio) here. */
+export type AcpCliName = 'opencode' | 'qwen' | 'copilot';
+
+/** The arguments that start `name` as an ACP agent on stdio (with the environment of `pointCliAt`). */
+export function acpArgs(name: AcpCliName): string[] {
+  switch (name) {
+    case 'opencode':
+      return ['acp'];
+    case 'qwen':
+      // The auth type and model come from settings.json and OPENAI_MODEL (pointQwenAt).
+      return ['--acp'];
+    case 'copilot':
+      return ['--acp', '--no-auto-update', '--disable-client-telemetry'];
+  }
 }
 
 /** Only what a CLI needs: no API keys or settings of the machine leak in. */
@@ -32,7 +53,16 @@ export function isolatedEnv(home: string, extra: Record<string, string>): Record
 export function startEndpoint(name: CliName, script: readonly ResponsesTurn[]): Promise<ScriptedServer> {
   if (name === 'codex') return startOpenAIResponsesEndpoint(script);
   const common = script as readonly ScriptedTurn[];
-  return name === 'claude' ? startAnthropicEndpoint(common) : startGeminiEndpoint(common);
+  switch (name) {
+    case 'claude':
+      return startAnthropicEndpoint(common);
+    case 'gemini':
+      return startGeminiEndpoint(common);
+    case 'opencode':
+    case 'qwen':
+    case 'copilot':
+      return startOpenAIChatEndpoint(common);
+  }
 }
 
 /** Options of `pointCliAt`. */
@@ -49,6 +79,8 @@ export interface PointOptions {
  *   (model `gpt-5.5`: another name makes it print a model-metadata error item).
  * - Gemini CLI: `GOOGLE_GEMINI_BASE_URL`, `GEMINI_API_KEY`, and a settings.json selecting API-key auth
  *   with no folder-trust question; `TMPDIR` in the home, where it writes its error reports.
+ * - OpenCode, Qwen Code, Copilot CLI: the scripted Chat Completions endpoint at `<serverUrl>/v1`
+ *   (see pointOpenCodeAt, pointQwenAt, pointCopilotAt).
  */
 export function pointCliAt(name: CliName, home: string, serverUrl: string, options: PointOptions = {}): Record<string, string> {
   switch (name) {
@@ -61,7 +93,98 @@ export function pointCliAt(name: CliName, home: string, serverUrl: string, optio
       mkdirSync(join(home, '.gemini'), { recursive: true });
       writeFileSync(join(home, '.gemini', 'settings.json'), JSON.stringify(GEMINI_SETTINGS));
       return isolatedEnv(home, { GOOGLE_GEMINI_BASE_URL: serverUrl, GEMINI_API_KEY: 'scripted-gemini-key', TMPDIR: home });
+    case 'opencode':
+      return pointOpenCodeAt(home, serverUrl);
+    case 'qwen':
+      return pointQwenAt(home, serverUrl);
+    case 'copilot':
+      return pointCopilotAt(home, serverUrl);
   }
+}
+
+/*
+ * OpenCode 1.18.33 reads its config from `$XDG_CONFIG_HOME/opencode/opencode.json` and keeps its
+ * database (migrated on the first run, which is slow), logs and caches under the other XDG dirs,
+ * all put in the fresh home. Its own "opencode" provider lists hosted models: only the scripted
+ * provider is enabled. Its default lets `bash` run without asking; the config asks instead, like
+ * the other CLIs' defaults, so an ACP session sees session/request_permission and `opencode run`
+ * needs `--auto` to run a command (without it the run auto-rejects and ends the turn).
+ */
+function pointOpenCodeAt(home: string, serverUrl: string): Record<string, string> {
+  const config = join(home, '.config');
+  mkdirSync(join(config, 'opencode'), { recursive: true });
+  writeFileSync(join(config, 'opencode', 'opencode.json'), JSON.stringify(openCodeConfig(serverUrl), null, 2));
+  return isolatedEnv(home, {
+    XDG_CONFIG_HOME: config,
+    XDG_DATA_HOME: join(home, '.local', 'share'),
+    XDG_CACHE_HOME: join(home, '.cache'),
+    XDG_STATE_HOME: join(home, '.local', 'state'),
+    OPENCODE_DISABLE_MODELS_FETCH: 'true',
+    OPENCODE_DISABLE_AUTOUPDATE: 'true',
+    OPENCODE_DISABLE_LSP_DOWNLOAD: 'true',
+    OPENCODE_DISABLE_SHARE: 'true',
+    TMPDIR: home,
+  });
+}
+
+function openCodeConfig(serverUrl: string): Record<string, unknown> {
+  return {
+    $schema: 'https://opencode.ai/config.json',
+    provider: {
+      fake: {
+        npm: '@ai-sdk/openai-compatible',
+        name: 'Scripted',
+        options: { baseURL: `${serverUrl}/v1`, apiKey: 'sk-scripted' },
+        models: { [SCRIPTED_CHAT_MODEL]: { name: 'Scripted model', tool_call: true } },
+      },
+    },
+    model: `fake/${SCRIPTED_CHAT_MODEL}`,
+    enabled_providers: ['fake'],
+    permission: { bash: 'ask' },
+    autoupdate: false,
+    share: 'disabled',
+  };
+}
+
+/*
+ * Qwen Code 0.15.10: the openai auth type reads `OPENAI_BASE_URL`, `OPENAI_API_KEY` and
+ * `OPENAI_MODEL`; `~/.qwen/settings.json` selects that auth (else it asks which one) and turns
+ * off the folder-trust question, the update check and usage statistics, so `qwen --acp` needs no
+ * flag (`-p` runs add `--auth-type openai -m fake-model`). Its default approval mode asks before the shell; in
+ * `-p` it then leaves `run_shell_command` out of the tools altogether (use `--approval-mode yolo`).
+ */
+function pointQwenAt(home: string, serverUrl: string): Record<string, string> {
+  mkdirSync(join(home, '.qwen'), { recursive: true });
+  writeFileSync(join(home, '.qwen', 'settings.json'), JSON.stringify(QWEN_SETTINGS, null, 2));
+  return isolatedEnv(home, { OPENAI_BASE_URL: `${serverUrl}/v1`, OPENAI_API_KEY: 'sk-scripted', OPENAI_MODEL: SCRIPTED_CHAT_MODEL, TMPDIR: home });
+}
+
+const QWEN_SETTINGS = {
+  security: { auth: { selectedType: 'openai' }, folderTrust: { enabled: false } },
+  general: { disableAutoUpdate: true, disableUpdateNag: true },
+  privacy: { usageStatisticsEnabled: false },
+  telemetry: { enabled: false },
+};
+
+/*
+ * Copilot CLI 1.0.102 without a GitHub account: `COPILOT_OFFLINE` (no GitHub auth, telemetry,
+ * web tools or updates) with a bring-your-own-key provider (`COPILOT_PROVIDER_*`, Chat
+ * Completions by default). State goes to `COPILOT_HOME`; the binary unpacks its package
+ * (about 235 MB, about a second) into `$XDG_CACHE_HOME/copilot` or `~/.cache/copilot`, here the
+ * fresh home. No `GITHUB_TOKEN`/`GH_TOKEN` reaches it (isolatedEnv). Flags: `--no-auto-update
+ * --disable-client-telemetry`, and `--allow-all-tools` for `-p`.
+ */
+function pointCopilotAt(home: string, serverUrl: string): Record<string, string> {
+  return isolatedEnv(home, {
+    COPILOT_HOME: join(home, '.copilot'),
+    COPILOT_OFFLINE: 'true',
+    COPILOT_AUTO_UPDATE: 'false',
+    COPILOT_PROVIDER_BASE_URL: `${serverUrl}/v1`,
+    COPILOT_PROVIDER_TYPE: 'openai',
+    COPILOT_PROVIDER_API_KEY: 'sk-scripted',
+    COPILOT_MODEL: SCRIPTED_CHAT_MODEL,
+    TMPDIR: home,
+  });
 }
 
 /** API-key auth without a prompt, and no folder-trust question (the cwd is a fresh temp dir). */

@@ -1,6 +1,6 @@
 import { arr, finishDrafts, num, obj, str } from '../providers/drafts';
 import type { EventDraft, ProviderProfile } from '../providers/profile';
-import { usageDraft } from '../providers/usage';
+import { usageDraft, type UsageAggregation } from '../providers/usage';
 import type { JsonObject, JsonValue } from '../schema/json';
 
 /*
@@ -16,6 +16,8 @@ import type { JsonObject, JsonValue } from '../schema/json';
 export interface AcpQuirks {
   /** The CLI's own name of a tool call's tool, when it gives one somewhere of its own (see clis.ts); null: none. */
   toolName?(call: JsonObject): string | null;
+  /** How the `usage` of a prompt's answer adds up: the turn's own (default) or the session's running total (Copilot). */
+  promptUsage?: UsageAggregation;
 }
 
 /** One tool call as the updates have described it so far. */
@@ -271,7 +273,7 @@ function turnEnded(line: JsonObject, state: AcpState): EventDraft[] {
   const result = obj(line.result);
   const error = obj(line.error);
   const stop = str(result?.stopReason);
-  const drafts: EventDraft[] = [...usageOf(result?.usage), ...geminiQuota(obj(obj(result?._meta)?.quota))];
+  const drafts: EventDraft[] = [...usageOf(result?.usage, state.quirks.promptUsage), ...geminiQuota(obj(obj(result?._meta)?.quota))];
   for (const call of state.tools.values()) {
     if (!call.announced) continue;
     const why = call.denied ? DENIED : 'the turn ended before the tool call did';
@@ -295,12 +297,13 @@ function turnEnded(line: JsonObject, state: AcpState): EventDraft[] {
 }
 
 /**
- * ACP's `Usage` (a prompt's answer, OpenCode; a chunk's `_meta.usage`, Qwen Code), per turn or per
- * model call: a delta. Agents disagree on whether `inputTokens` counts the cache (OpenCode leaves it
- * out, Qwen counts it), but `totalTokens` is all of it in both: all input is the total less output
- * and thought. Output counts the thought, as the convention says.
+ * ACP's `Usage`: in a prompt's answer (OpenCode: its last model call's; Copilot: the session's
+ * running total) or in a chunk's `_meta.usage` (Qwen Code: each model call's). Agents disagree on
+ * whether `inputTokens` counts the cache (OpenCode leaves it out, Qwen counts it), but
+ * `totalTokens` is all of it in both: all input is the total less output and thought. Output
+ * counts the thought, as the convention says.
  */
-function usageOf(value: JsonValue | undefined): EventDraft[] {
+function usageOf(value: JsonValue | undefined, aggregation: UsageAggregation = 'delta'): EventDraft[] {
   const usage = obj(value);
   if (!usage) return [];
   const output = num(usage.outputTokens) ?? 0;
@@ -310,7 +313,7 @@ function usageOf(value: JsonValue | undefined): EventDraft[] {
   const write = num(usage.cachedWriteTokens) ?? 0;
   const input = total !== null ? total - output - thought : (num(usage.inputTokens) ?? 0) + read + write;
   if (total === 0 && input === 0) return [];
-  return [usageDraft({ input_tokens: input, output_tokens: output + thought, cache_read_input_tokens: read, cache_write_input_tokens: write, reasoning_output_tokens: thought }, 'delta', { native_usage: usage })];
+  return [usageDraft({ input_tokens: input, output_tokens: output + thought, cache_read_input_tokens: read, cache_write_input_tokens: write, reasoning_output_tokens: thought }, aggregation, { native_usage: usage })];
 }
 
 /** Gemini CLI's usage: the prompt answer's `_meta.quota.token_count`, the turn's own. */

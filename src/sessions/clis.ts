@@ -80,7 +80,8 @@ export const SESSION_CLIS: Readonly<Record<SessionProvider, SessionCli>> = {
     protocolName: 'ACP',
     args: ['--acp'],
     model: flag('--model'),
-    protocol: acpClient(),
+    // Copilot's prompt answers carry the session's running total of usage.
+    protocol: acpClient({ promptUsage: 'cumulative' }),
     dropEnv: [],
   },
 };
