@@ -24,8 +24,8 @@ export const E2E_BIN = join(__dirname, '..', 'node_modules', '.bin');
  * binary with spawnSync and forwards no signal: a kill of the loader leaves Copilot running, so
  * the native binary of this platform is started directly.
  */
-export function cliPath(name: CliName): string {
-  return join(E2E_BIN, name === 'copilot' ? `copilot-${process.platform}-${process.arch}` : name);
+export function cliPath(name: CliName, bin: string = E2E_BIN): string {
+  return join(bin, name === 'copilot' ? `copilot-${process.platform}-${process.arch}` : name);
 }
 
 /** The CLIs driven over the Agent Client Protocol (JSON-RPC 2.0 on stdio) here. */

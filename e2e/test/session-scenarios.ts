@@ -109,7 +109,7 @@ export function describeSessionScenarios(name: CliName, expected: SessionExpecta
   });
 
   it('a tool call denied by session.approve: no file is written and the model is told', async () => {
-    const scripted = await start([{ shell: 'touch made-by-tool.txt' }, { text: 'I was not allowed to create the file.' }]);
+    const scripted = await start([{ shell: 'touch made-by-tool.txt' }, { text: 'I was not allowed to create the file.' }, { text: 'It did not work.' }]);
     const turn = scripted.session.send('Create made-by-tool.txt.');
     const id = await waitFor('the approval request', () => scripted.session.pendingApprovals[0]);
     expect(scripted.session.approve(id, { decision: 'deny', reason: 'The host denied this tool call.' })).toBe(true);
@@ -118,6 +118,8 @@ export function describeSessionScenarios(name: CliName, expected: SessionExpecta
     const result = await turn;
     expect(result.payload.status).toBe('completed');
     expect(existsSync(join(scripted.cli.cwd, 'made-by-tool.txt'))).toBe(false);
+    // Some CLIs end the turn at a deny and tell the model with the next prompt (OpenCode, Copilot).
+    expect((await scripted.session.send('Did that work?')).payload.status).toBe('completed');
     expect(requestBodies(scripted.cli)).toMatch(expected.deniedToldAs);
     await closeAndCheck(scripted);
     const toolResult = scripted.events.find((event) => event.kind === 'tool_result');
