@@ -16,17 +16,20 @@ export interface CliChild {
   readonly exited: Promise<CliExit>;
 }
 
-/** Starts `node <script> …args` with exactly `env`, stdin closed (as the run command's tests need it to wait and signal it). */
-export function spawnNodeCli(script: string, args: readonly string[], options: { cwd: string; env: NodeJS.ProcessEnv }): CliChild {
-  const child = spawn(process.execPath, [script, ...args], { cwd: options.cwd, env: options.env, stdio: ['ignore', 'pipe', 'pipe'] });
+/**
+ * Starts `node <script> …args` with exactly `env`, stdin closed (as the run command's tests need it
+ * to wait and signal it), or a pipe (`child.stdin`) with `stdin: 'pipe'` (the session command's).
+ */
+export function spawnNodeCli(script: string, args: readonly string[], options: { cwd: string; env: NodeJS.ProcessEnv; stdin?: 'ignore' | 'pipe' }): CliChild {
+  const child = spawn(process.execPath, [script, ...args], { cwd: options.cwd, env: options.env, stdio: [options.stdin ?? 'ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   const watchers = new Set<() => void>();
-  child.stdout.on('data', (chunk: Buffer) => {
+  child.stdout?.on('data', (chunk: Buffer) => {
     stdout += chunk.toString('utf8');
     for (const watcher of watchers) watcher();
   });
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+  child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
   const exited = new Promise<CliExit>((resolve) => child.on('close', (status, signal) => resolve({ status, signal, stdout, stderr })));
   const line = (matches: (line: string) => boolean = () => true) =>
     new Promise<string>((resolve, reject) => {

@@ -1,6 +1,7 @@
+// The package root first: it loads reflect-metadata before any decorated class.
+import { startSession, type Session, type SessionOptions, type SessionProvider } from '../index';
 import { splitLines } from '../providers/lines';
 import { SESSION_CLIS } from '../sessions/clis';
-import { startSession, type Session, type SessionOptions, type SessionProvider } from '../sessions';
 import type { GivenOptions } from './args';
 import type { CliIo } from './io';
 import { keepRawOption } from './keep-raw';

@@ -1,0 +1,146 @@
+import 'reflect-metadata';
+import { EventEmitter } from 'node:events';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
+import { Event, type AnyEvent } from '../src';
+import { run } from '../src/cli/run';
+import { sessionCommand } from '../src/cli/session-command';
+import type { SessionOptions } from '../src/sessions/types';
+
+/*
+ * The `session` command in process, over the stand-in that replays real Gemini ACP captures
+ * (test/sessions/replay-agent.js): commands on stdin, events on stdout, exit codes. The real CLIs
+ * are in e2e/test/session-command.spec.ts.
+ */
+
+const AGENT = join(__dirname, 'sessions', 'replay-agent.js');
+const wire = (name: string) => join(__dirname, 'fixtures', 'sessions', 'gemini', `wire-${name}.jsonl`);
+
+jest.setTimeout(20_000);
+
+let dir: string;
+const savedEnv = { ...process.env };
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'cli-session-test-'));
+});
+afterEach(() => {
+  for (const key of Object.keys(process.env)) if (!(key in savedEnv)) delete process.env[key];
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** The command with its streams: write command lines to `stdin`, read events from `lines()`. */
+function startCommand(argv: string[], replay?: string, signals?: EventEmitter) {
+  // The CLI inherits this process's environment, as the command's users' CLIs do.
+  if (replay) process.env.REPLAY_WIRE = wire(replay);
+  const stdin = new PassThrough();
+  const stdout = new PassThrough();
+  const stderr = new PassThrough();
+  let out = '';
+  let err = '';
+  stdout.on('data', (chunk: Buffer) => (out += chunk.toString('utf8')));
+  stderr.on('data', (chunk: Buffer) => (err += chunk.toString('utf8')));
+  const io = { stdin, stdout, stderr };
+  const exit = signals ? sessionOptionsFrom(argv).then((options) => sessionCommand(options, io, signals)) : run(argv, io);
+  const events = (): AnyEvent[] => out.split('\n').filter((line) => line !== '').map((line) => Event.fromJSON(line));
+  const send = (command: unknown) => stdin.write(`${typeof command === 'string' ? command : JSON.stringify(command)}\n`);
+  return { stdin, send, exit, events, stderr: () => err };
+}
+
+/** The options `session` makes of `argv` (for a test that passes its own signal emitter). */
+async function sessionOptionsFrom(argv: string[]): Promise<SessionOptions> {
+  const { parseArgs } = await import('../src/cli/args');
+  const command = parseArgs(argv);
+  if (command.name !== 'session') throw new Error('not a session command');
+  return command.options;
+}
+
+async function waitFor<T>(what: string, condition: () => T | null | undefined | false): Promise<T> {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const value = condition();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+const session = (...rest: string[]) => ['session', '--provider', 'gemini', '--bin', AGENT, ...rest];
+
+describe('cli-subprocess-core session: usage', () => {
+  it.each([
+    [['session'], 'session needs --provider <claude|codex|gemini|opencode|qwen|copilot>'],
+    [['session', '--provider', 'cursor'], 'unknown provider "cursor": session takes one of claude, codex, gemini, opencode, qwen, copilot'],
+    [['session', '--provider', 'gemini', 'Say hello.'], 'session takes no prompt: send {"type":"prompt","text":…} lines on stdin'],
+    [['session', '--provider', 'gemini', '--approvals', 'maybe'], '--approvals must be one of ask, allow, deny; got "maybe"'],
+    [['session', '--provider', 'gemini', '--approval-timeout', 'soon'], '--approval-timeout must be a positive number of seconds; got "soon"'],
+    [['session', '--provider', 'gemini', '--partial'], '--partial is an option of run'],
+  ])('%j → exit 2: %s', async (argv, message) => {
+    const { exit, stderr } = startCommand(argv);
+    expect(await exit).toBe(2);
+    expect(stderr()).toContain(message);
+  });
+
+  it('a missing executable → exit 127; a model the CLI cannot take → exit 2', async () => {
+    const missing = startCommand(['session', '--provider', 'gemini', '--bin', '/nonexistent/gemini']);
+    expect(await missing.exit).toBe(127);
+    expect(missing.stderr()).toContain('/nonexistent/gemini not found or not executable: install @google/gemini-cli or pass executable');
+    const model = startCommand(['session', '--provider', 'opencode', '--bin', AGENT, '--model', 'x']);
+    expect(await model.exit).toBe(2);
+  });
+});
+
+describe('cli-subprocess-core session', () => {
+  it('prompts from stdin; end of input plays them to their end, then closes: exit 0', async () => {
+    const command = startCommand(session('--approvals', 'allow'), 'allow');
+    command.send({ type: 'prompt', text: 'Create made-by-tool.txt.' });
+    command.stdin.end();
+    expect(await command.exit).toBe(0);
+    const events = command.events();
+    expect(events.filter((event) => event.kind === 'result').map((event) => event.kind === 'result' && event.payload.status)).toEqual(['completed']);
+    expect(events.find((event) => event.kind === 'approval_resolved')?.payload).toMatchObject({ decision: 'allow', metadata: { answered_by: 'policy' } });
+  });
+
+  it('--approvals ask: an approve line answers the request; bad lines are reported on stderr and skipped', async () => {
+    const command = startCommand(session(), 'deny');
+    command.send('not json');
+    command.send({ type: 'dance' });
+    command.send({ type: 'approve', approval_id: 'nope', decision: 'allow' });
+    command.send({ type: 'approve', approval_id: 'x' });
+    command.send({ type: 'prompt', text: 'Create made-by-tool.txt.' });
+    const asked = await waitFor('the approval request', () => command.events().find((event) => event.kind === 'approval_requested'));
+    command.send({ type: 'approve', approval_id: asked.kind === 'approval_requested' ? asked.payload.approval_id : '', decision: 'deny', reason: 'not today' });
+    command.stdin.end();
+    expect(await command.exit).toBe(0);
+    expect(command.events().find((event) => event.kind === 'approval_resolved')?.payload).toMatchObject({ decision: 'deny', reason: 'not today', metadata: { answered_by: 'host' } });
+    expect(command.stderr().split('\n').filter((line) => line !== '')).toEqual([
+      'cli-subprocess-core: not a JSON command: not json',
+      'cli-subprocess-core: unknown command type "dance": expected prompt, approve or interrupt',
+      'cli-subprocess-core: no pending approval "nope"',
+      'cli-subprocess-core: an approve command needs "approval_id" (a string) and "decision" ("allow" or "deny")',
+    ]);
+  });
+
+  it('an interrupt line ends the turn aborted; the next prompt completes', async () => {
+    const command = startCommand(session(), 'interrupt-stream');
+    command.send({ type: 'prompt', text: 'Answer slowly.' });
+    await waitFor('streamed text', () => command.events().some((event) => event.kind === 'assistant_delta'));
+    command.send({ type: 'interrupt' });
+    command.send({ type: 'prompt', text: 'Say something after the interrupt.' });
+    command.stdin.end();
+    expect(await command.exit).toBe(0);
+    expect(command.events().flatMap((event) => (event.kind === 'result' ? [event.payload.status] : []))).toEqual(['aborted', 'completed']);
+  });
+
+  it('SIGINT during a turn closes the session: the turn aborted, exit 130', async () => {
+    const signals = new EventEmitter();
+    process.env.REPLAY_MUTE = 'session/prompt';
+    const command = startCommand(session(), 'plain', signals);
+    command.send({ type: 'prompt', text: 'Say hello.' });
+    await waitFor('run_started', () => command.events().some((event) => event.kind === 'run_started'));
+    signals.emit('SIGINT');
+    expect(await command.exit).toBe(130);
+    expect(command.events().at(-1)).toMatchObject({ kind: 'result', payload: { status: 'aborted' } });
+  });
+});
