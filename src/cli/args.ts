@@ -43,7 +43,7 @@ Options:
   --allow-invalid-utf8
                      validate: read invalid UTF-8 with U+FFFD replacements instead of reporting the line (invalid_utf8)
   --provider <id>    decode: the CLI that printed the input: claude, codex, gemini, cursor, opencode, amp,
-                     or auto (named by the first line a provider recognises); run: the CLI to run
+                     qwen, or auto (named by the first line a provider recognises); run, session: the CLI to run
   --keep-raw <which> decode, run, session: which events carry the native line in "raw": all, unmapped, none (default: all for decode, none for run and session)
   --model <name>     run, session: the model, passed to the CLI
   --cwd <dir>        run, session: the CLI's working directory (default: the current one)
@@ -125,7 +125,7 @@ export function parseArgs(argv: readonly string[]): Command {
   if (!isCommandName(name)) throw new UsageError(`unknown command: ${name}`);
   for (const option of given.keys()) {
     const { commands } = OPTIONS[option];
-    if (!commands.includes(name)) throw new UsageError(`${option} is an option of ${commands.join(' and ')}`);
+    if (!commands.includes(name)) throw new UsageError(`${option} is an option of ${inWords(commands)}`);
   }
   switch (name) {
     case 'validate':
@@ -160,4 +160,9 @@ function providerId(value: string): ProviderId | 'auto' {
   } catch (error) {
     throw new UsageError((error as Error).message);
   }
+}
+
+/** "a", "a and b", "a, b and c". */
+function inWords(names: readonly string[]): string {
+  return names.length < 2 ? names.join('') : `${names.slice(0, -1).join(', ')} and ${names[names.length - 1]}`;
 }

@@ -48,6 +48,11 @@ export function isAmpThreadId(value: unknown): boolean {
   return typeof value === 'string' && /^T-[0-9a-f]{8}-[0-9a-f]{4}-/i.test(value);
 }
 
+/** Qwen Code's init line: Claude's shape, with Qwen's own version field (qwen.ts reuses this mapping). */
+export function isQwenInit(line: JsonObject): boolean {
+  return line.type === 'system' && line.subtype === 'init' && str(line.qwen_code_version) !== null;
+}
+
 /**
  * True for a line in Claude's stream-json shape. Only fields the look-alikes lack count:
  * Cursor's lines use the same `type` names but carry no `uuid`, `parent_tool_use_id`,
@@ -83,7 +88,8 @@ function hasMessageBase(line: JsonObject): boolean {
 /** The Claude Code profile: see the mapping table in the README's "Decoding CLI output". */
 export const claudeProfile: ProviderProfile<ClaudeState> = {
   id: 'claude',
-  detect: (line) => isClaudeShaped(line) && !isAmpThreadId(line.session_id),
+  // Amp and Qwen Code print Claude's format too (amp.ts, qwen.ts).
+  detect: (line) => isClaudeShaped(line) && !isAmpThreadId(line.session_id) && !isQwenInit(line),
   newState: () => ({ pendingApprovals: new Set(), errorReported: false, streamMessageId: null, startedTasks: new Set() }),
   sessionId: (line) => str(line.session_id),
   // Only assistant and user lines carry a `timestamp` (ISO text); the others take the last one seen.

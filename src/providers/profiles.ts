@@ -4,6 +4,7 @@ import { codexProfile } from './codex';
 import { cursorProfile } from './cursor';
 import { geminiProfile } from './gemini';
 import { opencodeProfile } from './opencode';
+import { qwenProfile } from './qwen';
 import type { ProviderProfile } from './profile';
 import { PROVIDERS, type ProviderId } from './provider-id';
 import type { JsonObject } from '../schema/json';
@@ -16,6 +17,7 @@ const PROFILES = {
   cursor: cursorProfile,
   opencode: opencodeProfile,
   amp: ampProfile,
+  qwen: qwenProfile,
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- each profile has its own state type
 } satisfies Record<ProviderId, ProviderProfile<any>>;
 

@@ -1,5 +1,5 @@
 /** The provider CLIs the decoders understand, in the order `detectProvider` asks them. */
-export const PROVIDERS = ['claude', 'codex', 'gemini', 'cursor', 'opencode', 'amp'] as const;
+export const PROVIDERS = ['claude', 'codex', 'gemini', 'cursor', 'opencode', 'amp', 'qwen'] as const;
 
 /** One of `PROVIDERS`. */
 export type ProviderId = (typeof PROVIDERS)[number];
