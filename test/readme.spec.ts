@@ -26,6 +26,28 @@ describe('README', () => {
     expect(readme).toContain(example.trim());
   });
 
+  it('shows the NestJS sessions example verbatim', () => {
+    const example = readFileSync(join(root, 'examples/nest-sessions.ts'), 'utf8').replace("from '../src/nest'", "from 'cli-subprocess-core/nest'").replace("from '../src'", "from 'cli-subprocess-core'");
+    expect(readme).toContain(example.trim());
+  });
+
+  it('shows the heart of the session example as it is in examples/session.ts: its lines, in order', () => {
+    const example = readFileSync(join(root, 'examples/session.ts'), 'utf8').split('\n').map((line) => line.trim());
+    const block = /The heart of \[`examples\/session\.ts`\][\s\S]*?```ts\n([\s\S]*?)```/.exec(readme)?.[1] ?? '';
+    const lines = block.split('\n').map((line) => line.trim()).filter((line) => line !== '' && !line.startsWith('import '));
+    expect(lines.length).toBeGreaterThan(10);
+    let at = 0;
+    for (const line of lines) {
+      const found = example.indexOf(line, at);
+      expect({ line, found: found >= 0 }).toEqual({ line, found: true });
+      at = found + 1;
+    }
+  });
+
+  it('lists every session CLI in the sessions table', () => {
+    for (const name of ['Claude Code', 'Codex', 'Gemini CLI', 'OpenCode', 'Qwen Code', 'Copilot CLI']) expect(readme).toMatch(new RegExp(`^\\| ${name} \\| .*\\|$`, 'm'));
+  });
+
   it('names the test command that .ci/run runs', () => {
     const ci = readFileSync(join(root, '.ci/run'), 'utf8');
     expect(ci).toContain('npm ci');
