@@ -8,6 +8,7 @@ import { Event, type AnyEvent } from '../src';
 import { run } from '../src/cli/run';
 import { sessionCommand } from '../src/cli/session-command';
 import type { SessionOptions } from '../src/sessions/types';
+import { waitFor } from './wait-for';
 
 /*
  * The `session` command in process, over the stand-in that replays real Gemini ACP captures
@@ -56,15 +57,6 @@ async function sessionOptionsFrom(argv: string[]): Promise<SessionOptions> {
   return command.options;
 }
 
-async function waitFor<T>(what: string, condition: () => T | null | undefined | false): Promise<T> {
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    const value = condition();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
 
 const session = (...rest: string[]) => ['session', '--provider', 'gemini', '--bin', AGENT, ...rest];
 

@@ -7,6 +7,7 @@ import { startRun, type AnyEvent, type Run, type RunOptions, type RunOutcome, ty
 import { descendantsOf, isRunning, readStat, type ProcessRef } from '../../src/runner/process-tree';
 import type { ResponsesTurn } from '../scripted/openai-responses';
 import { startScriptedCli, type ScriptedCli } from '../scripted/setup';
+import { waitFor as waitUntil } from '../../test/wait-for';
 
 /** What each CLI needs from the runner to run a scripted shell command without asking. */
 export const TOOL_OPTIONS: Record<RunProvider, Partial<RunOptions>> = {
@@ -64,15 +65,9 @@ export async function collect(run: Run, onEvent?: (event: AnyEvent) => void): Pr
   return { events, outcome: await run.done };
 }
 
-/** Polls `condition` every 50 ms until it holds; fails (with `what`) after `timeoutMs`. */
-export async function waitFor<T>(what: string, condition: () => T | null | undefined | false, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = condition();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+/** `waitFor` with the real CLIs' patience: a minute by default (a first OpenCode start migrates its database). */
+export function waitFor<T>(what: string, condition: () => T | null | undefined | false, timeoutMs = 60_000): Promise<T> {
+  return waitUntil(what, condition, timeoutMs);
 }
 
 /** The run's CLI and its descendants alive now, as /proc shows them (pid and start time). */

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { decodeLines, ExecutableNotFoundError, startRun, type AnyEvent, type Run, type RunOptions, type RunOutcome } from '../../src';
 import { isRunning, readStat, type ProcessRef } from '../../src/runner/process-tree';
 import type { RunBackpressure } from '../../src/runner/run';
+import { waitFor } from '../wait-for';
 
 /*
  * startRun over a stand-in CLI (fake-cli.js) that prints real captured fixture lines: process
@@ -50,15 +51,6 @@ async function collect(run: Run): Promise<{ events: AnyEvent[]; outcome: RunOutc
   return { events, outcome: await run.done };
 }
 
-async function waitFor<T>(what: string, condition: () => T | null | undefined | false): Promise<T> {
-  const deadline = Date.now() + 20_000;
-  for (;;) {
-    const value = condition();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
 
 /** The process whose pid a fake wrote to `file`, once it has. */
 async function childOf(file: string): Promise<ProcessRef> {

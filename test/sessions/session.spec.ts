@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ExecutableNotFoundError, startSession, type AnyEvent, type Session, type SessionOptions } from '../../src';
 import { isRunning, readStat } from '../../src/runner/process-tree';
+import { waitFor } from '../wait-for';
 
 /*
  * The session machinery (turns, approvals, interrupt, close, endings) over a stand-in that replays
@@ -43,15 +44,6 @@ function replay(wire: string, options: Partial<SessionOptions> = {}, env: Record
 const kindsOf = (events: readonly AnyEvent[]) => events.map((event) => event.kind);
 const answers = (written: Record<string, unknown>[]) => written.filter((message) => message.method === undefined).map((message) => message.result);
 
-async function waitFor<T>(what: string, condition: () => T | null | undefined | false): Promise<T> {
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    const value = condition();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
 
 describe('turns', () => {
   it('a turn: run_started once, the answer, its result; send resolves with that result', async () => {

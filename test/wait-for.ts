@@ -1,0 +1,10 @@
+/** Polls `condition` every 20 ms until it holds and answers its value; fails (naming `what`) after `timeoutMs`. */
+export async function waitFor<T>(what: string, condition: () => T | null | undefined | false, timeoutMs = 20_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = condition();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
