@@ -2,7 +2,7 @@ import type { Config } from 'jest';
 
 /*
  * The real-CLI suite (e2e/test): the pinned Claude Code, Codex and Gemini CLI run through
- * `startRun` against scripted endpoints on 127.0.0.1. It needs `npm ci --prefix e2e`; without
+ * `startRun` against scripted endpoints on 127.0.0.1. It needs `npm install --prefix e2e`; without
  * it the suite fails at once and says so (see e2e/test/global-setup.ts).
  */
 const config: Config = {

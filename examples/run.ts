@@ -4,7 +4,7 @@ import { startRun, type AnyEvent } from '../src';
 import { startScriptedCli } from '../e2e/scripted/setup';
 
 /*
- * Runs the real Claude Code (pinned in e2e/, `npm ci --prefix e2e`) against a scripted model
+ * Runs the real Claude Code (pinned in e2e/, `npm install --prefix e2e`) against a scripted model
  * endpoint on 127.0.0.1 that asks it to run one shell command and then answers.
  * Run it with: npm run example:run
  */

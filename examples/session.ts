@@ -4,7 +4,7 @@ import { startSession, type AnyEvent } from '../src';
 import { startScriptedCli } from '../e2e/scripted/setup';
 
 /*
- * A session with the real Claude Code (pinned in e2e/, `npm ci --prefix e2e`) against a scripted
+ * A session with the real Claude Code (pinned in e2e/, `npm install --prefix e2e`) against a scripted
  * model endpoint on 127.0.0.1: the model asks to write a file twice; the host denies the first
  * write and allows the second; an interrupt stops a slow answer; the session stays usable.
  * Run it with: npm run example:session

@@ -51,9 +51,9 @@ describe('README', () => {
   it('names the test command that .ci/run runs', () => {
     const ci = readFileSync(join(root, '.ci/run'), 'utf8');
     expect(ci).toContain('npm ci');
-    expect(ci).toMatch(/^npm ci --prefix e2e/m);
+    expect(ci).toMatch(/^npm install --prefix e2e/m);
     expect(ci).toMatch(/^npm test$/m);
-    expect(readme).toContain('npm ci && npm ci --prefix e2e && npm test');
+    expect(readme).toContain('npm ci && npm install --prefix e2e && npm test');
   });
 
   it('names the main job command, a script that decodes the bundled real Claude Code transcript', () => {
