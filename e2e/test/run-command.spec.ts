@@ -9,13 +9,23 @@ import { jsonlEvents } from '../../test/jsonl-events';
 import { scenario } from '../scripted/script';
 import { ENDLESS_STREAM } from './endless-stream';
 import { startScriptedCli, type CliName, type ScriptedCli } from '../scripted/setup';
-import { snapshotTree, stillRunning } from './harness';
+import { snapshotTree, stillRunning, waitFor } from './harness';
 import type { ResponsesTurn } from '../scripted/openai-responses';
 
 // A private build: the package's own build (dist/) belongs to `npm run build`.
 const build = usePrivateBuild('e2e-run-command');
 const mainJs = (): string => join(build.dir, 'cli/main.js');
 
+
+/**
+ * Every process of the command's tree gone: the CLI is gone when the command exits, and the
+ * library's watchdog (a child of the command) exits once it sees the command's pipe close, a moment
+ * later on a loaded machine.
+ */
+async function noneLeft(tree: ReturnType<typeof snapshotTree>): Promise<void> {
+  await waitFor('every process of the command to be gone', () => stillRunning(tree).length === 0, 10_000).catch(() => undefined);
+  expect(stillRunning(tree)).toEqual([]);
+}
 
 const open: ScriptedCli[] = [];
 afterEach(async () => {
@@ -77,7 +87,7 @@ describe('cli-subprocess-core run with the real CLIs', () => {
     expect(written.at(-2)).toMatchObject({ kind: 'error', payload: { code: 'aborted', severity: 'fatal' } });
     expect(written.at(-1)).toMatchObject({ kind: 'result', payload: { status: 'aborted' } });
     expect(written.filter((event) => event.kind === 'result')).toHaveLength(1);
-    expect(stillRunning(tree)).toEqual([]);
+    await noneLeft(tree);
   });
 
   it('claude: a reader that leaves early (EPIPE) during a slow stream → exit 141, no crash, no process left', async () => {
@@ -87,7 +97,7 @@ describe('cli-subprocess-core run with the real CLIs', () => {
     command.child.stdout?.destroy(); // as `… | head -1` does once it has its line
     const exit = await command.exited;
     expect([exit.status, exit.stderr]).toEqual([141, '']);
-    expect(stillRunning(tree)).toEqual([]);
+    await noneLeft(tree);
   });
 
   it('claude: --timeout during a slow stream → exit 1, a timed_out result', async () => {
