@@ -66,8 +66,9 @@ export interface SessionOptions {
 /**
  * One CLI process speaking its interactive protocol: a conversation of turns. Iterate it (once) for
  * its events: `run_started` once, then each turn's events, each turn closed by its `result`; the
- * stream ends when the session does. `done` resolves once the CLI and every process it started are
- * gone and the stream is drained, whether or not anyone iterates.
+ * stream ends when the session does. Iterate it while it runs: as for a run, at most 256 events are
+ * held, and past that the CLI's output (and so its turns) waits for the reader. `done` resolves once
+ * the CLI and every process it started are gone and the stream is drained.
  */
 export interface Session extends AsyncIterable<AnyEvent> {
   readonly provider: SessionProvider;
