@@ -7,14 +7,8 @@
  * captured-<scenario>.exit.json ({"code","signal"}). Set CAPTURE_LOG=1 to print the
  * requests the endpoint received.
  */
-import { join } from 'node:path';
 import { COMMON_SCENARIOS, scenario, type Scenario } from '../scripted/script';
-import { startScriptedCli } from '../scripted/setup';
-import { captureAll, runCli, writeCapture } from './run-cli';
-
-const ROOT = join(__dirname, '..', '..');
-const OUT_DIR = join(ROOT, 'test', 'fixtures', 'providers', 'claude');
-const TIMEOUT_MS = 120_000;
+import { captureOneShots } from './run-cli';
 
 /** A scenario with Claude-only extras: more arguments, more environment. */
 interface ClaudeScenario extends Scenario {
@@ -43,27 +37,14 @@ const SCENARIOS: ClaudeScenario[] = [
   },
 ];
 
-/** Runs one scenario and writes its fixture files. */
-async function capture(scenario: ClaudeScenario): Promise<void> {
-  const cli = await startScriptedCli('claude', scenario.script);
-  const { server } = cli;
-  try {
-    const allowed = scenario.noAllowedTools ? [] : ['--allowedTools', 'Bash'];
-    const args = ['-p', scenario.prompt, '--output-format', 'stream-json', '--verbose', ...allowed, ...(scenario.extraArgs ?? [])];
-    const { stdout, stderr, exit } = await runCli(cli.executable, args, { cwd: cli.cwd, timeoutMs: TIMEOUT_MS, env: { ...cli.env, ...scenario.env } });
-    writeCapture(OUT_DIR, scenario.name, stdout, exit);
-    const err = stderr.trim();
-    process.stdout.write(`${scenario.name}: exit ${JSON.stringify(exit)}, ${server.requests.length} requests${err ? `, stderr: ${err.slice(0, 300)}` : ''}\n`);
-    if (process.env.CAPTURE_LOG) {
-      for (const request of server.requests) {
-        const body = request.body as Record<string, unknown> | null;
-        const summary = body && typeof body === 'object' ? { model: body.model, stream: body.stream, tools: Array.isArray(body.tools) ? body.tools.length : undefined, max_tokens: body.max_tokens, thinking: body.thinking, keys: Object.keys(body) } : body;
-        process.stdout.write(`  ${request.method} ${request.url} ${JSON.stringify(summary)}\n`);
-      }
-    }
-  } finally {
-    await cli.close();
-  }
-}
-
-captureAll(SCENARIOS, capture);
+captureOneShots(SCENARIOS, {
+  name: 'claude',
+  args: (s) => ['-p', s.prompt, '--output-format', 'stream-json', '--verbose', ...(s.noAllowedTools ? [] : ['--allowedTools', 'Bash']), ...(s.extraArgs ?? [])],
+  env: (s) => s.env,
+  stderrInSummary: true,
+  describeRequest: (request) => {
+    const body = request.body as Record<string, unknown> | null;
+    const summary = body && typeof body === 'object' ? { model: body.model, stream: body.stream, tools: Array.isArray(body.tools) ? body.tools.length : undefined, max_tokens: body.max_tokens, thinking: body.thinking, keys: Object.keys(body) } : body;
+    return JSON.stringify(summary);
+  },
+});

@@ -11,9 +11,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ResponsesTurn } from '../scripted/openai-responses';
 import { cliPath, pointCliAt, startEndpoint } from '../scripted/setup';
-import { captureAll, runCli, writeCapture, type CliRun, type Exit } from './run-cli';
+import { captureAll, FIXTURES, runCli, writeCapture, type CliRun, type Exit } from './run-cli';
 
-const OUT_DIR = join(__dirname, '..', '..', 'test', 'fixtures', 'providers', 'codex');
+const OUT_DIR = join(FIXTURES, 'providers', 'codex');
 const TIMEOUT_MS = 60_000;
 
 /** One Codex run: the prompt, what the model answers, and (for a second run) a resume of the first. */

@@ -7,38 +7,14 @@
  * captured-<scenario>.exit.json ({"code","signal"}). `--auto` approves the shell command (the
  * scripted config asks before `bash`); `--thinking` prints the reasoning parts. Set
  * CAPTURE_LOG=1 to print the requests the endpoint received and the CLI's stderr.
+ * The two-minute timeout of captureOneShots covers the first run in a fresh home, which
+ * migrates OpenCode's database (up to ~20 s).
  */
-import { join } from 'node:path';
-import { chatCallKind } from '../scripted/openai-chat';
-import { COMMON_SCENARIOS, type Scenario } from '../scripted/script';
-import { startScriptedCli } from '../scripted/setup';
-import { captureAll, runCli, writeCapture } from './run-cli';
+import { COMMON_SCENARIOS } from '../scripted/script';
+import { captureOneShots, describeChatRequest } from './run-cli';
 
-const OUT_DIR = join(__dirname, '..', '..', 'test', 'fixtures', 'providers', 'opencode');
-// The first run in a fresh home migrates OpenCode's database (up to ~20 s).
-const TIMEOUT_MS = 120_000;
-
-/** Runs one scenario and writes its fixture files. */
-async function capture(scenario: Scenario): Promise<void> {
-  const cli = await startScriptedCli('opencode', scenario.script);
-  const { server } = cli;
-  try {
-    const args = ['run', '--format', 'json', '--auto', '--thinking', scenario.prompt];
-    const { stdout, stderr, exit } = await runCli(cli.executable, args, { cwd: cli.cwd, timeoutMs: TIMEOUT_MS, env: cli.env });
-    writeCapture(OUT_DIR, scenario.name, stdout, exit);
-    process.stdout.write(`${scenario.name}: exit ${JSON.stringify(exit)}, ${server.requests.length} requests\n`);
-    if (process.env.CAPTURE_LOG) {
-      for (const request of server.requests) {
-        const body = request.body as Record<string, unknown> | null;
-        const kind = chatCallKind(request) ?? '';
-        const messages = body && Array.isArray(body.messages) ? body.messages.length : undefined;
-        process.stdout.write(`  ${request.method} ${request.url} ${kind} messages=${String(messages)}\n`);
-      }
-      process.stdout.write(`  stderr: ${stderr.trim().slice(0, 2000)}\n`);
-    }
-  } finally {
-    await cli.close();
-  }
-}
-
-captureAll(COMMON_SCENARIOS, capture);
+captureOneShots(COMMON_SCENARIOS, {
+  name: 'opencode',
+  args: (scenario) => ['run', '--format', 'json', '--auto', '--thinking', scenario.prompt],
+  describeRequest: describeChatRequest,
+});

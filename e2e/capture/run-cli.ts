@@ -1,6 +1,13 @@
 import { spawn } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { chatCallKind } from '../scripted/openai-chat';
+import type { Scenario } from '../scripted/script';
+import type { RecordedRequest } from '../scripted/server';
+import { startScriptedCli, type CliName } from '../scripted/setup';
+
+/** test/fixtures, where every capture writes. */
+export const FIXTURES = join(__dirname, '..', '..', 'test', 'fixtures');
 
 /** How a captured process ended. */
 export interface Exit {
@@ -51,4 +58,51 @@ export function captureAll<S extends { name: string }>(scenarios: readonly S[], 
     process.stderr.write(`${String(error)}\n`);
     process.exitCode = 1;
   });
+}
+
+/** What a one-shot capture script says of its CLI; the rest of a capture is the same for all. */
+export interface OneShotCli<S extends Scenario> {
+  name: CliName;
+  /** The CLI's arguments for one scenario (its prompt among them). */
+  args(scenario: S): string[];
+  /** Environment on top of the scripted one. */
+  env?(scenario: S): Record<string, string> | undefined;
+  /** What CAPTURE_LOG=1 prints of one request after its method and url. */
+  describeRequest(request: RecordedRequest): string;
+  /** Claude: its stderr in the summary line instead of after the logged requests. */
+  stderrInSummary?: boolean;
+}
+
+/**
+ * Captures the scenarios (see captureAll), each with one run of the CLI in a fresh HOME and cwd
+ * against its scripted endpoint (startScriptedCli, removed afterwards), stdin closed and a
+ * two-minute timeout, into test/fixtures/providers/<cli>/captured-<scenario>.jsonl and .exit.json.
+ */
+export function captureOneShots<S extends Scenario>(scenarios: readonly S[], cli: OneShotCli<S>): void {
+  const outDir = join(FIXTURES, 'providers', cli.name);
+  mkdirSync(outDir, { recursive: true });
+  captureAll(scenarios, async (scenario) => {
+    const scripted = await startScriptedCli(cli.name, scenario.script);
+    const { requests } = scripted.server;
+    try {
+      const env = { ...scripted.env, ...cli.env?.(scenario) };
+      const { stdout, stderr, exit } = await runCli(scripted.executable, cli.args(scenario), { cwd: scripted.cwd, timeoutMs: 120_000, env });
+      writeCapture(outDir, scenario.name, stdout, exit);
+      const err = cli.stderrInSummary ? stderr.trim() : '';
+      process.stdout.write(`${scenario.name}: exit ${JSON.stringify(exit)}, ${requests.length} requests${err ? `, stderr: ${err.slice(0, 300)}` : ''}\n`);
+      if (process.env.CAPTURE_LOG) {
+        for (const request of requests) process.stdout.write(`  ${request.method} ${request.url} ${cli.describeRequest(request)}\n`);
+        if (!cli.stderrInSummary) process.stdout.write(`  stderr: ${stderr.trim().slice(0, 2000)}\n`);
+      }
+    } finally {
+      await scripted.close();
+    }
+  });
+}
+
+/** The CAPTURE_LOG line of a Chat Completions request (OpenCode, Qwen Code, Copilot): agent or side call, and how many messages. */
+export function describeChatRequest(request: RecordedRequest): string {
+  const body = request.body as Record<string, unknown> | null;
+  const messages = body && Array.isArray(body.messages) ? body.messages.length : undefined;
+  return `${chatCallKind(request) ?? ''} messages=${String(messages)}`;
 }

@@ -23,9 +23,10 @@ import { chatCallKind } from '../scripted/openai-chat';
 import type { ScriptedTurn } from '../scripted/script';
 import type { RecordedRequest } from '../scripted/server';
 import { acpArgs, startScriptedCli, type AcpCliName, type ScriptedCli } from '../scripted/setup';
+import { msUntil, sleep } from './capture-helpers';
+import { FIXTURES } from './run-cli';
 import { WireSession } from './wire';
 
-const ROOT = join(__dirname, '..', '..');
 const STEP_TIMEOUT_MS = 120_000;
 
 type Json = Record<string, unknown>;
@@ -159,8 +160,6 @@ function sleepsBelow(pid: number): number[] {
 
 const alive = (pid: number) => existsSync(`/proc/${pid}`) && readStat(pid)?.state !== 'Z';
 
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-
 const SLOW_TEXT = { slowText: 'This answer streams very slowly, piece by piece. '.repeat(6), delayMs: 300 };
 
 const SCENARIOS: AcpScenario[] = [
@@ -256,14 +255,7 @@ const SCENARIOS: AcpScenario[] = [
       const cancelledAt = Date.now();
       const response = await turn.response;
       const answeredAfterMs = Date.now() - cancelledAt;
-      let goneAfterMs: number | null = null;
-      while (Date.now() - cancelledAt < 5_000) {
-        if (sleeps.every((sleepPid) => !alive(sleepPid))) {
-          goneAfterMs = Date.now() - cancelledAt;
-          break;
-        }
-        await sleep(100);
-      }
+      const goneAfterMs = await msUntil(() => sleeps.every((sleepPid) => !alive(sleepPid)), cancelledAt, 5_000);
       const next = await host.request('session/prompt', prompt(sessionId, 'Say hello again.'));
       const stillAlive = sleeps.filter(alive);
       return {
@@ -343,7 +335,7 @@ function summarize(request: RecordedRequest, index: number): Json {
 }
 
 async function capture(name: AcpCliName, scenario: AcpScenario): Promise<void> {
-  const outDir = join(ROOT, 'test', 'fixtures', 'sessions', name);
+  const outDir = join(FIXTURES, 'sessions', name);
   mkdirSync(outDir, { recursive: true });
   const cli = await startScriptedCli(name, scenario.script);
   const wire = new WireSession(cli.executable, acpArgs(name), { cwd: cli.cwd, env: cli.env });

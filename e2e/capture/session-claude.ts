@@ -10,20 +10,18 @@
  * wire-<scenario>.requests.json (what the endpoint received for each agent model call, and what the
  * capture observed: files, processes, exits).
  */
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ScriptedTurn } from '../scripted/script';
 import type { RecordedRequest } from '../scripted/server';
 import { startScriptedCli, type ScriptedCli } from '../scripted/setup';
-import { WireSession } from './wire';
+import { alive, arrow, cut, descendants, findSleeper, msUntil, recordSession, sleep, type Msg } from './capture-helpers';
+import { captureAll, FIXTURES } from './run-cli';
+import { WireSession, type WireLine } from './wire';
 
-const ROOT = join(__dirname, '..', '..');
-const OUT_DIR = join(ROOT, 'test', 'fixtures', 'sessions', 'claude');
+const OUT_DIR = join(FIXTURES, 'sessions', 'claude');
 const BASE_ARGS = ['-p', '--input-format', 'stream-json', '--output-format', 'stream-json', '--verbose', '--permission-prompt-tool', 'stdio'];
 const TURN_MS = 90_000;
-
-type Msg = Record<string, unknown>;
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /** One scenario: its script, and how to drive the session. */
 interface Scenario {
@@ -100,54 +98,19 @@ class Session {
     this.answer(request, { behavior: 'deny', message: 'The host denied this tool call.' });
   }
 
+  /** Asks for the slow answer and lets it stream for a second (to interrupt it, or kill the CLI). */
+  async slowAnswerUnderway(): Promise<void> {
+    const from = this.user('Answer slowly.');
+    await this.wire.waitFor((m) => m.type === 'stream_event' && ((m.event as Msg).delta as Msg | undefined)?.type === 'text_delta', TURN_MS, from);
+    await sleep(1000);
+  }
+
   /** Resolves with lines the CLI prints in the next `ms` milliseconds after `from`. */
   async quietFor(ms: number, from: number): Promise<unknown[]> {
     await sleep(ms);
     return this.wire.fromCli().slice(from);
   }
 }
-
-/** Every pid below `root` (children, grandchildren, …) with its command line. */
-function descendants(root: number): { pid: number; cmdline: string }[] {
-  const parent = new Map<number, number>();
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      parent.set(Number(entry), Number(fields[1]));
-    } catch {
-      // gone
-    }
-  }
-  const out: { pid: number; cmdline: string }[] = [];
-  const walk = (pid: number) => {
-    for (const [child, ppid] of parent) {
-      if (ppid !== pid) continue;
-      let cmdline = '';
-      try {
-        cmdline = readFileSync(`/proc/${child}/cmdline`, 'utf8').split('\0').join(' ').trim();
-      } catch {
-        // gone
-      }
-      out.push({ pid: child, cmdline });
-      walk(child);
-    }
-  };
-  walk(root);
-  return out;
-}
-
-function alive(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z';
-  } catch {
-    return false;
-  }
-}
-
-const cut = (text: string, max = 400) => (text.length > max ? `${text.slice(0, max)}…[${text.length} chars]` : text);
 
 /** One content block of a Messages API request, summarized. */
 function block(b: unknown): unknown {
@@ -188,6 +151,22 @@ function summarizeRequests(requests: readonly RecordedRequest[]): unknown[] {
   return out;
 }
 
+/** A file-writing tool call: its can_use_tool request answered with `answer`. */
+function approvalScenario(answer: 'allow' | 'deny', finalText: string): Scenario {
+  return {
+    name: answer,
+    script: [{ shell: 'touch made-by-tool.txt' }, { text: finalText }],
+    drive: async (s) => {
+      await s.initialize();
+      const from = s.user('Create made-by-tool.txt.');
+      const request = await s.permissionRequest(from);
+      s[answer](request);
+      await s.result(from);
+      s.observed.fileExists = existsSync(join(s.cli.cwd, 'made-by-tool.txt'));
+    },
+  };
+}
+
 const SCENARIOS: Scenario[] = [
   {
     name: 'plain',
@@ -206,30 +185,8 @@ const SCENARIOS: Scenario[] = [
       await s.turn('Say hello.');
     },
   },
-  {
-    name: 'allow',
-    script: [{ shell: 'touch made-by-tool.txt' }, { text: 'I created the file.' }],
-    drive: async (s) => {
-      await s.initialize();
-      const from = s.user('Create made-by-tool.txt.');
-      const request = await s.permissionRequest(from);
-      s.allow(request);
-      await s.result(from);
-      s.observed.fileExists = existsSync(join(s.cli.cwd, 'made-by-tool.txt'));
-    },
-  },
-  {
-    name: 'deny',
-    script: [{ shell: 'touch made-by-tool.txt' }, { text: 'I was not allowed to create the file.' }],
-    drive: async (s) => {
-      await s.initialize();
-      const from = s.user('Create made-by-tool.txt.');
-      const request = await s.permissionRequest(from);
-      s.deny(request);
-      await s.result(from);
-      s.observed.fileExists = existsSync(join(s.cli.cwd, 'made-by-tool.txt'));
-    },
-  },
+  approvalScenario('allow', 'I created the file.'),
+  approvalScenario('deny', 'I was not allowed to create the file.'),
   {
     // Without --permission-prompt-tool stdio: does a write still ask over the wire?
     name: 'no-prompt-tool',
@@ -265,13 +222,7 @@ const SCENARIOS: Scenario[] = [
     script: [{ slowText: 'This answer streams very slowly. '.repeat(20), delayMs: 300 }, { text: 'After the interrupt.' }],
     drive: async (s) => {
       await s.initialize();
-      const from = s.user('Answer slowly.');
-      await s.wire.waitFor(
-        (m) => m.type === 'stream_event' && ((m.event as Msg).delta as Msg | undefined)?.type === 'text_delta',
-        TURN_MS,
-        from,
-      );
-      await sleep(1000);
+      await s.slowAnswerUnderway();
       const interruptFrom = s.mark();
       const response = await s.control({ subtype: 'interrupt' });
       s.observed.interruptResponse = response;
@@ -289,25 +240,13 @@ const SCENARIOS: Scenario[] = [
       await s.initialize();
       const from = s.user('Run the sleeper.');
       const pid = s.wire.pid!;
-      let asked = false;
-      let sleeper: { pid: number; cmdline: string } | undefined;
-      const deadline = Date.now() + TURN_MS;
-      let seen = from;
-      while (!sleeper && Date.now() < deadline) {
-        const lines = s.wire.fromCli();
-        for (let i = seen; i < lines.length; i++) {
-          const m = lines[i] as Msg;
-          if (m.type === 'control_request' && (m.request as Msg).subtype === 'can_use_tool') {
-            asked = true;
-            s.allow(m);
-          }
+      s.observed.approvalAsked = false;
+      const sleeper = await findSleeper(s.wire, from, TURN_MS, /bash/, (m) => {
+        if (m.type === 'control_request' && (m.request as Msg).subtype === 'can_use_tool') {
+          s.observed.approvalAsked = true;
+          s.allow(m);
         }
-        seen = lines.length;
-        sleeper = descendants(pid).find((p) => /(^|\s)sleep 300(\s|$)/.test(p.cmdline) && !p.cmdline.includes('bash'));
-        if (!sleeper) await sleep(200);
-      }
-      s.observed.approvalAsked = asked;
-      if (!sleeper) throw new Error('no sleep 300 process appeared');
+      });
       s.observed.sleepProcess = sleeper;
       s.observed.treeBeforeInterrupt = descendants(pid);
       await sleep(500);
@@ -316,15 +255,7 @@ const SCENARIOS: Scenario[] = [
       s.observed.interruptResponse = await s.control({ subtype: 'interrupt' });
       const result = await s.result(interruptFrom);
       s.observed.interruptedResult = { subtype: result.subtype, is_error: result.is_error, terminal_reason: result.terminal_reason, stop_reason: result.stop_reason };
-      let goneAfterMs: number | null = null;
-      while (Date.now() - interruptAt < 10_000) {
-        if (!alive(sleeper.pid)) {
-          goneAfterMs = Date.now() - interruptAt;
-          break;
-        }
-        await sleep(100);
-      }
-      s.observed.sleepGoneAfterMs = goneAfterMs;
+      s.observed.sleepGoneAfterMs = await msUntil(() => !alive(sleeper.pid), interruptAt, 10_000);
       s.observed.treeAfterInterrupt = descendants(pid);
       const second = await s.turn('Say something after the interrupt.');
       s.observed.secondResult = { subtype: second.subtype, is_error: second.is_error, result: second.result };
@@ -369,9 +300,7 @@ const SCENARIOS: Scenario[] = [
     script: [{ slowText: 'This answer streams very slowly. '.repeat(20), delayMs: 300 }],
     drive: async (s) => {
       await s.initialize();
-      const from = s.user('Answer slowly.');
-      await s.wire.waitFor((m) => m.type === 'stream_event' && ((m.event as Msg).delta as Msg | undefined)?.type === 'text_delta', TURN_MS, from);
-      await sleep(1000);
+      await s.slowAnswerUnderway();
       s.wire.kill();
       s.observed.exit = await s.wire.exited;
     },
@@ -416,46 +345,16 @@ async function capture(scenario: Scenario): Promise<void> {
   const args = [...base, ...(scenario.partial === false ? [] : ['--include-partial-messages'])];
   const wire = new WireSession(cli.executable, args, { cwd: cli.cwd, env: { ...cli.env, CLAUDE_CODE_MAX_RETRIES: '1' } });
   const session = new Session(cli, wire);
-  let failure: unknown = null;
-  try {
-    await scenario.drive(session);
-    if (scenario.name !== 'kill') session.observed.exit = await wire.close();
-  } catch (error) {
-    failure = error;
-    session.observed.failure = String(error);
-    wire.kill();
-    await wire.exited;
-  } finally {
-    wire.save(join(OUT_DIR, `wire-${scenario.name}.jsonl`));
-    process.stdout.write(`${scenario.name}: ${JSON.stringify(session.observed).slice(0, 1500)}\n`);
-    // kill: the wire file only (the endpoint saw one interrupted call).
-    if (scenario.name !== 'kill') writeRequests(scenario, args, session.observed, cli);
-    await cli.close();
-  }
-  printTypes(scenario.name, wire, failure);
+  await recordSession({ cli, wire, args, outDir: OUT_DIR, scenario: scenario.name, observed: session.observed, drive: () => scenario.drive(session), summarizeRequests, describeLine });
 }
 
-/** wire-<scenario>.requests.json: the flags, what the capture observed, and the agent model calls. */
-function writeRequests(scenario: Scenario, args: string[], observed: Record<string, unknown>, cli: ScriptedCli): void {
-  const requests = { cli: 'claude', scenario: scenario.name, args, observed, calls: summarizeRequests(cli.server.requests) };
-  writeFileSync(join(OUT_DIR, `wire-${scenario.name}.requests.json`), JSON.stringify(requests, null, 2) + '\n');
-}
-
-function printTypes(name: string, wire: WireSession, failure: unknown): void {
-  const types = wire.lines.map((l) => {
-    const m = l.line as Msg;
-    if (typeof m !== 'object' || m === null) return `${l.from}:text`;
-    const sub = (m.subtype ?? (m.request as Msg | undefined)?.subtype ?? (m.event as Msg | undefined)?.type) as string | undefined;
-    return `${l.from === 'host' ? '>>' : l.from === 'cli' ? '<<' : '!!'} ${String(m.type)}${sub ? `/${sub}` : ''}`;
-  });
-  process.stdout.write(`${name}: ${failure ? `FAILED ${String(failure).slice(0, 400)}` : 'ok'}\n  ${types.join(', ')}\n`);
+/** `<< type/subtype` (stream events by their event type). */
+function describeLine(l: WireLine): string {
+  const m = l.line as Msg;
+  if (typeof m !== 'object' || m === null) return `${l.from}:text`;
+  const sub = (m.subtype ?? (m.request as Msg | undefined)?.subtype ?? (m.event as Msg | undefined)?.type) as string | undefined;
+  return `${arrow(l.from)} ${String(m.type)}${sub ? `/${sub}` : ''}`;
 }
 
 mkdirSync(OUT_DIR, { recursive: true });
-const only = process.argv.slice(2);
-(async () => {
-  for (const scenario of SCENARIOS) if (only.length === 0 || only.includes(scenario.name)) await capture(scenario);
-})().catch((error: unknown) => {
-  process.stderr.write(`${String(error)}\n`);
-  process.exitCode = 1;
-});
+captureAll(SCENARIOS, capture);

@@ -10,14 +10,16 @@
  * - wire-<scenario>.notes.json: what the capture observed (files made, processes, exit).
  * Scenarios run one after another: only one Codex process at a time.
  */
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ResponsesTurn } from '../scripted/openai-responses';
 import type { RecordedRequest } from '../scripted/server';
 import { startScriptedCli, type ScriptedCli } from '../scripted/setup';
+import { alive, msUntil, parentPids, sleep } from './capture-helpers';
+import { FIXTURES } from './run-cli';
 import { WireSession } from './wire';
 
-const OUT_DIR = join(__dirname, '..', '..', 'test', 'fixtures', 'sessions', 'codex');
+const OUT_DIR = join(FIXTURES, 'sessions', 'codex');
 
 /**
  * The thread settings every scenario uses: `untrusted` asks for every command (even `echo`);
@@ -120,24 +122,13 @@ async function plainTurn(ctx: Context, threadId: string, text: string, key: stri
   ctx.notes[key] = turnStatus(done);
 }
 
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-
-/** The processes under `root` (by ppid in /proc), with their cmdlines. */
+/**
+ * The processes under `root` (by ppid in /proc), with their cmdlines. Not capture-helpers'
+ * `descendants`: breadth first, long cmdlines cut, and a process whose cmdline is gone left out.
+ */
 function descendants(root: number): { pid: number; cmdline: string }[] {
   const children = new Map<number, number[]>();
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      const ppid = Number(fields[1]);
-      const list = children.get(ppid) ?? [];
-      list.push(Number(entry));
-      children.set(ppid, list);
-    } catch {
-      // gone meanwhile
-    }
-  }
+  for (const [pid, ppid] of parentPids()) children.set(ppid, [...(children.get(ppid) ?? []), pid]);
   const found: { pid: number; cmdline: string }[] = [];
   const queue = [...(children.get(root) ?? [])];
   while (queue.length > 0) {
@@ -153,16 +144,6 @@ function descendants(root: number): { pid: number; cmdline: string }[] {
     queue.push(...(children.get(pid) ?? []));
   }
   return found;
-}
-
-/** Alive and not a zombie. */
-function alive(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z';
-  } catch {
-    return false;
-  }
 }
 
 const SHELL_SCRIPT: readonly ResponsesTurn[] = [{ shell: 'touch made-by-tool.txt' }, { text: 'I created the file.' }];
@@ -335,11 +316,8 @@ const SCENARIOS: Scenario[] = [
 /** Waits up to `ms` for `pid` to be gone; answers after how long (null: still alive). */
 async function goneWithin(pid: number, ms: number): Promise<number | null> {
   const from = Date.now();
-  while (Date.now() - from < ms) {
-    if (!alive(pid)) return Date.now() - from;
-    await sleep(50);
-  }
-  return alive(pid) ? null : Date.now() - from;
+  // A last look after the deadline: gone in the last poll still counts.
+  return (await msUntil(() => !alive(pid), from, ms, 50)) ?? (alive(pid) ? null : Date.now() - from);
 }
 
 /** Accepts `echo sleeping; sleep 300`, interrupts the turn once `sleep 300` runs, and watches that process. */

@@ -9,20 +9,18 @@
  * wire-<scenario>.requests.json (what the endpoint received for each agent model call, and what the
  * capture observed: files, processes, exits).
  */
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ScriptedTurn } from '../scripted/script';
 import type { RecordedRequest } from '../scripted/server';
 import { startScriptedCli, type ScriptedCli } from '../scripted/setup';
-import { WireSession } from './wire';
+import { alive, arrow, cut, descendants, findSleeper, msUntil, recordSession, sleep, type Msg } from './capture-helpers';
+import { captureAll, FIXTURES } from './run-cli';
+import { WireSession, type WireLine } from './wire';
 
-const ROOT = join(__dirname, '..', '..');
-const OUT_DIR = join(ROOT, 'test', 'fixtures', 'sessions', 'gemini');
+const OUT_DIR = join(FIXTURES, 'sessions', 'gemini');
 const ARGS = ['--acp'];
 const TURN_MS = 120_000;
-
-type Msg = Record<string, unknown>;
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /** One scenario: its script, and how to drive the session. */
 interface Scenario {
@@ -129,52 +127,19 @@ class Session {
     this.wire.send({ jsonrpc: '2.0', id: request.id, result: { outcome: { outcome: 'selected', optionId: option.optionId } } });
   }
 
+  /** Asks for the slow answer and lets it stream for a second (to cancel it, or kill the CLI). */
+  async slowAnswerUnderway(): Promise<{ id: number; from: number }> {
+    const p = this.prompt('Answer slowly.');
+    await this.wire.waitFor((m) => updateKind(m) === 'agent_message_chunk', TURN_MS, p.from);
+    await sleep(1000);
+    return p;
+  }
+
   async quietFor(ms: number, from: number): Promise<Msg[]> {
     await sleep(ms);
     return this.wire.fromCli().slice(from) as Msg[];
   }
 }
-
-/** Every pid below `root` (children, grandchildren, …) with its command line. */
-function descendants(root: number): { pid: number; cmdline: string }[] {
-  const parent = new Map<number, number>();
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      parent.set(Number(entry), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]));
-    } catch {
-      // gone
-    }
-  }
-  const out: { pid: number; cmdline: string }[] = [];
-  const walk = (pid: number) => {
-    for (const [child, ppid] of parent) {
-      if (ppid !== pid) continue;
-      let cmdline = '';
-      try {
-        cmdline = readFileSync(`/proc/${child}/cmdline`, 'utf8').split('\0').join(' ').trim();
-      } catch {
-        // gone
-      }
-      out.push({ pid: child, cmdline });
-      walk(child);
-    }
-  };
-  walk(root);
-  return out;
-}
-
-function alive(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z';
-  } catch {
-    return false;
-  }
-}
-
-const cut = (text: string, max = 400) => (text.length > max ? `${text.slice(0, max)}…[${text.length} chars]` : text);
 
 /** One part of a Gemini `contents` entry, summarized. */
 function part(p: Msg): unknown {
@@ -199,29 +164,23 @@ function summarizeRequests(requests: readonly RecordedRequest[]): unknown[] {
   });
 }
 
-/** Polls until a `sleep 300` process is below `pid`; answers permission requests with allow_once meanwhile. */
-async function findSleeper(s: Session, from: number): Promise<{ pid: number; cmdline: string }> {
-  const pid = s.wire.pid!;
-  let seen = from;
-  const deadline = Date.now() + TURN_MS;
-  while (Date.now() < deadline) {
-    const lines = s.wire.fromCli();
-    for (let i = seen; i < lines.length; i++) {
-      const m = lines[i] as Msg;
-      if (isPermission(m)) {
-        s.observed.approvalAsked = true;
-        s.select(m, 'allow_once');
-      }
-    }
-    seen = lines.length;
-    const sleeper = descendants(pid).find((p) => /(^|\s)sleep 300(\s|$)/.test(p.cmdline) && !/bash|sh -c/.test(p.cmdline));
-    if (sleeper) return sleeper;
-    await sleep(200);
-  }
-  throw new Error('no sleep 300 process appeared');
-}
-
 const slowScript = (): ScriptedTurn[] => [{ slowText: 'This answer streams very slowly. '.repeat(20), delayMs: 300 }, { text: 'After the interrupt.' }];
+
+/** A file-writing tool call: its request_permission answered with the option of `kind`. */
+function approvalScenario(name: string, kind: string, finalText: string): Scenario {
+  return {
+    name,
+    script: [{ shell: 'touch made-by-tool.txt' }, { text: finalText }],
+    drive: async (s) => {
+      await s.handshake();
+      const p = s.prompt('Create made-by-tool.txt.');
+      const request = await s.permissionRequest(p.from);
+      s.select(request, kind);
+      s.observed.promptResponse = await s.promptResponse(p);
+      s.observed.fileExists = existsSync(join(s.cli.cwd, 'made-by-tool.txt'));
+    },
+  };
+}
 
 const SCENARIOS: Scenario[] = [
   {
@@ -233,30 +192,8 @@ const SCENARIOS: Scenario[] = [
       s.observed.promptResponse = response;
     },
   },
-  {
-    name: 'allow',
-    script: [{ shell: 'touch made-by-tool.txt' }, { text: 'I created the file.' }],
-    drive: async (s) => {
-      await s.handshake();
-      const p = s.prompt('Create made-by-tool.txt.');
-      const request = await s.permissionRequest(p.from);
-      s.select(request, 'allow_once');
-      s.observed.promptResponse = await s.promptResponse(p);
-      s.observed.fileExists = existsSync(join(s.cli.cwd, 'made-by-tool.txt'));
-    },
-  },
-  {
-    name: 'deny',
-    script: [{ shell: 'touch made-by-tool.txt' }, { text: 'I was not allowed to create the file.' }],
-    drive: async (s) => {
-      await s.handshake();
-      const p = s.prompt('Create made-by-tool.txt.');
-      const request = await s.permissionRequest(p.from);
-      s.select(request, 'reject_once');
-      s.observed.promptResponse = await s.promptResponse(p);
-      s.observed.fileExists = existsSync(join(s.cli.cwd, 'made-by-tool.txt'));
-    },
-  },
+  approvalScenario('allow', 'allow_once', 'I created the file.'),
+  approvalScenario('deny', 'reject_once', 'I was not allowed to create the file.'),
   {
     name: 'two-turns',
     script: [{ text: 'The first answer.' }, { text: 'The second answer.' }],
@@ -271,9 +208,7 @@ const SCENARIOS: Scenario[] = [
     script: slowScript(),
     drive: async (s) => {
       await s.handshake();
-      const p = s.prompt('Answer slowly.');
-      await s.wire.waitFor((m) => updateKind(m) === 'agent_message_chunk', TURN_MS, p.from);
-      await sleep(1000);
+      const p = await s.slowAnswerUnderway();
       const cancelFrom = s.mark();
       const cancelAt = Date.now();
       s.cancel();
@@ -290,7 +225,12 @@ const SCENARIOS: Scenario[] = [
       await s.handshake();
       const p = s.prompt('Run the sleeper.');
       s.observed.approvalAsked = false;
-      const sleeper = await findSleeper(s, p.from);
+      const sleeper = await findSleeper(s.wire, p.from, TURN_MS, /bash|sh -c/, (m) => {
+        if (isPermission(m)) {
+          s.observed.approvalAsked = true;
+          s.select(m, 'allow_once');
+        }
+      });
       s.observed.sleepProcess = sleeper;
       s.observed.treeBeforeInterrupt = descendants(s.wire.pid!);
       await sleep(500);
@@ -298,15 +238,7 @@ const SCENARIOS: Scenario[] = [
       s.cancel();
       s.observed.cancelledResponse = await s.promptResponse(p);
       s.observed.cancelledResponseAfterMs = Date.now() - cancelAt;
-      let goneAfterMs: number | null = null;
-      while (Date.now() - cancelAt < 10_000) {
-        if (!alive(sleeper.pid)) {
-          goneAfterMs = Date.now() - cancelAt;
-          break;
-        }
-        await sleep(100);
-      }
-      s.observed.sleepGoneAfterMs = goneAfterMs;
+      s.observed.sleepGoneAfterMs = await msUntil(() => !alive(sleeper.pid), cancelAt, 10_000);
       s.observed.treeAfterInterrupt = descendants(s.wire.pid!);
       s.observed.secondResponse = await s.turn('Say something after the interrupt.');
       s.observed.sleepAliveAtEnd = alive(sleeper.pid);
@@ -340,9 +272,7 @@ const SCENARIOS: Scenario[] = [
     script: slowScript(),
     drive: async (s) => {
       await s.handshake();
-      const p = s.prompt('Answer slowly.');
-      await s.wire.waitFor((m) => updateKind(m) === 'agent_message_chunk', TURN_MS, p.from);
-      await sleep(1000);
+      await s.slowAnswerUnderway();
       s.wire.kill();
       s.observed.exit = await s.wire.exited;
     },
@@ -387,49 +317,17 @@ async function capture(scenario: Scenario): Promise<void> {
   const cli = await startScriptedCli('gemini', scenario.script);
   const wire = new WireSession(cli.executable, ARGS, { cwd: cli.cwd, env: cli.env });
   const session = new Session(cli, wire);
-  let failure: unknown = null;
-  try {
-    await scenario.drive(session);
-    if (scenario.name !== 'kill') session.observed.exit = await wire.close();
-  } catch (error) {
-    failure = error;
-    session.observed.failure = String(error);
-    wire.kill();
-    await wire.exited;
-  } finally {
-    session.stop();
-    wire.save(join(OUT_DIR, `wire-${scenario.name}.jsonl`));
-    process.stdout.write(`${scenario.name}: ${JSON.stringify(session.observed).slice(0, 2000)}\n`);
-    // kill: the wire file only.
-    if (scenario.name !== 'kill') writeRequests(scenario, session.observed, cli);
-    await cli.close();
-  }
-  printTypes(scenario.name, wire, failure);
+  await recordSession({ cli, wire, args: ARGS, outDir: OUT_DIR, scenario: scenario.name, observed: session.observed, drive: () => scenario.drive(session), stop: () => session.stop(), summarizeRequests, describeLine });
 }
 
-/** wire-<scenario>.requests.json: what the capture observed, and the model calls. */
-function writeRequests(scenario: Scenario, observed: Record<string, unknown>, cli: ScriptedCli): void {
-  const requests = { cli: 'gemini', scenario: scenario.name, args: ARGS, observed, calls: summarizeRequests(cli.server.requests) };
-  writeFileSync(join(OUT_DIR, `wire-${scenario.name}.requests.json`), JSON.stringify(requests, null, 2) + '\n');
-}
-
-function printTypes(name: string, wire: WireSession, failure: unknown): void {
-  const types = wire.lines.map((l) => {
-    const m = l.line as Msg;
-    const arrow = l.from === 'host' ? '>>' : l.from === 'cli' ? '<<' : '!!';
-    if (typeof m !== 'object' || m === null) return `${arrow} text`;
-    const kind = updateKind(m);
-    if (m.method) return `${arrow} ${String(m.method)}${kind ? `/${String(kind)}` : ''}${m.id !== undefined ? `#${String(m.id)}` : ''}`;
-    return `${arrow} ${m.error ? 'error' : 'result'}#${String(m.id)}`;
-  });
-  process.stdout.write(`${name}: ${failure ? `FAILED ${String(failure).slice(0, 600)}` : 'ok'}\n  ${types.join(', ')}\n`);
+/** `<< method/update kind#id`, or `<< result#id` / `<< error#id`. */
+function describeLine(l: WireLine): string {
+  const m = l.line as Msg;
+  if (typeof m !== 'object' || m === null) return `${arrow(l.from)} text`;
+  const kind = updateKind(m);
+  if (m.method) return `${arrow(l.from)} ${String(m.method)}${kind ? `/${String(kind)}` : ''}${m.id !== undefined ? `#${String(m.id)}` : ''}`;
+  return `${arrow(l.from)} ${m.error ? 'error' : 'result'}#${String(m.id)}`;
 }
 
 mkdirSync(OUT_DIR, { recursive: true });
-const only = process.argv.slice(2);
-(async () => {
-  for (const scenario of SCENARIOS) if (only.length === 0 || only.includes(scenario.name)) await capture(scenario);
-})().catch((error: unknown) => {
-  process.stderr.write(`${String(error)}\n`);
-  process.exitCode = 1;
-});
+captureAll(SCENARIOS, capture);
