@@ -1,3 +1,4 @@
 /* The sessions' public API: what the package root exports from src/sessions. */
 export { startSession } from './session';
+export { SessionTurns } from './turns';
 export type { ApprovalAnswer, ApprovalPolicy, ApprovalRequestEvent, Session, SessionOptions, SessionProvider } from './types';

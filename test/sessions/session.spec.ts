@@ -1,7 +1,7 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ExecutableNotFoundError, startSession, type AnyEvent, type Session, type SessionOptions } from '../../src';
+import { ExecutableNotFoundError, SessionTurns, startSession, type AnyEvent, type Session, type SessionOptions } from '../../src';
 import { isRunning, readStat } from '../../src/runner/process-tree';
 import { waitFor } from '../wait-for';
 
@@ -252,5 +252,26 @@ describe('options', () => {
     const session = startSession({ provider: 'claude', executable: AGENT, model: 'opus', args: ['--add-dir', '/tmp'], env: { REPLAY_WIRE: join(WIRES, 'wire-plain.jsonl') } });
     started.push(session);
     expect(session.argv.slice(1)).toEqual(['--print', '--input-format', 'stream-json', '--output-format', 'stream-json', '--verbose', '--include-partial-messages', '--permission-prompt-tool', 'stdio', '--model', 'opus', '--add-dir', '/tmp']);
+  });
+});
+
+describe('SessionTurns', () => {
+  it('hands each turn its own events, ending with its result; what came before the first turn opens it', async () => {
+    const session = startSession({ provider: 'gemini', executable: AGENT, cwd: dir, killGraceMs: 500, env: { REPLAY_WIRE: join(WIRES, 'wire-two-turns.jsonl') } });
+    started.push(session);
+    const turns = new SessionTurns(session);
+    const collect = async (events: AsyncIterable<AnyEvent>) => {
+      const out: AnyEvent[] = [];
+      for await (const event of events) out.push(event);
+      return out;
+    };
+    const [first, second] = await Promise.all([collect(turns.send('Give the first answer.')), collect(turns.send('Give the second answer.'))]);
+    expect(first.filter((event) => event.kind === 'run_started')).toHaveLength(1);
+    expect(first.at(-1)).toMatchObject({ kind: 'result', payload: { output: 'The first answer.' } });
+    expect(second.some((event) => event.kind === 'run_started')).toBe(false);
+    expect(second.at(-1)).toMatchObject({ kind: 'result', payload: { output: 'The second answer.' } });
+    await session.close();
+    await turns.drained;
+    expect(await collect(turns.send('After the end.'))).toEqual([]);
   });
 });
