@@ -1,0 +1,3 @@
+/* The ACP projection's public API. */
+export { AcpProjector, type AcpPermission, type AcpPromptAnswer, type AcpStopReason } from './projector';
+export { viewToolCall, type AcpToolKind, type ToolCallView } from './tool-calls';
