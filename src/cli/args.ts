@@ -18,6 +18,7 @@ export type Command =
   | { readonly name: 'schema'; readonly kind?: string }
   | { readonly name: 'run'; readonly options: RunOptions }
   | { readonly name: 'session'; readonly options: SessionOptions }
+  | { readonly name: 'acp'; readonly options: SessionOptions }
   | { readonly name: 'help' };
 
 export const USAGE = `Usage: cli-subprocess-core <command> [options]
@@ -34,6 +35,9 @@ Commands:
                                                ({"type":"prompt","text":…}, {"type":"approve","approval_id":…,
                                                "decision":"allow"|"deny"}, {"type":"interrupt"}; end of input
                                                closes it once the prompts sent are answered), events as JSONL on stdout
+  acp --provider <claude|codex|gemini|opencode|qwen|copilot> [options]
+                                               an Agent Client Protocol agent on stdio (for Zed, JetBrains, Neovim)
+                                               fronting the CLI: each ACP session is a session of it
 
 Options:
   --json             validate: write the normalized events as JSONL to stdout (the report goes to stderr)
@@ -70,11 +74,12 @@ Exit codes:
   run       0 completed, 1 failed or timed out, 127 executable not found, 130 interrupted (SIGINT),
             143 terminated (SIGTERM), 141 stdout closed by its reader
   session   as run: 0 closed after its turns, 1 the CLI failed or died
+  acp       0 its input ended, 127 executable not found
   all       2 usage error or unreadable input
 `;
 
 type CommandName = Exclude<Command['name'], 'help'>;
-const COMMANDS: readonly CommandName[] = ['validate', 'decode', 'schema', 'run', 'session'];
+const COMMANDS: readonly CommandName[] = ['validate', 'decode', 'schema', 'run', 'session', 'acp'];
 const isCommandName = (name: string): name is CommandName => (COMMANDS as readonly string[]).includes(name);
 
 /** Every option: whether it takes a value (`--name value` or `--name=value`), and the commands that accept it. */
@@ -82,18 +87,18 @@ const OPTIONS: Readonly<Record<string, { readonly takesValue: boolean; readonly 
   '--json': { takesValue: false, commands: ['validate'] },
   '--max-line-bytes': { takesValue: true, commands: ['validate'] },
   '--allow-invalid-utf8': { takesValue: false, commands: ['validate'] },
-  '--provider': { takesValue: true, commands: ['decode', 'run', 'session'] },
-  '--keep-raw': { takesValue: true, commands: ['decode', 'run', 'session'] },
-  '--model': { takesValue: true, commands: ['run', 'session'] },
+  '--provider': { takesValue: true, commands: ['decode', 'run', 'session', 'acp'] },
+  '--keep-raw': { takesValue: true, commands: ['decode', 'run', 'session', 'acp'] },
+  '--model': { takesValue: true, commands: ['run', 'session', 'acp'] },
   '--cwd': { takesValue: true, commands: ['run', 'session'] },
   '--permission': { takesValue: true, commands: ['run'] },
   '--allowed-tools': { takesValue: true, commands: ['run'] },
   '--partial': { takesValue: false, commands: ['run'] },
   '--timeout': { takesValue: true, commands: ['run'] },
   '--idle-timeout': { takesValue: true, commands: ['run'] },
-  '--bin': { takesValue: true, commands: ['run', 'session'] },
+  '--bin': { takesValue: true, commands: ['run', 'session', 'acp'] },
   '--approvals': { takesValue: true, commands: ['session'] },
-  '--approval-timeout': { takesValue: true, commands: ['session'] },
+  '--approval-timeout': { takesValue: true, commands: ['session', 'acp'] },
 };
 
 /** The options given, by name (a flag without a value maps to ''), in the order given. */
@@ -150,6 +155,8 @@ export function parseArgs(argv: readonly string[]): Command {
       return { name, options: runOptions(given, rest) };
     case 'session':
       return { name, options: sessionOptions(given, rest) };
+    case 'acp':
+      return { name, options: sessionOptions(given, rest, 'acp') };
   }
 }
 

@@ -4,6 +4,7 @@ import { CliIo } from './io';
 import { runCommand } from './run-command';
 import { schemaCommand } from './schema-command';
 import { sessionCommand } from './session-command';
+import { acpCommand } from './acp-command';
 import { validateCommand } from './validate-command';
 
 /** Runs one command line and answers its exit code (2 for usage errors). */
@@ -30,5 +31,7 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
       return runCommand(command.options, io);
     case 'session':
       return sessionCommand(command.options, io);
+    case 'acp':
+      return acpCommand(command.options, io);
   }
 }

@@ -13,16 +13,16 @@ const SESSION_PROVIDERS = Object.keys(SESSION_CLIS) as SessionProvider[];
 const APPROVALS = ['ask', 'allow', 'deny'] as const;
 
 /**
- * The `startSession` options of `session --provider <p> [options]`, checked: every mistake is a
+ * The `startSession` options of `session --provider <p> [options]` (and of `acp`), checked: every mistake is a
  * `UsageError` (exit 2) before any process starts. The CLI inherits this process's environment.
  */
-export function sessionOptions(given: GivenOptions, positionals: readonly string[]): SessionOptions {
+export function sessionOptions(given: GivenOptions, positionals: readonly string[], command: 'session' | 'acp' = 'session'): SessionOptions {
   const provider = given.get('--provider');
-  if (provider === undefined) throw new UsageError(`session needs --provider <${SESSION_PROVIDERS.join('|')}>`);
+  if (provider === undefined) throw new UsageError(`${command} needs --provider <${SESSION_PROVIDERS.join('|')}>`);
   if (!(SESSION_PROVIDERS as string[]).includes(provider)) {
-    throw new UsageError(`unknown provider ${JSON.stringify(provider)}: session takes one of ${SESSION_PROVIDERS.join(', ')}`);
+    throw new UsageError(`unknown provider ${JSON.stringify(provider)}: ${command} takes one of ${SESSION_PROVIDERS.join(', ')}`);
   }
-  if (positionals.length > 0) throw new UsageError('session takes no prompt: send {"type":"prompt","text":…} lines on stdin');
+  if (positionals.length > 0) throw new UsageError(command === 'acp' ? 'acp takes no prompt: the ACP client sends them' : 'session takes no prompt: send {"type":"prompt","text":…} lines on stdin');
   const options: SessionOptions = { provider: provider as SessionProvider };
   launchOptions(given, options);
   const approvals = given.get('--approvals');

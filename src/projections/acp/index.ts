@@ -1,3 +1,4 @@
 /* The ACP projection's public API. */
 export { AcpProjector, type AcpPermission, type AcpPromptAnswer, type AcpStopReason } from './projector';
 export { viewToolCall, type AcpToolKind, type ToolCallView } from './tool-calls';
+export { serveAcpAgent, type AcpAgentOptions } from './agent';

@@ -1,0 +1,29 @@
+// The package root first: it loads reflect-metadata before any decorated class.
+import { serveAcpAgent } from '../index';
+import type { SessionOptions } from '../sessions/types';
+import { ExecutableNotFoundError } from '../runner/errors';
+import { resolveExecutable } from '../runner/executable';
+import { SESSION_CLIS } from '../sessions/clis';
+import type { CliIo } from './io';
+
+/** Exit code when the CLI's executable is missing, as for `run`. */
+const NOT_FOUND_EXIT_CODE = 127;
+
+/**
+ * `acp --provider <p> [options]`: an Agent Client Protocol agent on stdin and stdout, for an editor
+ * (Zed, JetBrains, Neovim) to launch. Each ACP session is a session of the provider's CLI. Ends at
+ * the end of its input, once every session is closed: exit 0; 127 when the CLI is not installed.
+ */
+export async function acpCommand(options: SessionOptions, io: CliIo): Promise<number> {
+  const { provider, cwd: _cwd, ...session } = options;
+  // Checked now: an editor shows a command that exits at once with its stderr, not a session that fails later.
+  try {
+    resolveExecutable(options.executable ?? SESSION_CLIS[provider].executable, provider, process.env.PATH, process.cwd());
+  } catch (error) {
+    if (!(error instanceof ExecutableNotFoundError)) throw error;
+    io.stderr.write(`cli-subprocess-core: ${error.message}\n`);
+    return NOT_FOUND_EXIT_CODE;
+  }
+  await serveAcpAgent({ provider, session }, io.stdin, io.stdout);
+  return 0;
+}
