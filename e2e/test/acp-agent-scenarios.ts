@@ -1,0 +1,89 @@
+/*
+ * `cli-subprocess-core acp --provider P` driven by the real ACP client (the official SDK's
+ * `client()`, test/clients/acp-client.mjs) over each pinned CLI against its scripted endpoint
+ * (issue #20): a plain prompt, a tool call allowed and one denied, a cancel then another prompt,
+ * two prompts. Every update the agent sent is checked against the SDK's schema as well.
+ */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { acpErrors } from '../../test/projections/acp-schema';
+import type { ResponsesTurn } from '../scripted/openai-responses';
+import { startScriptedCli, type CliName, type ScriptedCli } from '../scripted/setup';
+import { runAcpClient, type AcpClientRun, type AcpClientScenario } from './acp-client-harness';
+import { SLOW_TEXT } from './harness';
+
+const ROOT = join(__dirname, '..', '..');
+/** The `acp` command from source (the build is what ships; the command line is the same). */
+const ACP_COMMAND = [process.execPath, '-r', require.resolve('ts-node/register/transpile-only'), join(ROOT, 'src', 'cli', 'main.ts'), 'acp'];
+
+const SCRIPTS: Record<AcpClientScenario, readonly ResponsesTurn[]> = {
+  plain: [{ text: 'Hello from the scripted model.' }],
+  allow: [{ shell: 'touch made-by-tool.txt' }, { text: 'I created the file.' }],
+  deny: [{ shell: 'touch made-by-tool.txt' }, { text: 'I was not allowed to create the file.' }],
+  'two-turns': [{ text: 'The first answer.' }, { text: 'The second answer.' }],
+  cancel: [SLOW_TEXT, { text: 'After the interrupt.' }],
+};
+
+/** The agent's text of a turn, as the client received it. */
+function said(run: AcpClientRun, turn: number): string {
+  return run.turns[turn].updates.map((update) => (update.sessionUpdate === 'agent_message_chunk' && update.content.type === 'text' ? update.content.text : '')).join('');
+}
+
+export function describeAcpAgent(name: CliName): void {
+  const open: ScriptedCli[] = [];
+  afterEach(async () => {
+    for (const cli of open.splice(0)) await cli.close();
+  });
+
+  async function drive(scenario: AcpClientScenario): Promise<{ run: AcpClientRun; cli: ScriptedCli }> {
+    const cli = await startScriptedCli(name, SCRIPTS[scenario]);
+    open.push(cli);
+    // ts-node compiles the command with the project's settings (decorators) from any cwd.
+    const env = { ...cli.env, CLAUDE_CODE_MAX_RETRIES: '1', TS_NODE_PROJECT: join(ROOT, 'tsconfig.json') };
+    const run = await runAcpClient({ scenario, cwd: cli.cwd, env, command: [...ACP_COMMAND, '--provider', name, '--bin', cli.executable] });
+    // Nothing the SDK client rejected or altered, and every update valid against the protocol's schema.
+    expect(run.logs.filter((log) => log.source !== 'console' || /error/i.test(JSON.stringify(log)))).toEqual([]);
+    for (const turn of run.turns) for (const update of turn.updates) expect({ update, errors: acpErrors('SessionUpdate', update) }).toEqual({ update, errors: [] });
+    return { run, cli };
+  }
+
+  it('a plain prompt: the answer as message chunks, end_turn', async () => {
+    const { run } = await drive('plain');
+    expect(run.initialize).toMatchObject({ protocolVersion: 1, agentInfo: { name: 'cli-subprocess-core' } });
+    expect(run.turns.map((turn) => turn.stopReason)).toEqual(['end_turn']);
+    expect(said(run, 0)).toBe('Hello from the scripted model.');
+  });
+
+  it("a tool call the client allows: the CLI's permission round-trips, the command runs", async () => {
+    const { run, cli } = await drive('allow');
+    expect(run.turns[0].stopReason).toBe('end_turn');
+    expect(run.turns[0].permissions.map((permission) => permission.answeredOptionId)).toEqual(['allow_once']);
+    expect(existsSync(join(cli.cwd, 'made-by-tool.txt'))).toBe(true);
+    const id = run.turns[0].permissions[0].request.toolCall.toolCallId;
+    const calls = run.turns[0].updates.filter((update) => (update.sessionUpdate === 'tool_call' || update.sessionUpdate === 'tool_call_update') && update.toolCallId === id);
+    expect(calls[0]).toMatchObject({ sessionUpdate: 'tool_call', kind: 'execute' });
+    expect(calls.at(-1)).toMatchObject({ status: 'completed' });
+  });
+
+  it('a tool call the client rejects: no file, the call failed', async () => {
+    const { run, cli } = await drive('deny');
+    expect(run.turns[0].stopReason).toBe('end_turn');
+    expect(run.turns[0].permissions.map((permission) => permission.answeredOptionId)).toEqual(['reject_once']);
+    expect(existsSync(join(cli.cwd, 'made-by-tool.txt'))).toBe(false);
+    const id = run.turns[0].permissions[0].request.toolCall.toolCallId;
+    const last = run.turns[0].updates.filter((update) => update.sessionUpdate === 'tool_call_update' && update.toolCallId === id).at(-1);
+    expect(last).toMatchObject({ status: 'failed' });
+  });
+
+  it('session/cancel: the turn ends cancelled, the next prompt completes', async () => {
+    const { run } = await drive('cancel');
+    expect(run.turns.map((turn) => turn.stopReason)).toEqual(['cancelled', 'end_turn']);
+    expect(said(run, 1)).toBe('After the interrupt.');
+  });
+
+  it('two prompts: two turns of one session', async () => {
+    const { run } = await drive('two-turns');
+    expect(run.turns.map((turn) => turn.stopReason)).toEqual(['end_turn', 'end_turn']);
+    expect([said(run, 0), said(run, 1)]).toEqual(['The first answer.', 'The second answer.']);
+  });
+}

@@ -1,0 +1,94 @@
+/*
+ * Drives an ACP agent with the real ACP client (test/clients/acp-client.mjs, the official SDK's
+ * `client()`; an ESM script that jest cannot load, so it runs as a child process) and answers
+ * what it recorded.
+ */
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
+import type {
+  InitializeResponse,
+  NewSessionResponse,
+  PromptResponse,
+  RequestPermissionRequest,
+  SessionUpdate,
+  StopReason,
+} from '@agentclientprotocol/sdk';
+
+export const ACP_CLIENT = join(__dirname, '..', '..', 'test', 'clients', 'acp-client.mjs');
+
+/** The scenarios of acp-client.mjs (see SCENARIOS there). */
+export type AcpClientScenario = 'plain' | 'allow' | 'deny' | 'two-turns' | 'cancel';
+
+export interface AcpClientTurn {
+  prompt: string;
+  /** One of stopReason (with the whole response) or error (a JSON-RPC error of session/prompt). */
+  stopReason?: StopReason;
+  response?: PromptResponse;
+  error?: { code: number; message: string; data?: unknown };
+  /** cancel scenario: session/cancel was sent after this many updates of the turn. */
+  cancelSentAfterUpdates?: number;
+  /** Every session/update's update, in order, as the SDK delivered it (parsed). */
+  updates: SessionUpdate[];
+  /** answeredOptionId null: answered `cancelled` (no option of the policy's kind, or after session/cancel). */
+  permissions: { request: RequestPermissionRequest; answeredOptionId: string | null }[];
+}
+
+/** What the SDK logged, rejected or altered, and what the harness noticed (see acp-client.mjs). */
+export type AcpClientLog = {
+  source: 'console' | 'validation' | 'response-check' | 'sdk-reply' | 'unhandled' | 'session' | 'unhandledRejection' | 'harness';
+  /** The turn it happened in (index into turns), or null. */
+  turn: number | null;
+  /** validation: 'rejected' (dropped / answered -32602 by the SDK) or 'altered' (the handler saw `parsed`, not `raw`). */
+  problem?: 'rejected' | 'altered';
+  method?: string;
+  issues?: { path: string; message: string }[];
+  raw?: unknown;
+  parsed?: unknown;
+  [key: string]: unknown;
+};
+
+export interface AcpClientRun {
+  initialize: InitializeResponse;
+  sessionNew: NewSessionResponse;
+  turns: AcpClientTurn[];
+  /** session/update received while no prompt was pending (afterTurn: index of the last turn, -1 before the first). */
+  outOfTurnUpdates: { afterTurn: number; update: SessionUpdate }[];
+  logs: AcpClientLog[];
+  /** How the agent ended after its stdin was closed (SIGTERM/SIGKILL after a 10 s grace). */
+  agentExit: { code: number | null; signal: NodeJS.Signals | null } | null;
+  /** The client's stderr (the agent's stderr passes through it). */
+  stderr: string;
+}
+
+export interface AcpClientOptions {
+  scenario: AcpClientScenario;
+  /** The session's cwd and the agent's working directory. */
+  cwd: string;
+  /** The agent's whole environment (the client passes its own on). */
+  env: Record<string, string>;
+  /** The agent command and its arguments, e.g. [cli.executable, '--acp']. */
+  command: string[];
+  /** The client's hard timeout (default 120 s): it kills the agent and fails. */
+  timeoutMs?: number;
+}
+
+/** Runs acp-client.mjs against `command`; rejects (with its stderr) when the client exits non-zero. */
+export function runAcpClient({ scenario, cwd, env, command, timeoutMs }: AcpClientOptions): Promise<AcpClientRun> {
+  const args = [ACP_CLIENT, '--scenario', scenario, '--cwd', cwd, ...(timeoutMs ? ['--timeout-ms', String(timeoutMs)] : []), '--', ...command];
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    child.on('error', reject);
+    child.on('close', (code, signal) => {
+      if (code !== 0) return reject(new Error(`acp-client exited ${code ?? signal}:\n${stderr.slice(-8000)}`));
+      try {
+        resolve({ ...(JSON.parse(stdout) as Omit<AcpClientRun, 'stderr'>), stderr });
+      } catch (error) {
+        reject(new Error(`acp-client printed no JSON (${(error as Error).message}):\n${stdout.slice(0, 2000)}\n${stderr.slice(-4000)}`));
+      }
+    });
+  });
+}
