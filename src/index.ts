@@ -44,3 +44,4 @@ export {
 export { ExecutableNotFoundError, startRun, type PermissionPreset, type Run, type RunCost, type RunOptions, type RunOutcome, type RunProvider, type RunStatus } from './runner';
 export { SessionTurns, startSession, type ApprovalAnswer, type ApprovalPolicy, type ApprovalRequestEvent, type Session, type SessionOptions, type SessionProvider } from './sessions';
 export { AcpProjector, serveAcpAgent, viewToolCall, type AcpAgentOptions, type AcpPermission, type AcpPromptAnswer, type AcpStopReason, type AcpToolKind, type ToolCallView } from './projections/acp';
+export { UI_MESSAGE_STREAM_HEADERS, UIMessageStreamProjector, pipeUIMessageStreamToResponse, toUIMessageStreamResponse, type PlanEntry, type UIApprovalData, type UIFinishReason, type UIMessageChunk, type UIMessageStreamOptions, type UIVersion } from './projections/ui-message-stream';

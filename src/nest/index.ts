@@ -13,3 +13,4 @@ export { CLI_SUBPROCESS_CORE_OPTIONS, type AnyRegistry, type CliSubprocessCoreOp
 export { ParseEventPipe, type ParseEventPipeOptions } from './parse-event.pipe';
 export { ParsePayloadPipe, type ParsableClass } from './parse-payload.pipe';
 export { SchemaErrorFilter } from './schema-error.filter';
+export { pipeUIMessageStreamToResponse } from '../projections/ui-message-stream/node-response';

@@ -1,5 +1,4 @@
-import type { AnyEvent } from '../../src';
-import { AcpProjector } from '../../src/projections/acp';
+import { AcpProjector, type AnyEvent } from '../../src';
 import { acpErrors, acpMessageErrors } from './acp-schema';
 import { eventSources } from './event-sources';
 
