@@ -1,6 +1,7 @@
 import type { AnyEvent, Event } from '../../events/event';
-import { num, obj, str } from '../../providers/drafts';
+import { num, obj } from '../../providers/drafts';
 import type { JsonObject, JsonValue } from '../../schema/json';
+import { approvalCall, messageText } from '../approval-call';
 import { planOf } from '../plan';
 import { StreamedText } from '../streamed-text';
 import { toolOutputText } from '../tool-output';
@@ -123,15 +124,10 @@ export class AcpProjector {
 
   /** A whole assistant message: its text blocks as what their deltas did not say, other blocks as they are. */
   private message(content: readonly JsonValue[]): JsonObject[] {
-    const blocks: JsonObject[] = content.flatMap((block) => {
-      if (typeof block === 'string') return [{ type: 'text', text: block }];
-      const object = obj(block);
-      return object ? [object] : [];
-    });
-    const text = blocks.map((block) => (block.type === 'text' ? (str(block.text) ?? '') : '')).join('');
-    const updates = this.chunk('agent_message_chunk', this.text.whole(text), true);
-    for (const block of blocks) {
-      if (block.type === 'image' || block.type === 'resource_link') updates.push({ sessionUpdate: 'agent_message_chunk', content: block, messageId: this.messageId('agent_message_chunk') });
+    const updates = this.chunk('agent_message_chunk', this.text.whole(messageText(content)), true);
+    for (const value of content) {
+      const block = obj(value);
+      if (block?.type === 'image' || block?.type === 'resource_link') updates.push({ sessionUpdate: 'agent_message_chunk', content: block, messageId: this.messageId('agent_message_chunk') });
     }
     return updates;
   }
@@ -184,14 +180,10 @@ export class AcpProjector {
     return [{ sessionUpdate: 'tool_call', ...toolCall }];
   }
 
-  /** The tool call of an approval: its id (the one its `tool_use` had), and its fields as the request details describe it. */
+  /** The tool call of an approval: its id (the one its `tool_use` had), and its fields. */
   private askedCall(event: Event<'approval_requested'>): { id: string; toolCall: JsonObject } {
-    const { details, metadata, subject } = event.payload;
-    const id = str(metadata.tool_call_id) ?? event.payload.approval_id ?? 'tool';
-    // Claude's `input`, an ACP agent's `toolCall`, Codex's `command`.
-    const native = obj(details.toolCall) ?? {};
-    const input = obj(details.input) ?? obj(native.rawInput) ?? (str(details.command) !== null ? { command: details.command } : Array.isArray(details.changes) ? { changes: details.changes } : {});
-    const view = viewToolCall(str(details.tool_name) ?? subject, input, native);
+    const { id, name, input, native } = approvalCall(event);
+    const view = viewToolCall(name, input, native);
     const toolCall: JsonObject = { toolCallId: id, title: view.title, kind: view.kind, status: 'pending', rawInput: input };
     if (view.locations.length > 0) toolCall.locations = view.locations;
     return { id, toolCall };

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { AnyEvent, Event } from '../../events/event';
-import { obj, str } from '../../providers/drafts';
 import type { JsonObject, JsonValue } from '../../schema/json';
+import { approvalCall, messageText } from '../approval-call';
 import { planOf } from '../plan';
 import { StreamedText } from '../streamed-text';
 import { toolOutputText } from '../tool-output';
@@ -195,12 +195,13 @@ export class UIMessageStreamProjector {
   }
 
   private requested(event: Event<'approval_requested'>, out: UIMessageChunk[]): void {
-    const { approval_id: approvalId, subject, details, metadata } = event.payload;
+    const { approval_id: approvalId, subject } = event.payload;
     if (approvalId === null) return;
-    const toolCallId = str(metadata.tool_call_id) ?? approvalId;
+    const asked = approvalCall(event);
+    const toolCallId = asked.id;
     if (this.plans.has(toolCallId)) return;
-    // A CLI that asks before it announces the call: the request's details describe it (Claude's input, an ACP agent's tool call).
-    const call = this.tools.get(toolCallId) ?? this.announce(toolCallId, str(details.tool_name) ?? subject ?? 'tool', obj(details.input) ?? obj(obj(details.toolCall)?.rawInput) ?? {}, out);
+    // A CLI that asks before it announces the call: the request's details describe it.
+    const call = this.tools.get(toolCallId) ?? this.announce(toolCallId, asked.name ?? 'tool', asked.input, out);
     if (call.done || call.approval) return;
     call.approval = { id: approvalId, toolCallId, subject, decision: 'pending' };
     this.approvals.set(approvalId, call.approval);
@@ -271,15 +272,4 @@ export class UIMessageStreamProjector {
         return 'other';
     }
   }
-}
-
-/** The text of an assistant message's content: its text blocks (and plain strings), joined. */
-function messageText(content: readonly JsonValue[]): string {
-  return content
-    .map((block) => {
-      if (typeof block === 'string') return block;
-      const object = obj(block);
-      return object?.type === 'text' ? (str(object.text) ?? '') : '';
-    })
-    .join('');
 }
