@@ -20,6 +20,8 @@ export interface SessionExpectations {
   readonly args?: readonly string[];
   /** Whether the CLI asks before `echo sleeping; sleep 300` (Claude Code takes it for read-only). */
   readonly asksForSleep: boolean;
+  /** Whether a session can be resumed (`resume`: Claude Code, Codex). */
+  readonly resumes?: boolean;
 }
 
 /** A session against a scripted endpoint, with everything it emitted. */
@@ -172,6 +174,26 @@ export function describeSessionScenarios(name: CliName, expected: SessionExpecta
     expect(resolved).toHaveLength(1);
     expect(resolved[0]).toMatchObject({ payload: { decision: 'deny', metadata: { answered_by: 'timeout' } } });
   });
+
+  if (expected.resumes) {
+    it('resume: a new process continues the closed session, with the same session id', async () => {
+      const scripted = await start([{ text: 'The first answer.' }, { text: 'The second answer.' }]);
+      await scripted.session.send('Give the first answer.');
+      const first = scripted.session.sessionId;
+      await closeAndCheck(scripted);
+      const resumed = startSession({ provider: name, cwd: scripted.cli.cwd, executable: scripted.cli.executable, args: expected.args, resume: first ?? undefined, env: { ...scripted.cli.env, CLAUDE_CODE_MAX_RETRIES: '1' } });
+      const events: AnyEvent[] = [];
+      const drained = (async () => {
+        for await (const event of resumed) events.push(event);
+      })();
+      expect((await resumed.send('Give the second answer.')).payload.output).toBe('The second answer.');
+      expect(resumed.sessionId).toBe(first);
+      await resumed.close();
+      await drained;
+      expect(JSON.stringify(scripted.cli.server.requests.filter((request) => request.url.includes(expected.streamingPath)).at(-1)?.body)).toContain('The first answer.');
+      checkSessionStream(events);
+    });
+  }
 
   it('the CLI killed mid-turn: the turn ends with an error and a failed result, the session failed, nothing left', async () => {
     const scripted = await start([SLOW_TEXT]);

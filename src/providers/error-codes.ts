@@ -36,6 +36,7 @@ export const ERROR_CODES = [
   'timeout',
   'idle_timeout',
   'spawn_failed',
+  'worker_lost', // the worker running a queued run died (scale/: its run is failed, not run again)
 ] as const;
 
 /** One of `ERROR_CODES`. */

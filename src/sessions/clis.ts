@@ -21,6 +21,8 @@ export interface SessionCli {
   readonly args: readonly string[];
   /** The argv that sets the model; `'protocol'`: the protocol sets it (Codex's `thread/start`); null: neither can. */
   readonly model: ((model: string) => string[]) | 'protocol' | null;
+  /** The same for a session id to continue. */
+  readonly resume: ((sessionId: string) => string[]) | 'protocol' | null;
   readonly protocol: ProtocolFactory;
   /** Variables of the host's environment the CLI must not inherit unless the caller sets them. */
   readonly dropEnv: readonly string[];
@@ -35,6 +37,7 @@ export const SESSION_CLIS: Readonly<Record<SessionProvider, SessionCli>> = {
     // Deltas always: a session feeds a live view (the other protocols stream text deltas too).
     args: ['--print', '--input-format', 'stream-json', '--output-format', 'stream-json', '--verbose', '--include-partial-messages', '--permission-prompt-tool', 'stdio'],
     model: flag('--model'),
+    resume: flag('--resume'),
     protocol: claudeControl,
     // Claude Code refuses to start inside another Claude Code session (see flags.ts).
     dropEnv: ['CLAUDECODE'],
@@ -44,6 +47,8 @@ export const SESSION_CLIS: Readonly<Record<SessionProvider, SessionCli>> = {
     protocolName: 'app-server (JSON-RPC)',
     args: ['app-server'],
     model: 'protocol',
+    // `thread/resume` instead of `thread/start` (codex-app-server.ts).
+    resume: 'protocol',
     protocol: codexAppServer,
     dropEnv: [],
   },
@@ -52,6 +57,7 @@ export const SESSION_CLIS: Readonly<Record<SessionProvider, SessionCli>> = {
     protocolName: 'ACP',
     args: ['--acp'],
     model: flag('--model'),
+    resume: null,
     // Gemini names a tool call after its tool: `run_shell_command__run_shell_command_1796…_0`.
     protocol: acpClient({ toolName: (call) => /^([A-Za-z0-9_.-]+?)__/.exec(str(call.toolCallId) ?? '')?.[1] ?? null }),
     dropEnv: [],
@@ -62,6 +68,7 @@ export const SESSION_CLIS: Readonly<Record<SessionProvider, SessionCli>> = {
     args: ['acp'],
     // `opencode acp` has no model flag: the model is opencode.json's `model`.
     model: null,
+    resume: null,
     // OpenCode's first `tool_call` (pending) is titled with the tool's name (`bash`); later titles are the command.
     protocol: acpClient({ toolName: (call) => (call.sessionUpdate === 'tool_call' ? str(call.title) : null) }),
     dropEnv: [],
@@ -71,6 +78,7 @@ export const SESSION_CLIS: Readonly<Record<SessionProvider, SessionCli>> = {
     protocolName: 'ACP',
     args: ['--acp'],
     model: flag('--model'),
+    resume: null,
     // Qwen Code names the tool in `_meta.toolName` (read for every agent).
     protocol: acpClient(),
     dropEnv: [],
@@ -80,15 +88,23 @@ export const SESSION_CLIS: Readonly<Record<SessionProvider, SessionCli>> = {
     protocolName: 'ACP',
     args: ['--acp'],
     model: flag('--model'),
+    resume: null,
     // Copilot's prompt answers carry the session's running total of usage.
     protocol: acpClient({ promptUsage: 'cumulative' }),
     dropEnv: [],
   },
 };
 
-/** The argv of `cli` for a session with `model` (a TypeError when the CLI cannot take one). */
-export function sessionArgv(provider: SessionProvider, cli: SessionCli, model: string | undefined): string[] {
-  if (!model || cli.model === 'protocol') return [...cli.args];
-  if (!cli.model) throw new TypeError(`${provider} takes no model option in a session: set it in the CLI's own configuration`);
-  return [...cli.args, ...cli.model(model)];
+/** The argv of `cli` for a session with `model` and `resume` (a TypeError when the CLI cannot take one). */
+export function sessionArgv(provider: SessionProvider, cli: SessionCli, model: string | undefined, resume: string | undefined): string[] {
+  const argv = [...cli.args];
+  if (model && cli.model !== 'protocol') {
+    if (!cli.model) throw new TypeError(`${provider} takes no model option in a session: set it in the CLI's own configuration`);
+    argv.push(...cli.model(model));
+  }
+  if (resume && cli.resume !== 'protocol') {
+    if (!cli.resume) throw new TypeError(`${provider} sessions cannot be resumed`);
+    argv.push(...cli.resume(resume));
+  }
+  return argv;
 }

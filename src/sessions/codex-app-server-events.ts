@@ -64,12 +64,14 @@ export const appServerProfile: ProviderProfile<AppServerState> = {
   id: 'codex',
   detect: () => false,
   newState: newAppServerState,
-  sessionId: (line) => (line.method === 'thread/started' ? str(obj(obj(line.params)?.thread)?.id) : null),
+  sessionId: (line) => str(obj((line.method === 'thread/started' ? obj(line.params) : obj(line.result))?.thread)?.id),
   // `emittedAtMs` on notifications; server requests and answers carry no time.
   timestamp: (line) => num(line.emittedAtMs),
   decode(line, state) {
     const method = str(line.method);
-    const handler = method === null ? undefined : HANDLERS.get(method);
+    // The answer to `thread/start` or `thread/resume` names the thread too (a resumed thread has no `thread/started`).
+    if (method === null) return obj(obj(line.result)?.thread) ? threadStarted(obj(line.result) ?? {}, state) : [];
+    const handler = HANDLERS.get(method);
     return handler ? handler(obj(line.params) ?? {}, state, line) : [];
   },
 };
@@ -81,6 +83,8 @@ function threadStarted(params: JsonObject, state: AppServerState): EventDraft[] 
   const metadata: JsonObject = {};
   if (hasOwn(thread, 'cliVersion')) metadata.version = thread.cliVersion ?? null;
   if (hasOwn(thread, 'path')) metadata.rollout_path = thread.path ?? null;
+  // The answer to thread/start and thread/resume says more than the notification: the model, the policies.
+  for (const key of ['model', 'modelProvider', 'approvalPolicy', 'sandbox']) if (params[key] !== undefined) metadata[key] = params[key];
   return [{ kind: 'run_started', payload: { provider_session_id: state.threadId, cwd: str(thread.cwd), metadata } }];
 }
 

@@ -52,9 +52,9 @@ export const codexAppServer: ProtocolFactory = (host, _cli, options) => {
     if (method === undefined) return;
     ours.delete(id);
     const error = obj(line.error);
-    if (method === 'initialize' || method === 'thread/start') {
+    if (method === 'initialize' || method === 'thread/start' || method === 'thread/resume') {
       if (error) return host.fail(`Codex refused ${method}: ${str(error.message) ?? JSON.stringify(error)}`);
-      if (method === 'thread/start') {
+      if (method !== 'initialize') {
         threadId = str(obj(obj(line.result)?.thread)?.id);
         for (const text of waiting.splice(0)) startTurn(text);
       }
@@ -95,7 +95,8 @@ export const codexAppServer: ProtocolFactory = (host, _cli, options) => {
       // `untrusted`: every command asks (with `on-request` a write inside the cwd runs unasked).
       const params: JsonObject = { cwd: options.cwd ?? process.cwd(), approvalPolicy: 'untrusted', sandbox: 'workspace-write' };
       if (options.model) params.model = options.model;
-      request('thread/start', params);
+      if (options.resume) request('thread/resume', { ...params, threadId: options.resume });
+      else request('thread/start', params);
     },
     prompt(text) {
       if (threadId === null) waiting.push(text);

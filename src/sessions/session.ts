@@ -42,7 +42,7 @@ export function startSession(options: SessionOptions): Session {
     throw new TypeError(`approvals must be one of ${POLICIES.join(', ')}; got ${JSON.stringify(options.approvals)}`);
   }
   if (options.onApproval !== undefined && typeof options.onApproval !== 'function') throw new TypeError('onApproval must be a function');
-  const args = [...sessionArgv(provider, cli, options.model), ...(options.args ?? []).map(String)];
+  const args = [...sessionArgv(provider, cli, options.model, options.resume), ...(options.args ?? []).map(String)];
   for (const element of args) refuseNul('an argument', element);
   const launch = prepareLaunch(provider, options, cli);
   return new ChildSession(provider, launch.executable, args, launch.cwd, launch.env, options);

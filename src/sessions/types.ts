@@ -55,6 +55,11 @@ export interface SessionOptions {
   approvalTimeoutMs?: number;
   /** After `interrupt()`, how long the CLI has to end its turn before the session stops it. Default 15000. */
   interruptTimeoutMs?: number;
+  /**
+   * A session id to continue (the CLI's own, as `run_started` announced it): Claude Code `--resume`,
+   * Codex `thread/resume`. The ACP CLIs cannot be resumed this way (a TypeError).
+   */
+  resume?: string;
   /** Aborting this signal closes the session, as `close()` does. */
   signal?: AbortSignal;
   /** Which events carry the native message in `raw`, as `RunOptions.keepRaw`; default `'none'`. */

@@ -246,12 +246,16 @@ describe('options', () => {
     expect(() => startSession({ provider: 'gemini', executable: AGENT, approvals: 'sometimes' as never })).toThrow("approvals must be one of ask, allow, deny; got \"sometimes\"");
     expect(() => startSession({ provider: 'gemini', executable: AGENT, approvalTimeoutMs: -1 })).toThrow('approvalTimeoutMs must be a non-negative number of milliseconds; got -1');
     expect(() => startSession({ provider: 'gemini', executable: AGENT, cwd: '/nonexistent-dir' })).toThrow('cwd is not a directory: /nonexistent-dir');
+    expect(() => startSession({ provider: 'qwen', executable: AGENT, resume: 'abc' })).toThrow('qwen sessions cannot be resumed');
   });
 
   it("the CLI's command line: the protocol's flags, the model, the caller's args", () => {
     const session = startSession({ provider: 'claude', executable: AGENT, model: 'opus', args: ['--add-dir', '/tmp'], env: { REPLAY_WIRE: join(WIRES, 'wire-plain.jsonl') } });
     started.push(session);
     expect(session.argv.slice(1)).toEqual(['--print', '--input-format', 'stream-json', '--output-format', 'stream-json', '--verbose', '--include-partial-messages', '--permission-prompt-tool', 'stdio', '--model', 'opus', '--add-dir', '/tmp']);
+    const resumed = startSession({ provider: 'claude', executable: AGENT, resume: 'abc-123', env: { REPLAY_WIRE: join(WIRES, 'wire-plain.jsonl') } });
+    started.push(resumed);
+    expect(resumed.argv.slice(-2)).toEqual(['--resume', 'abc-123']);
   });
 });
 
