@@ -69,9 +69,9 @@ describe('cli-subprocess-core run: usage', () => {
     [['run', '--provider', 'claude', '--verbose', 'Say hello.'], 'unknown option: --verbose'],
     [['run', '--provider', 'claude', '--json', 'Say hello.'], '--json is an option of validate'],
     [['run', '--provider', 'claude', '--keep-raw', 'some', 'Say hello.'], '--keep-raw must be one of all, unmapped, none; got "some"'],
-    [['validate', '--keep-raw', 'none', 'a.jsonl'], '--keep-raw is an option of decode, run and session'],
+    [['validate', '--keep-raw', 'none', 'a.jsonl'], '--keep-raw is an option of decode, run, session and acp'],
     [['decode', '--provider', 'claude', '--partial', 'a.jsonl'], '--partial is an option of run'],
-    [['validate', '--bin', 'claude', 'a.jsonl'], '--bin is an option of run and session'],
+    [['validate', '--bin', 'claude', 'a.jsonl'], '--bin is an option of run, session and acp'],
   ])('usage error %j → exit 2 with the usage on stderr', (args, message) => {
     const { status, stdout, stderr } = cli(args);
     expect([status, stdout]).toEqual([2, '']);

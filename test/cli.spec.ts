@@ -181,15 +181,15 @@ describe('cli-subprocess-core usage', () => {
     [['schema', '--json'], '--json is an option of validate'],
     [['decode', 'a.jsonl'], 'decode needs --provider <id|auto>'],
     [['decode', '--provider', 'claude', '--keep-raw', 'some', 'a.jsonl'], '--keep-raw must be one of all, unmapped, none; got "some"'],
-    [['validate', '--keep-raw', 'none', 'a.jsonl'], '--keep-raw is an option of decode, run and session'],
+    [['validate', '--keep-raw', 'none', 'a.jsonl'], '--keep-raw is an option of decode, run, session and acp'],
     [['decode', '--provider'], '--provider needs a value'],
     [['decode', '--provider', 'claude'], 'decode takes one file (or - for standard input)'],
     [['decode', '--provider', 'claude', 'a.jsonl', 'b.jsonl'], 'decode takes one file (or - for standard input)'],
     [['decode', '--provider', 'claude-code', 'a.jsonl'], 'unknown provider "claude-code": expected one of claude, codex, gemini, cursor, opencode, amp, qwen, auto'],
     [['decode', '--provider=', 'a.jsonl'], 'unknown provider "": expected one of claude, codex, gemini, cursor, opencode, amp, qwen, auto'],
     [['decode', '--json', '--provider', 'claude', 'a.jsonl'], '--json is an option of validate'],
-    [['validate', '--provider', 'claude', 'a.jsonl'], '--provider is an option of decode, run and session'],
-    [['schema', '--provider', 'claude'], '--provider is an option of decode, run and session'],
+    [['validate', '--provider', 'claude', 'a.jsonl'], '--provider is an option of decode, run, session and acp'],
+    [['schema', '--provider', 'claude'], '--provider is an option of decode, run, session and acp'],
   ])('usage error %j → exit 2 with the usage on stderr', (args, message) => {
     const { status, stdout, stderr } = cli(args as string[]);
     expect([status, stdout]).toEqual([2, '']);
