@@ -74,6 +74,22 @@ describe('cli-subprocess-core session: usage', () => {
     expect(stderr()).toContain(message);
   });
 
+  it.each([
+    [['acp'], 'acp needs --provider <claude|codex|gemini|opencode|qwen|copilot>'],
+    [['acp', '--provider', 'gemini', 'hello'], 'acp takes no prompt: the ACP client sends them'],
+    [['acp', '--provider', 'gemini', '--cwd', '/tmp'], '--cwd is an option of run and session'],
+  ])('acp %j → exit 2: %s', async (argv, message) => {
+    const { exit, stderr } = startCommand(argv);
+    expect(await exit).toBe(2);
+    expect(stderr()).toContain(message);
+  });
+
+  it('acp with a missing executable → exit 127 at once, naming it', async () => {
+    const missing = startCommand(['acp', '--provider', 'codex', '--bin', '/nonexistent/codex']);
+    expect(await missing.exit).toBe(127);
+    expect(missing.stderr()).toContain('/nonexistent/codex not found or not executable: install @openai/codex or pass executable');
+  });
+
   it('a missing executable → exit 127; a model the CLI cannot take → exit 2', async () => {
     const missing = startCommand(['session', '--provider', 'gemini', '--bin', '/nonexistent/gemini']);
     expect(await missing.exit).toBe(127);
