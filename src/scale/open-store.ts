@@ -1,0 +1,32 @@
+import { MemoryRunStore } from './memory-store';
+import { RedisRunStore, type RedisStoreOptions } from './redis-store';
+import type { RunStore } from './store';
+
+/** Options of `openRunStore`. */
+export interface RunStoreOptions extends Partial<Omit<RedisStoreOptions, 'url'>> {
+  /** A Redis URL (`redis://127.0.0.1:6379`): runs shared by every process that opens it. Absent: in this process. */
+  redis?: string;
+}
+
+/**
+ * The store of queued runs: on Redis when `redis` is given (BullMQ and ioredis must be installed:
+ * they are optional peer dependencies), else in this process. The same API either way.
+ *
+ * @example
+ * const store = openRunStore({ redis: process.env.REDIS_URL });
+ * const runId = await store.enqueue({ provider: 'claude', prompt: 'Say hello.' });
+ * for await (const { id, event } of store.read(runId)) console.log(id, event.kind);
+ */
+export function openRunStore(options: RunStoreOptions = {}): RunStore {
+  if (!options.redis) return new MemoryRunStore({ ttlMs: options.ttlSeconds === undefined ? undefined : options.ttlSeconds * 1000 });
+  return new RedisRunStore({ bullmq: requireOptional('bullmq'), ioredis: requireOptional('ioredis') }, { ...options, url: options.redis });
+}
+
+function requireOptional(name: string): unknown {
+  try {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports -- an optional peer, loaded only for Redis
+    return require(name);
+  } catch {
+    throw new TypeError(`a Redis run store needs the package ${name}: npm install bullmq ioredis`);
+  }
+}

@@ -1,0 +1,73 @@
+import type { AnyEvent } from '../events/event';
+import type { ApprovalAnswer } from '../sessions/types';
+import type { RunJob } from './run-job';
+
+/** One event of a run's stream, and its entry id: the cursor a reader resumes after. */
+export interface StreamEntry {
+  /** The stream's entry id (Redis's `<ms>-<seq>`, the in-process store's likewise): ordered, unique in the run. */
+  readonly id: string;
+  readonly event: AnyEvent;
+}
+
+/** Options of `RunStore.read`. */
+export interface ReadOptions {
+  /** The entry id to read after (a client's Last-Event-ID); from the start when absent. */
+  after?: string;
+  /** Wait for entries appended later, until the stream is complete (default true). */
+  follow?: boolean;
+  signal?: AbortSignal;
+}
+
+/** A queued job as a worker receives it. */
+export interface TakenJob {
+  readonly runId: string;
+  readonly job: RunJob;
+  /** 1 for the first attempt; more when a worker died running it and the job was taken again. */
+  readonly attempt: number;
+}
+
+/** What a store hands to the job a worker runs: the cancels and approval answers sent to that run. */
+export interface JobSignals {
+  onCancel(listener: () => void): void;
+  onApprove(listener: (approvalId: string, answer: ApprovalAnswer) => void): void;
+  /** Whether the run was cancelled before the worker took it. */
+  readonly cancelled: boolean;
+}
+
+/**
+ * Where queued runs live: their queue, their event streams, and the messages that reach the worker
+ * holding a run (cancel, approval answers). One interface, two homes: in this process (`MemoryRunStore`,
+ * the default) and on Redis (`RedisRunStore`: BullMQ for the queue, a Redis Stream per run, pub/sub
+ * for the messages), so that web processes and workers can be different machines.
+ */
+export interface RunStore {
+  /** Queues `job` and answers its run id. */
+  enqueue(job: RunJob): Promise<string>;
+  /** Appends an event to the run's stream; answers its entry id. */
+  append(runId: string, event: AnyEvent): Promise<string>;
+  /**
+   * Marks the run's stream complete (readers end after its last entry) and schedules its expiry.
+   * Answers false when it was complete already: exactly one ending per run (a worker and whoever
+   * noticed its death may both try).
+   */
+  complete(runId: string): Promise<boolean>;
+  /** Whether the run's stream is complete. */
+  isComplete(runId: string): Promise<boolean>;
+  /**
+   * The run's entries after `after` (all when absent), then (`follow`, the default) the ones
+   * appended later, until the stream is complete; stops early when `signal` aborts. A run unknown
+   * to the store yields nothing.
+   */
+  read(runId: string, options?: ReadOptions): AsyncIterable<StreamEntry>;
+  /** Asks the worker holding the run to cancel it (or the worker that takes it not to start it). */
+  cancel(runId: string): Promise<void>;
+  /** Sends an approval's answer to the worker holding the run. */
+  approve(runId: string, approvalId: string, answer: ApprovalAnswer): Promise<void>;
+  /**
+   * Takes jobs, `concurrency` at a time, and runs `handle` for each; answers a function that stops
+   * taking jobs and waits for the running ones.
+   */
+  work(handle: (taken: TakenJob, signals: JobSignals) => Promise<void>, options: { concurrency: number }): { close(): Promise<void> };
+  /** Closes the store's connections. */
+  close(): Promise<void>;
+}

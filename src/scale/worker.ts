@@ -1,0 +1,65 @@
+import type { AnyEvent } from '../events/event';
+import { Event } from '../events/event';
+import { SESSION_CLIS } from '../sessions/clis';
+import { endingEvents, executeJob } from './run-job';
+import type { RunStore, TakenJob, JobSignals } from './store';
+
+/** Options of `createWorker`. */
+export interface WorkerOptions {
+  /** How many runs at once; default 2. */
+  concurrency?: number;
+}
+
+/** A retried run is given up after this many attempts (each one lost its worker). */
+const MAX_ATTEMPTS = 3;
+
+/**
+ * A worker: takes queued runs from `store` and runs each as a session of its CLI on this machine,
+ * every event appended to the run's stream, and the stream completed at the end. A cancel or an
+ * approval answer sent to a run reaches the session. No CLI outlives its worker: the worker's CLIs
+ * are stopped with it (the runner's host-exit rules, and its watchdog when it is SIGKILLed).
+ *
+ * A run taken again because the worker running it died is not run again unless its job says
+ * `retry`: an agent run is not idempotent. It ends with a fatal `worker_lost` error and a failed
+ * result instead; with `retry`, the attempt is marked in the stream and the CLI's session resumed.
+ *
+ * @example
+ * const store = await openRunStore({ redis: process.env.REDIS_URL });
+ * const worker = createWorker(store, { concurrency: 4 });
+ * process.on('SIGTERM', () => void worker.close().then(() => store.close()));
+ */
+export function createWorker(store: RunStore, options: WorkerOptions = {}): { close(): Promise<void> } {
+  return store.work((taken, signals) => runTaken(store, taken, signals), { concurrency: options.concurrency ?? 2 });
+}
+
+async function runTaken(store: RunStore, { runId, job, attempt }: TakenJob, signals: JobSignals): Promise<void> {
+  const append = async (event: AnyEvent): Promise<void> => {
+    await store.append(runId, event);
+  };
+  const end = async (events: AnyEvent[]): Promise<void> => {
+    // Whoever completes the stream first writes the ending: one per run.
+    if (await store.isComplete(runId)) return;
+    for (const event of events) await append(event);
+    await store.complete(runId);
+  };
+  if (await store.isComplete(runId)) return;
+  if (signals.cancelled) return end(endingEvents(job.provider, 'aborted', 'the run was cancelled before it started', 'aborted'));
+  let resume: string | undefined;
+  if (attempt > 1) {
+    if (!job.retry || attempt > MAX_ATTEMPTS) {
+      return end(endingEvents(job.provider, 'worker_lost', `the worker running this run died (attempt ${attempt - 1}); it is not run again${job.retry ? ` after ${MAX_ATTEMPTS - 1} attempts` : ' (an agent run repeats its side effects; queue it with retry to allow that)'}`, 'failed'));
+    }
+    resume = SESSION_CLIS[job.provider].resume === null ? undefined : await lastSessionId(store, runId);
+    const how = resume === undefined ? 'starts over' : `resumes the CLI's session ${resume}`;
+    await append(Event.create('error', { provider: job.provider, payload: { message: `attempt ${attempt}: the worker running this run died; the run ${how}`, code: 'worker_lost', severity: 'warning', metadata: { attempt } } }));
+  }
+  await executeJob(job, append, signals, resume);
+  await store.complete(runId);
+}
+
+/** The CLI's session id the run's stream announced last (a lost attempt's). */
+async function lastSessionId(store: RunStore, runId: string): Promise<string | undefined> {
+  let id: string | undefined;
+  for await (const entry of store.read(runId, { follow: false })) if (entry.event.provider_session_id) id = entry.event.provider_session_id;
+  return id;
+}
