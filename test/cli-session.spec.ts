@@ -77,7 +77,7 @@ describe('cli-subprocess-core session: usage', () => {
   it.each([
     [['acp'], 'acp needs --provider <claude|codex|gemini|opencode|qwen|copilot>'],
     [['acp', '--provider', 'gemini', 'hello'], 'acp takes no prompt: the ACP client sends them'],
-    [['acp', '--provider', 'gemini', '--cwd', '/tmp'], '--cwd is an option of run and session'],
+    [['acp', '--provider', 'gemini', '--cwd', '/tmp'], '--cwd is an option of run, session and serve'],
   ])('acp %j → exit 2: %s', async (argv, message) => {
     const { exit, stderr } = startCommand(argv);
     expect(await exit).toBe(2);

@@ -5,6 +5,8 @@ import { DEFAULT_MAX_LINE_BYTES } from './line-splitter';
 import { maxLineBytesOption } from './max-line-bytes';
 import { runOptions } from './run-args';
 import { sessionOptions } from './session-command';
+import { serveOptions } from './serve-args';
+import type { ServeOptions } from './serve-command';
 import type { SessionOptions } from '../sessions/types';
 import { UsageError } from './usage-error';
 import type { ValidateOptions } from './validate-command';
@@ -19,6 +21,7 @@ export type Command =
   | { readonly name: 'run'; readonly options: RunOptions }
   | { readonly name: 'session'; readonly options: SessionOptions }
   | { readonly name: 'acp'; readonly options: SessionOptions }
+  | { readonly name: 'serve' | 'worker'; readonly options: ServeOptions }
   | { readonly name: 'help' };
 
 export const USAGE = `Usage: cli-subprocess-core <command> [options]
@@ -38,6 +41,10 @@ Commands:
   acp --provider <claude|codex|gemini|opencode|qwen|copilot> [options]
                                                an Agent Client Protocol agent on stdio (for Zed, JetBrains, Neovim)
                                                fronting the CLI: each ACP session is a session of it
+  serve [--redis URL] [--host H] [--port P] [--concurrency N] [--cwd DIR]
+                                               the runs API over HTTP (queue, SSE that resumes, cancel,
+                                               approvals) and a page at /; without Redis, runs in this process
+  worker --redis URL [--concurrency N]         take queued runs from Redis and run them here
 
 Options:
   --json             validate: write the normalized events as JSONL to stdout (the report goes to stderr)
@@ -62,6 +69,11 @@ Options:
                      allow or deny (every request answered at once)
   --approval-timeout <s>
                      session: a request not answered within this many seconds is denied (default 300)
+  --redis <url>      serve, worker: the Redis that holds the queue and the runs' streams (default: $REDIS_URL;
+                     serve without it runs the runs in its own process)
+  --host <h>, --port <p>
+                     serve: where to listen (default 127.0.0.1:8787)
+  --concurrency <n>  serve, worker: runs at once in this process (default 2)
   -h, --help         show this help
 
 Blank lines are skipped. "-" reads standard input. validate reports at most 10 issues per line (then
@@ -75,11 +87,12 @@ Exit codes:
             143 terminated (SIGTERM), 141 stdout closed by its reader
   session   as run: 0 closed after its turns, 1 the CLI failed or died
   acp       0 its input ended, 127 executable not found
+  serve, worker  0 stopped by SIGINT or SIGTERM
   all       2 usage error or unreadable input
 `;
 
 type CommandName = Exclude<Command['name'], 'help'>;
-const COMMANDS: readonly CommandName[] = ['validate', 'decode', 'schema', 'run', 'session', 'acp'];
+const COMMANDS: readonly CommandName[] = ['validate', 'decode', 'schema', 'run', 'session', 'acp', 'serve', 'worker'];
 const isCommandName = (name: string): name is CommandName => (COMMANDS as readonly string[]).includes(name);
 
 /** Every option: whether it takes a value (`--name value` or `--name=value`), and the commands that accept it. */
@@ -90,7 +103,7 @@ const OPTIONS: Readonly<Record<string, { readonly takesValue: boolean; readonly 
   '--provider': { takesValue: true, commands: ['decode', 'run', 'session', 'acp'] },
   '--keep-raw': { takesValue: true, commands: ['decode', 'run', 'session', 'acp'] },
   '--model': { takesValue: true, commands: ['run', 'session', 'acp'] },
-  '--cwd': { takesValue: true, commands: ['run', 'session'] },
+  '--cwd': { takesValue: true, commands: ['run', 'session', 'serve'] },
   '--permission': { takesValue: true, commands: ['run'] },
   '--allowed-tools': { takesValue: true, commands: ['run'] },
   '--partial': { takesValue: false, commands: ['run'] },
@@ -98,6 +111,10 @@ const OPTIONS: Readonly<Record<string, { readonly takesValue: boolean; readonly 
   '--idle-timeout': { takesValue: true, commands: ['run'] },
   '--bin': { takesValue: true, commands: ['run', 'session', 'acp'] },
   '--approvals': { takesValue: true, commands: ['session'] },
+  '--redis': { takesValue: true, commands: ['serve', 'worker'] },
+  '--host': { takesValue: true, commands: ['serve'] },
+  '--port': { takesValue: true, commands: ['serve'] },
+  '--concurrency': { takesValue: true, commands: ['serve', 'worker'] },
   '--approval-timeout': { takesValue: true, commands: ['session', 'acp'] },
 };
 
@@ -157,6 +174,9 @@ export function parseArgs(argv: readonly string[]): Command {
       return { name, options: sessionOptions(given, rest) };
     case 'acp':
       return { name, options: sessionOptions(given, rest, 'acp') };
+    case 'serve':
+    case 'worker':
+      return { name, options: serveOptions(name, given, rest) };
   }
 }
 

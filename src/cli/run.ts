@@ -5,6 +5,7 @@ import { runCommand } from './run-command';
 import { schemaCommand } from './schema-command';
 import { sessionCommand } from './session-command';
 import { acpCommand } from './acp-command';
+import { serveCommand, workerCommand } from './serve-command';
 import { validateCommand } from './validate-command';
 
 /** Runs one command line and answers its exit code (2 for usage errors). */
@@ -33,5 +34,9 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
       return sessionCommand(command.options, io);
     case 'acp':
       return acpCommand(command.options, io);
+    case 'serve':
+      return serveCommand(command.options, io);
+    case 'worker':
+      return workerCommand(command.options, io);
   }
 }

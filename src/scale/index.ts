@@ -5,3 +5,4 @@ export { MemoryRunStore } from './memory-store';
 export { RedisRunStore, type RedisStoreOptions } from './redis-store';
 export type { JobSignals, ReadOptions, RunStore, StreamEntry, TakenJob } from './store';
 export type { RunJob } from './run-job';
+export { createRunsHandler, type RunsHandlerOptions } from './http';

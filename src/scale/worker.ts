@@ -16,8 +16,9 @@ const MAX_ATTEMPTS = 3;
 /**
  * A worker: takes queued runs from `store` and runs each as a session of its CLI on this machine,
  * every event appended to the run's stream, and the stream completed at the end. A cancel or an
- * approval answer sent to a run reaches the session. No CLI outlives its worker: the worker's CLIs
- * are stopped with it (the runner's host-exit rules, and its watchdog when it is SIGKILLed).
+ * approval answer sent to a run reaches the session. No CLI outlives its worker: `close()` stops the
+ * runs it holds (their streams end `aborted`), and a worker that dies takes its CLIs with it (the
+ * runner's host-exit rules, and its watchdog when it is SIGKILLed).
  *
  * A run taken again because the worker running it died is not run again unless its job says
  * `retry`: an agent run is not idempotent. It ends with a fatal `worker_lost` error and a failed
@@ -29,7 +30,33 @@ const MAX_ATTEMPTS = 3;
  * process.on('SIGTERM', () => void worker.close().then(() => store.close()));
  */
 export function createWorker(store: RunStore, options: WorkerOptions = {}): { close(): Promise<void> } {
-  return store.work((taken, signals) => runTaken(store, taken, signals), { concurrency: options.concurrency ?? 2 });
+  /** How to stop each run this worker holds: closing the worker stops them (their streams end `aborted`). */
+  const stops = new Set<() => void>();
+  const taking = store.work(
+    async (taken, signals) => {
+      const own: (() => void)[] = [];
+      const held: JobSignals = {
+        ...signals,
+        onCancel: (listener) => {
+          signals.onCancel(listener);
+          own.push(listener);
+          stops.add(listener);
+        },
+      };
+      try {
+        await runTaken(store, taken, held);
+      } finally {
+        for (const stop of own) stops.delete(stop);
+      }
+    },
+    { concurrency: options.concurrency ?? 2 },
+  );
+  return {
+    close: async () => {
+      for (const stop of stops) stop();
+      await taking.close();
+    },
+  };
 }
 
 async function runTaken(store: RunStore, { runId, job, attempt }: TakenJob, signals: JobSignals): Promise<void> {
