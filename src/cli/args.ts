@@ -44,7 +44,8 @@ Commands:
   serve [--redis URL] [--host H] [--port P] [--concurrency N] [--cwd DIR]
                                                the runs API over HTTP (queue, SSE that resumes, cancel,
                                                approvals) and a page at /; without Redis, runs in this process
-  worker --redis URL [--concurrency N]         take queued runs from Redis and run them here
+  worker --redis URL [--concurrency N] [--lock S]
+                                               take queued runs from Redis and run them here
 
 Options:
   --json             validate: write the normalized events as JSONL to stdout (the report goes to stderr)
@@ -74,6 +75,8 @@ Options:
   --host <h>, --port <p>
                      serve: where to listen (default 127.0.0.1:8787)
   --concurrency <n>  serve, worker: runs at once in this process (default 2)
+  --lock <s>         worker, serve with Redis: a worker's hold on a run, renewed while it lives; a dead worker's
+                     runs are noticed about this long after (default 15)
   -h, --help         show this help
 
 Blank lines are skipped. "-" reads standard input. validate reports at most 10 issues per line (then
@@ -115,6 +118,7 @@ const OPTIONS: Readonly<Record<string, { readonly takesValue: boolean; readonly 
   '--host': { takesValue: true, commands: ['serve'] },
   '--port': { takesValue: true, commands: ['serve'] },
   '--concurrency': { takesValue: true, commands: ['serve', 'worker'] },
+  '--lock': { takesValue: true, commands: ['serve', 'worker'] },
   '--approval-timeout': { takesValue: true, commands: ['session', 'acp'] },
 };
 

@@ -1,5 +1,5 @@
 import type { GivenOptions } from './args';
-import { nonEmpty } from './run-args';
+import { milliseconds, nonEmpty } from './run-args';
 import type { ServeOptions } from './serve-command';
 import { UsageError } from './usage-error';
 import { statSync } from 'node:fs';
@@ -26,5 +26,6 @@ export function serveOptions(command: 'serve' | 'worker', given: GivenOptions, p
     port: whole(given, '--port', 8787, 0, 65_535),
     concurrency: whole(given, '--concurrency', 2, 1, 1000),
     cwd,
+    lockMs: milliseconds(given, '--lock'),
   };
 }

@@ -16,6 +16,8 @@ export interface ServeOptions {
   concurrency: number;
   /** serve: where the CLIs of runs started over HTTP run (the request never says). */
   cwd?: string;
+  /** How long a worker's hold on a run lasts without renewal (a dead worker's runs are noticed after it), in ms. */
+  lockMs?: number;
 }
 
 /**
@@ -25,7 +27,7 @@ export interface ServeOptions {
  * stopped with it), exit 0.
  */
 export async function serveCommand(options: ServeOptions, io: CliIo, signals: NodeJS.EventEmitter = process): Promise<number> {
-  const store = openRunStore({ redis: options.redis });
+  const store = openRunStore({ redis: options.redis, lockMs: options.lockMs });
   const worker = options.redis ? null : createWorker(store, { concurrency: options.concurrency });
   const handle = createRunsHandler(store, { jobDefaults: options.cwd ? { cwd: options.cwd } : {} });
   const server = createServer((request, response) => {
@@ -61,7 +63,7 @@ export async function serveCommand(options: ServeOptions, io: CliIo, signals: No
  * SIGINT or SIGTERM (the runs it holds are stopped with it; exit 0).
  */
 export async function workerCommand(options: ServeOptions, io: CliIo, signals: NodeJS.EventEmitter = process): Promise<number> {
-  const store = openRunStore({ redis: options.redis });
+  const store = openRunStore({ redis: options.redis, lockMs: options.lockMs });
   const worker = createWorker(store, { concurrency: options.concurrency });
   io.stdout.write(`cli-subprocess-core worker: taking runs from ${options.redis ?? ''}, ${options.concurrency} at a time\n`);
   await stopped(signals);

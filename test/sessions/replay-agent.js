@@ -10,10 +10,13 @@
  *   REPLAY_MUTE    a method (or Claude control subtype) to swallow without an answer: the CLI ignores it
  *   REPLAY_DIE_ON  a method (or subtype) at which the CLI dies (SIGKILL to itself) instead of answering
  *   REPLAY_NO_EOF  keep running after stdin ends (a CLI that ignores the end of its input)
+ *   REPLAY_DELAY_MS  wait this long before each line it prints (a CLI that streams slowly)
+ *   REPLAY_PIDS    append "<its pid> <its parent's pid>" to this file when it starts (who ran it)
  */
 const { appendFileSync, readFileSync } = require('node:fs');
 
 const env = process.env;
+if (env.REPLAY_PIDS) appendFileSync(env.REPLAY_PIDS, `${process.pid} ${process.ppid}\n`);
 const wire = readFileSync(env.REPLAY_WIRE, 'utf8')
   .split('\n')
   .filter((line) => line.trim() !== '')
@@ -25,6 +28,30 @@ function name(message) {
   return message?.method ?? message?.request?.subtype ?? message?.type ?? null;
 }
 
+/** Lines to print, in order (spaced by REPLAY_DELAY_MS). */
+const outbox = [];
+let printing = false;
+function print(text) {
+  outbox.push(text);
+  if (printing) return;
+  printing = true;
+  const next = () => {
+    const line = outbox.shift();
+    if (line === undefined) {
+      printing = false;
+      return;
+    }
+    process.stdout.write(line);
+    setTimeout(next, Number(env.REPLAY_DELAY_MS || 0));
+  };
+  if (Number(env.REPLAY_DELAY_MS || 0) > 0) setTimeout(next, Number(env.REPLAY_DELAY_MS));
+  else {
+    // At full speed: printed at once, in order.
+    printing = false;
+    process.stdout.write(outbox.splice(0).join(''));
+  }
+}
+
 function play(message) {
   if (env.REPLAY_LOG) appendFileSync(env.REPLAY_LOG, `${JSON.stringify(message)}\n`);
   if (env.REPLAY_DIE_ON && name(message) === env.REPLAY_DIE_ON) process.kill(process.pid, 'SIGKILL');
@@ -33,7 +60,7 @@ function play(message) {
   at += 1;
   while (at < wire.length && wire[at].from === 'cli') {
     const { line } = wire[at];
-    process.stdout.write(`${typeof line === 'string' ? line : JSON.stringify(line)}\n`);
+    print(`${typeof line === 'string' ? line : JSON.stringify(line)}\n`);
     at += 1;
   }
 }

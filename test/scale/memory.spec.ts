@@ -1,0 +1,221 @@
+import 'reflect-metadata';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer, get, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Event, MemoryRunStore, createRunsHandler, createWorker, openRunStore, type RunJob, type RunStore, type StreamEntry } from '../../src';
+import { isRunning, readStat } from '../../src/runner/process-tree';
+import { waitFor } from '../wait-for';
+
+/*
+ * Queued runs in process (the default store): the worker runs each job as a session of the
+ * stand-in that replays real Gemini ACP captures (test/sessions/replay-agent.js); the HTTP API over
+ * it. The same on a real Redis with worker processes: e2e/test/scale.spec.ts.
+ */
+
+const AGENT = join(__dirname, '..', 'sessions', 'replay-agent.js');
+const wire = (name: string) => join(__dirname, '..', 'fixtures', 'sessions', 'gemini', `wire-${name}.jsonl`);
+
+jest.setTimeout(20_000);
+
+let dir: string;
+let store: RunStore;
+let worker: { close(): Promise<void> } | null;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'scale-test-'));
+  store = openRunStore();
+  worker = null;
+});
+afterEach(async () => {
+  await worker?.close();
+  await store.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+function job(capture: string, env: Record<string, string> = {}, extra: Partial<RunJob> = {}): RunJob {
+  return { provider: 'gemini', prompt: 'Say hello.', cwd: dir, executable: AGENT, env: { REPLAY_WIRE: wire(capture), REPLAY_PIDS: join(dir, 'pids'), ...env }, ...extra };
+}
+
+async function all(entries: AsyncIterable<StreamEntry>): Promise<StreamEntry[]> {
+  const out: StreamEntry[] = [];
+  for await (const entry of entries) out.push(entry);
+  return out;
+}
+
+describe('the in-process store', () => {
+  it('is the default: a queued run is taken by a worker, its stream ends with its result', async () => {
+    expect(store).toBeInstanceOf(MemoryRunStore);
+    worker = createWorker(store);
+    const runId = await store.enqueue(job('plain'));
+    const entries = await all(store.read(runId));
+    expect(entries.at(-1)?.event).toMatchObject({ kind: 'result', payload: { status: 'completed', output: 'Hello from the scripted model.' } });
+    expect(entries.filter((entry) => entry.event.kind === 'run_started')).toHaveLength(1);
+    expect(await store.isComplete(runId)).toBe(true);
+    // Entry ids are the stream's cursors: strictly increasing.
+    const ids = entries.map((entry) => entry.id);
+    expect([...ids].sort(compareIds)).toEqual(ids);
+    expect(new Set(ids).size).toBe(ids.length);
+  });
+
+  it('reads from a cursor exactly the entries after it; without follow, only what is there', async () => {
+    worker = createWorker(store);
+    const runId = await store.enqueue(job('plain'));
+    const entries = await all(store.read(runId));
+    const cut = Math.floor(entries.length / 2);
+    expect((await all(store.read(runId, { after: entries[cut].id }))).map((entry) => entry.id)).toEqual(entries.slice(cut + 1).map((entry) => entry.id));
+    expect((await all(store.read(runId, { follow: false }))).length).toBe(entries.length);
+    expect(await all(store.read('no-such-run'))).toEqual([]);
+  });
+
+  it('a stream is completed once: the second complete answers false', async () => {
+    const runId = await store.enqueue(job('plain'));
+    await store.append(runId, Event.create('stderr', { payload: { content: 'x' } }));
+    expect(await store.complete(runId)).toBe(true);
+    expect(await store.complete(runId)).toBe(false);
+  });
+
+  it('a run cancelled before a worker takes it ends aborted, and no CLI starts', async () => {
+    const runId = await store.enqueue(job('plain'));
+    await store.cancel(runId);
+    worker = createWorker(store);
+    const entries = await all(store.read(runId));
+    expect(entries.map((entry) => [entry.event.kind, entry.event.kind === 'result' ? entry.event.payload.status : null])).toEqual([
+      ['error', null],
+      ['result', 'aborted'],
+    ]);
+    expect(existsSync(join(dir, 'pids'))).toBe(false);
+  });
+
+  it('a cancel reaches the running run: it ends aborted and its CLI is gone', async () => {
+    worker = createWorker(store);
+    const runId = await store.enqueue(job('interrupt-stream', { REPLAY_DELAY_MS: '200' }));
+    const seen: StreamEntry[] = [];
+    const reading = (async () => {
+      for await (const entry of store.read(runId)) seen.push(entry);
+    })();
+    await waitFor('streamed text', () => seen.some((entry) => entry.event.kind === 'assistant_delta'));
+    const [pid] = readFileSync(join(dir, 'pids'), 'utf8').trim().split(' ').map(Number);
+    const cli = readStat(pid);
+    await store.cancel(runId);
+    await reading;
+    expect(seen.at(-1)?.event).toMatchObject({ kind: 'result', payload: { status: 'aborted' } });
+    expect(cli && isRunning(cli)).toBe(false);
+  });
+
+  it("an approval answered through the store reaches the run's session", async () => {
+    worker = createWorker(store);
+    const log = join(dir, 'host.jsonl');
+    const runId = await store.enqueue(job('allow', { REPLAY_LOG: log }, { prompt: 'Create made-by-tool.txt.' }));
+    for await (const { event } of store.read(runId)) {
+      if (event.kind === 'approval_requested') await store.approve(runId, event.payload.approval_id ?? '', { decision: 'allow', reason: 'from the web' });
+      if (event.kind === 'approval_resolved') expect(event.payload).toMatchObject({ decision: 'allow', reason: 'from the web', metadata: { answered_by: 'host' } });
+    }
+    expect(readFileSync(log, 'utf8')).toContain('"optionId":"proceed_once"');
+  });
+
+  it('closing the worker stops the runs it holds: they end aborted', async () => {
+    worker = createWorker(store);
+    const runId = await store.enqueue(job('interrupt-stream', { REPLAY_DELAY_MS: '200' }));
+    const seen: StreamEntry[] = [];
+    const reading = (async () => {
+      for await (const entry of store.read(runId)) seen.push(entry);
+    })();
+    await waitFor('streamed text', () => seen.some((entry) => entry.event.kind === 'assistant_delta'));
+    await worker.close();
+    worker = null;
+    await reading;
+    expect(seen.at(-1)?.event).toMatchObject({ kind: 'result', payload: { status: 'aborted' } });
+  });
+
+  it("a run taken again after its worker died is failed (worker_lost) unless it says retry; with retry the attempt is marked and it runs", async () => {
+    // A store whose queue hands the job over as a second attempt: what a queue does once the first worker died.
+    const again: RunStore = Object.assign(Object.create(store) as RunStore, {
+      work: (handle: Parameters<RunStore['work']>[0], options: { concurrency: number }) => store.work((taken, signals) => handle({ ...taken, attempt: 2 }, signals), options),
+    });
+    worker = createWorker(again);
+    const lost = await store.enqueue(job('plain'));
+    expect((await all(store.read(lost))).map((entry) => entry.event.kind === 'error' ? entry.event.payload.code : entry.event.kind)).toEqual(['worker_lost', 'result']);
+    expect(existsSync(join(dir, 'pids'))).toBe(false);
+    const retried = await store.enqueue(job('plain', {}, { retry: true }));
+    const entries = await all(store.read(retried));
+    expect(entries[0].event).toMatchObject({ kind: 'error', payload: { code: 'worker_lost', severity: 'warning', message: 'attempt 2: the worker running this run died; the run starts over' } });
+    expect(entries.at(-1)?.event).toMatchObject({ kind: 'result', payload: { status: 'completed' } });
+  });
+});
+
+describe('the runs API over HTTP (createRunsHandler)', () => {
+  let server: Server;
+  let base: string;
+  beforeEach(async () => {
+    const handle = createRunsHandler(store, { jobDefaults: { cwd: dir, executable: AGENT, env: { REPLAY_WIRE: wire('plain') } } });
+    server = createServer((request, response) => {
+      void handle(request, response).then((handled) => {
+        if (!handled) response.writeHead(404).end();
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterEach(async () => {
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  });
+
+  const post = (path: string, body: unknown) => fetch(`${base}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+
+  it('refuses a bad request with a clear 400; a request never chooses where or what runs', async () => {
+    expect([(await post('/runs', { provider: 'nope', prompt: 'x' })).status, await (await post('/runs', { provider: 'nope', prompt: 'x' })).json()]).toEqual([400, { error: 'provider must be one of claude, codex, gemini, opencode, qwen, copilot' }]);
+    expect((await post('/runs', { provider: 'gemini', prompt: ' ' })).status).toBe(400);
+    expect((await post('/runs/x/approvals/1', { decision: 'maybe' })).status).toBe(400);
+    expect((await fetch(`${base}/runs`, { method: 'POST', body: 'not json' })).status).toBe(400);
+    worker = createWorker(store);
+    const created = await post('/runs', { provider: 'gemini', prompt: 'Say hello.', executable: '/bin/rm', cwd: '/', env: { X: '1' } });
+    expect(created.status).toBe(201);
+    const { id } = (await created.json()) as { id: string };
+    const entries = await all(store.read(id));
+    // The server's executable (the stand-in) ran, in the server's cwd.
+    expect(entries.at(-1)?.event).toMatchObject({ kind: 'result', payload: { status: 'completed' } });
+    expect((await fetch(`${base}/`)).headers.get('content-type')).toContain('text/html');
+  });
+
+  it('SSE: each message carries its entry id; a reconnect with Last-Event-ID gets exactly the rest', async () => {
+    worker = createWorker(store);
+    const { id } = (await (await post('/runs', { provider: 'gemini', prompt: 'Say hello.' })).json()) as { id: string };
+    const full = await sse(`${base}/runs/${id}/events`);
+    expect(full.ended).toBe(true);
+    const stream = await all(store.read(id));
+    expect(full.messages.map((message) => message.id)).toEqual(stream.map((entry) => entry.id));
+    expect(full.messages.map((message) => (JSON.parse(message.data) as { kind: string }).kind)).toEqual(stream.map((entry) => entry.event.kind));
+    const cursor = full.messages[2].id;
+    const rest = await sse(`${base}/runs/${id}/events`, { 'last-event-id': cursor });
+    expect(rest.messages.map((message) => message.id)).toEqual(stream.slice(3).map((entry) => entry.id));
+  });
+});
+
+/** An SSE client: the messages (id, data) of a stream to its end, and whether it ended with `event: end`. */
+function sse(url: string, headers: Record<string, string> = {}): Promise<{ messages: { id: string; data: string }[]; ended: boolean }> {
+  return new Promise((resolve, reject) => {
+    get(url, { headers }, (response) => {
+      let text = '';
+      response.setEncoding('utf8');
+      response.on('data', (chunk: string) => (text += chunk));
+      response.on('end', () => {
+        const frames = text.split('\n\n').filter((frame) => frame.trim() !== '');
+        const messages = frames.flatMap((frame) => {
+          const lines = frame.split('\n');
+          const id = lines.find((line) => line.startsWith('id: '))?.slice(4);
+          const data = lines.find((line) => line.startsWith('data: '))?.slice(6);
+          return id && data && !lines.includes('event: end') ? [{ id, data }] : [];
+        });
+        resolve({ messages, ended: frames.some((frame) => frame.includes('event: end')) });
+      });
+    }).on('error', reject);
+  });
+}
+
+function compareIds(a: string, b: string): number {
+  const [am, as] = a.split('-').map(Number);
+  const [bm, bs] = b.split('-').map(Number);
+  return am - bm || as - bs;
+}
