@@ -1,0 +1,207 @@
+/*
+ * Scaling out on a real Redis (redis-server on 127.0.0.1, a free port) with real BullMQ and worker
+ * processes (`cli-subprocess-core worker`): runs spread over two workers, a cancel and an approval
+ * sent from this process reach the worker holding the run, a SIGKILLed worker's run is failed by the
+ * other (or retried when it says so) with no CLI left, and SSE resumes from Last-Event-ID. The CLIs
+ * are the replay stand-in of real Gemini ACP captures (test/sessions/replay-agent.js), and the real
+ * Claude Code for one approval.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer, get, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createRunsHandler, openRunStore, type RunJob, type RunStore, type StreamEntry } from '../../src';
+import { isRunning, readStat, type ProcessRef } from '../../src/runner/process-tree';
+import { startScriptedCli } from '../scripted/setup';
+import { waitFor } from './harness';
+import { startRedis, type RedisServer } from './redis-server';
+
+const ROOT = join(__dirname, '..', '..');
+const AGENT = join(ROOT, 'test', 'sessions', 'replay-agent.js');
+const wire = (name: string) => join(ROOT, 'test', 'fixtures', 'sessions', 'gemini', `wire-${name}.jsonl`);
+
+jest.setTimeout(90_000);
+
+/** A worker process: the `worker` command from source, holding runs for 2 s without renewal (a death is noticed soon). */
+interface WorkerProcess {
+  readonly child: ChildProcess;
+  readonly exited: Promise<void>;
+}
+
+function startWorker(url: string): Promise<WorkerProcess> {
+  const child = spawn(process.execPath, ['-r', require.resolve('ts-node/register/transpile-only'), join(ROOT, 'src', 'cli', 'main.ts'), 'worker', '--redis', url, '--concurrency', '2', '--lock', '2'], {
+    env: { ...process.env, TS_NODE_PROJECT: join(ROOT, 'tsconfig.json') },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  return new Promise((resolve, reject) => {
+    child.stdout?.once('data', () => resolve({ child, exited }));
+    child.once('exit', (code) => reject(new Error(`the worker exited ${code}`)));
+  });
+}
+
+let redis: RedisServer;
+let store: RunStore;
+let dir: string;
+const workers: WorkerProcess[] = [];
+
+beforeAll(async () => {
+  redis = await startRedis();
+  store = openRunStore({ redis: redis.url, lockMs: 2000 });
+  workers.push(await startWorker(redis.url), await startWorker(redis.url));
+});
+afterAll(async () => {
+  for (const worker of workers) worker.child.kill('SIGTERM');
+  await Promise.all(workers.map((worker) => worker.exited));
+  await store.close();
+  await redis.stop();
+});
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'scale-e2e-'));
+});
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+function job(capture: string, env: Record<string, string> = {}, extra: Partial<RunJob> = {}): RunJob {
+  return { provider: 'gemini', prompt: 'Say hello.', cwd: dir, executable: AGENT, env: { REPLAY_WIRE: wire(capture), REPLAY_PIDS: join(dir, 'pids'), ...env }, ...extra };
+}
+
+async function all(entries: AsyncIterable<StreamEntry>): Promise<StreamEntry[]> {
+  const out: StreamEntry[] = [];
+  for await (const entry of entries) out.push(entry);
+  return out;
+}
+
+/** The stand-ins started so far: their pid and their parent (the worker that ran them). */
+function standIns(): { cli: ProcessRef | null; worker: number }[] {
+  const file = join(dir, 'pids');
+  if (!existsSync(file)) return [];
+  return readFileSync(file, 'utf8')
+    .trim()
+    .split('\n')
+    .map((line) => line.split(' ').map(Number))
+    .map(([pid, ppid]) => ({ cli: readStat(pid), worker: ppid }));
+}
+
+it('runs spread over the two workers; each runs once, its stream complete and in order', async () => {
+  const runIds = await Promise.all([1, 2, 3, 4].map(() => store.enqueue(job('plain', { REPLAY_DELAY_MS: '150' }))));
+  const streams = await Promise.all(runIds.map((runId) => all(store.read(runId))));
+  for (const entries of streams) {
+    expect(entries.filter((entry) => entry.event.kind === 'run_started')).toHaveLength(1);
+    expect(entries.at(-1)?.event).toMatchObject({ kind: 'result', payload: { status: 'completed' } });
+    expect(entries.map((entry) => entry.event.sequence)).toEqual(entries.map((_, index) => index));
+  }
+  expect(new Set(standIns().map((started) => started.worker))).toEqual(new Set(workers.map((worker) => worker.child.pid)));
+});
+
+it("a cancel from this process reaches the worker holding the run: aborted, the worker's CLI gone", async () => {
+  const runId = await store.enqueue(job('interrupt-stream', { REPLAY_DELAY_MS: '300' }));
+  const seen: StreamEntry[] = [];
+  const reading = (async () => {
+    for await (const entry of store.read(runId)) seen.push(entry);
+  })();
+  await waitFor('streamed text', () => seen.some((entry) => entry.event.kind === 'assistant_delta'));
+  const [started] = standIns();
+  await store.cancel(runId);
+  await reading;
+  expect(seen.at(-1)?.event).toMatchObject({ kind: 'result', payload: { status: 'aborted' } });
+  expect(started.cli && isRunning(started.cli)).toBe(false);
+});
+
+it("an approval answered from this process reaches the worker: the real Claude Code's write is allowed", async () => {
+  const cli = await startScriptedCli('claude', [{ shell: 'touch made-by-tool.txt' }, { text: 'I created the file.' }]);
+  try {
+    const runId = await store.enqueue({ provider: 'claude', prompt: 'Create made-by-tool.txt.', cwd: cli.cwd, executable: cli.executable, env: { ...cli.env, CLAUDE_CODE_MAX_RETRIES: '1' } });
+    const kinds: string[] = [];
+    for await (const { event } of store.read(runId)) {
+      kinds.push(event.kind);
+      if (event.kind === 'approval_requested') await store.approve(runId, event.payload.approval_id ?? '', { decision: 'allow' });
+    }
+    expect(kinds).toEqual(expect.arrayContaining(['approval_requested', 'approval_resolved', 'tool_result', 'result']));
+    expect(existsSync(join(cli.cwd, 'made-by-tool.txt'))).toBe(true);
+  } finally {
+    await cli.close();
+  }
+});
+
+it('a worker SIGKILLed mid-run: the other worker fails the run (worker_lost), no CLI of it left; a retried run goes on', async () => {
+  const lost = await store.enqueue(job('interrupt-stream', { REPLAY_DELAY_MS: '400' }));
+  const seen: StreamEntry[] = [];
+  const reading = (async () => {
+    for await (const entry of store.read(lost)) seen.push(entry);
+  })();
+  await waitFor('streamed text', () => seen.some((entry) => entry.event.kind === 'assistant_delta'));
+  const [started] = standIns();
+  const holder = workers.find((worker) => worker.child.pid === started.worker) as WorkerProcess;
+  holder.child.kill('SIGKILL');
+  await holder.exited;
+  workers.splice(workers.indexOf(holder), 1);
+  // The dead worker's CLI is stopped by its watchdog; the survivor takes the run again and ends it.
+  await reading;
+  expect(seen.at(-2)?.event).toMatchObject({ kind: 'error', payload: { code: 'worker_lost', severity: 'fatal' } });
+  expect(seen.at(-1)?.event).toMatchObject({ kind: 'result', payload: { status: 'failed', stop_reason: 'worker_lost' } });
+  await waitFor("the dead worker's CLI to be gone", () => !(started.cli && isRunning(started.cli)), 10_000);
+  expect(standIns()).toHaveLength(1); // not run again
+  workers.push(await startWorker(redis.url));
+
+  const retried = await store.enqueue(job('plain', { REPLAY_DELAY_MS: '300' }, { retry: true }));
+  const again: StreamEntry[] = [];
+  const rereading = (async () => {
+    for await (const entry of store.read(retried)) again.push(entry);
+  })();
+  await waitFor('the retried run to start', () => again.some((entry) => entry.event.kind === 'run_started'));
+  const holderOfRetry = workers.find((worker) => worker.child.pid === standIns().at(-1)?.worker) as WorkerProcess;
+  holderOfRetry.child.kill('SIGKILL');
+  await holderOfRetry.exited;
+  workers.splice(workers.indexOf(holderOfRetry), 1);
+  await rereading;
+  expect(again.find((entry) => entry.event.kind === 'error')?.event).toMatchObject({ payload: { code: 'worker_lost', severity: 'warning', metadata: { attempt: 2 } } });
+  expect(again.at(-1)?.event).toMatchObject({ kind: 'result', payload: { status: 'completed' } });
+  workers.push(await startWorker(redis.url));
+});
+
+it('SSE from another process: the ids are entry ids, a reconnect with Last-Event-ID gets exactly the rest, leaving does not stop the run', async () => {
+  const server: Server = createServer((request, response) => void createRunsHandler(store)(request, response));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  try {
+    const runId = await store.enqueue(job('thinking', { REPLAY_DELAY_MS: '100' }));
+    // Three messages, then the client leaves.
+    const first = await sse(`${base}/runs/${runId}/events`, {}, 3);
+    const rest = await sse(`${base}/runs/${runId}/events`, { 'last-event-id': first.at(-1) as string });
+    const stream = await all(store.read(runId, { follow: false }));
+    expect([...first, ...rest]).toEqual(stream.map((entry) => entry.id));
+    expect(stream.at(-1)?.event).toMatchObject({ kind: 'result', payload: { status: 'completed' } });
+  } finally {
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+});
+
+/** The ids of an SSE stream's messages: `take` of them (then the client leaves), or all to its end. */
+function sse(url: string, headers: Record<string, string>, take?: number): Promise<string[]> {
+  return new Promise((resolve, reject) => {
+    const ids: string[] = [];
+    const request = get(url, { headers }, (response) => {
+      let text = '';
+      response.setEncoding('utf8');
+      response.on('data', (chunk: string) => {
+        text += chunk;
+        let end: number;
+        while ((end = text.indexOf('\n\n')) >= 0) {
+          const frame = text.slice(0, end);
+          text = text.slice(end + 2);
+          const id = frame.split('\n').find((line) => line.startsWith('id: '));
+          if (id) ids.push(id.slice(4));
+          if (take !== undefined && ids.length === take) {
+            request.destroy();
+            resolve(ids);
+          }
+        }
+      });
+      response.on('end', () => resolve(ids));
+    });
+    request.on('error', (error) => (take !== undefined && ids.length === take ? undefined : reject(error)));
+  });
+}
