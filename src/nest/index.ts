@@ -14,3 +14,4 @@ export { ParseEventPipe, type ParseEventPipeOptions } from './parse-event.pipe';
 export { ParsePayloadPipe, type ParsableClass } from './parse-payload.pipe';
 export { SchemaErrorFilter } from './schema-error.filter';
 export { pipeUIMessageStreamToResponse } from '../projections/ui-message-stream/node-response';
+export { runEvents$ } from './run-events';

@@ -1,0 +1,92 @@
+/*
+ * The queued-runs example (examples/nest-runs.ts) with the real Claude Code against the scripted
+ * Anthropic endpoint, on the in-process store with a worker: a run queued over HTTP, its events as
+ * SSE whose ids are entry ids, a client that leaves and resumes with Last-Event-ID, an approval
+ * answered over HTTP.
+ */
+import 'reflect-metadata';
+import type { INestApplication } from '@nestjs/common';
+import { existsSync } from 'node:fs';
+import { get } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import request from 'supertest';
+import { createWorker, openRunStore, type RunStore, type StreamEntry } from '../../src';
+import { RunsAppModule } from '../../examples/nest-runs';
+import { startApp } from '../../test/nest/start-app';
+import { E2E_BIN, startScriptedCli, type ScriptedCli } from '../scripted/setup';
+
+const savedEnv = { ...process.env };
+const savedCwd = process.cwd();
+let app: INestApplication;
+let base: string;
+let cli: ScriptedCli;
+let store: RunStore;
+let worker: { close(): Promise<void> };
+
+beforeAll(async () => {
+  cli = await startScriptedCli('claude', [{ shell: 'touch made-by-tool.txt' }, { text: 'I created the file.' }]);
+  // The worker's environment points Claude at the endpoint, as a deployment's would; `claude` on PATH is the pinned one.
+  Object.assign(process.env, cli.env, { PATH: `${E2E_BIN}:${cli.env.PATH}`, CLAUDE_CODE_MAX_RETRIES: '1' });
+  process.chdir(cli.cwd);
+  store = openRunStore();
+  worker = createWorker(store);
+  app = await startApp({ imports: [RunsAppModule.forStore(store)] });
+  await app.listen(0, '127.0.0.1');
+  base = `http://127.0.0.1:${(app.getHttpServer().address() as AddressInfo).port}`;
+});
+afterAll(async () => {
+  await app.close();
+  await worker.close();
+  await store.close();
+  process.chdir(savedCwd);
+  for (const key of Object.keys(process.env)) if (!(key in savedEnv)) delete process.env[key];
+  Object.assign(process.env, savedEnv);
+  await cli.close();
+});
+
+/** SSE frames (id, kind) from `path`: until `until` holds (then the client leaves), or to the end. */
+function sse(path: string, headers: Record<string, string>, until: (frames: { id: string; kind: string; data: Record<string, unknown> }[]) => boolean = () => false) {
+  return new Promise<{ id: string; kind: string; data: Record<string, unknown> }[]>((resolve, reject) => {
+    const frames: { id: string; kind: string; data: Record<string, unknown> }[] = [];
+    const req = get(`${base}${path}`, { headers }, (response) => {
+      let text = '';
+      response.setEncoding('utf8');
+      response.on('data', (chunk: string) => {
+        text += chunk;
+        let end: number;
+        while ((end = text.indexOf('\n\n')) >= 0) {
+          const lines = text.slice(0, end).split('\n');
+          text = text.slice(end + 2);
+          const id = lines.find((line) => line.startsWith('id: '))?.slice(4);
+          const data = lines.find((line) => line.startsWith('data: '))?.slice(6);
+          if (id && data) {
+            const parsed = JSON.parse(data) as Record<string, unknown>;
+            frames.push({ id, kind: String(parsed.kind), data: parsed });
+          }
+          if (until(frames)) {
+            req.destroy();
+            resolve(frames);
+          }
+        }
+      });
+      response.on('end', () => resolve(frames));
+    });
+    req.on('error', (error) => (until(frames) ? undefined : reject(error)));
+  });
+}
+
+it('a queued run over HTTP: SSE with entry ids, a resume from Last-Event-ID, an approval answered over HTTP', async () => {
+  const { id } = (await request(app.getHttpServer()).post('/runs').send({ prompt: 'Create made-by-tool.txt.' }).expect(201)).body as { id: string };
+  // The client reads until the approval is asked, answers it, and leaves.
+  const first = await sse(`/runs/${id}/events`, {}, (frames) => frames.some((frame) => frame.kind === 'approval_requested'));
+  const asked = first.find((frame) => frame.kind === 'approval_requested')?.data.payload as { approval_id: string };
+  await request(app.getHttpServer()).post(`/runs/${id}/approvals/${encodeURIComponent(asked.approval_id)}`).send({ decision: 'allow' }).expect(202);
+  // It comes back with the last id it saw, and gets exactly the rest.
+  const rest = await sse(`/runs/${id}/events`, { 'last-event-id': first.at(-1)?.id ?? '' });
+  const stream: StreamEntry[] = [];
+  for await (const entry of store.read(id)) stream.push(entry);
+  expect([...first, ...rest].map((frame) => frame.id)).toEqual(stream.map((entry) => entry.id));
+  expect(rest.at(-1)).toMatchObject({ kind: 'result', data: { payload: { status: 'completed' } } });
+  expect(existsSync(join(cli.cwd, 'made-by-tool.txt'))).toBe(true);
+});

@@ -1,0 +1,33 @@
+import type { MessageEvent } from '@nestjs/common';
+import { Observable } from 'rxjs';
+import { isEntryId } from '../scale/entry-id';
+import type { RunStore } from '../scale/store';
+
+/**
+ * A queued run's events as server-sent events for an `@Sse()` route: each message's `id` is the
+ * run's stream entry id and its `data` the event, so a browser's `EventSource` that reconnects
+ * sends `Last-Event-ID` and gets exactly the events after it (pass the header here). Completes when
+ * the run is over; unsubscribing (the client leaves) stops only the reading, never the run.
+ *
+ * ```ts
+ * @Sse(':id/events')
+ * events(@Param('id') id: string, @Headers('last-event-id') lastEventId?: string): Observable<MessageEvent> {
+ *   return runEvents$(this.store, id, lastEventId);
+ * }
+ * ```
+ */
+export function runEvents$(store: RunStore, runId: string, lastEventId?: string): Observable<MessageEvent> {
+  return new Observable<MessageEvent>((subscriber) => {
+    const reading = new AbortController();
+    const after = lastEventId !== undefined && isEntryId(lastEventId) ? lastEventId : undefined;
+    void (async () => {
+      try {
+        for await (const { id, event } of store.read(runId, { after, signal: reading.signal })) subscriber.next({ id, data: event });
+        subscriber.complete();
+      } catch (error) {
+        subscriber.error(error);
+      }
+    })();
+    return () => reading.abort();
+  });
+}
