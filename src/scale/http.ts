@@ -38,8 +38,8 @@ const MAX_BODY_BYTES = 1024 * 1024;
 export function createRunsHandler(store: RunStore, options: RunsHandlerOptions = {}): (request: IncomingMessage, response: ServerResponse) => Promise<boolean> {
   return async (request, response) => {
     const url = new URL(request.url ?? '/', 'http://localhost');
-    const parts = url.pathname.split('/').filter((part) => part !== '').map(decodeURIComponent);
     try {
+      const parts = url.pathname.split('/').filter((part) => part !== '').map(decodePart);
       if (request.method === 'GET' && parts.length === 0) {
         response.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' });
         response.end(RUNS_PAGE);
@@ -80,6 +80,15 @@ export function createRunsHandler(store: RunStore, options: RunsHandlerOptions =
 
 class BadRequest extends Error {}
 
+/** A path segment, decoded; a malformed escape is the client's mistake. */
+function decodePart(part: string): string {
+  try {
+    return decodeURIComponent(part);
+  } catch {
+    throw new BadRequest(`a malformed path: ${part}`);
+  }
+}
+
 /** The job a request asks for: what it may choose, over the server's own defaults. */
 function jobOf(body: Record<string, unknown>, defaults: Omit<RunJob, 'provider' | 'prompt'>): RunJob {
   const { provider, prompt, model, approvals } = body;
@@ -109,7 +118,11 @@ async function streamEvents(store: RunStore, runId: string, request: IncomingMes
   const keepAlive = setInterval(() => response.write(': keep-alive\n\n'), keepAliveMs);
   try {
     for await (const { id, event } of store.read(runId, { after, signal: reading.signal })) {
-      if (!response.write(`id: ${id}\ndata: ${JSON.stringify(event)}\n\n`)) await new Promise<void>((resolve) => response.once('drain', resolve));
+      // A full buffer waits for the client, or for its leaving (then 'drain' never comes).
+      if (!response.write(`id: ${id}\ndata: ${JSON.stringify(event)}\n\n`)) await new Promise<void>((resolve) => {
+        response.once('drain', resolve);
+        response.once('close', resolve);
+      });
     }
     // The run is over: the client is told, so that EventSource does not reconnect for more.
     if (!reading.signal.aborted) response.write('event: end\ndata: {}\n\n');

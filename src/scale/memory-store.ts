@@ -80,6 +80,9 @@ export class MemoryRunStore implements RunStore {
   }
 
   async cancel(runId: string): Promise<void> {
+    // Only a run that is not over can be cancelled: an unknown id leaves nothing behind.
+    const stream = this.streams.get(runId);
+    if (!stream || stream.complete) return;
     this.cancelled.add(runId);
     this.signals.get(runId)?.emit('cancel');
   }

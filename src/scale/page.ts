@@ -1,2 +1,421 @@
-/** The page `GET /` serves (written by the page's own task; see README "Scaling out"). */
-export const RUNS_PAGE = `<!doctype html><html><head><meta charset="utf-8"><title>cli-subprocess-core runs</title></head><body><h1>Runs</h1></body></html>`;
+/**
+ * The page `GET /` serves: start a run (CLI, prompt, model, who answers approvals) and watch it as
+ * its events arrive over `GET /runs/:id/events`. One self-contained document (inline CSS and
+ * vanilla JS, nothing fetched from elsewhere, no build step).
+ *
+ * The run id lives in the URL (`#run=<id>`): a reload opens the stream afresh, which replays the run
+ * from its first event, so the view is rebuilt from the events alone and then follows the run.
+ * Event data only ever reaches the page as `textContent`, never as markup.
+ *
+ * Test ids (`data-testid`): the form `start-form`, `provider`, `model`, `approvals`, `prompt`,
+ * `start`, `form-error`; the run `run`, `run-id`, `status` (`data-state`), `cost`, `cancel`,
+ * `connection`, `transcript`, `notice`; in the transcript `assistant-text`, `thinking`, `tool-call`
+ * (`data-tool-call-id`, `data-state` running/done/error) with `tool-name`, `tool-input`,
+ * `tool-output`, `approval` (`data-approval-id`, `data-state` pending/allow/deny/cancelled) with
+ * `approval-subject`, `approval-details`, `approval-allow`, `approval-deny`, `approval-decision`,
+ * then `error` and `result`.
+ */
+// String.raw keeps the script's escapes (`'\n'`) as written; the script uses no backticks or `${`.
+export const RUNS_PAGE = String.raw`<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Runs · cli-subprocess-core</title>
+<style>
+  :root { --ink: #1d2330; --muted: #6b7280; --line: #dde1e8; --bg: #f5f6f8; --card: #fff; --blue: #2563eb; --green: #15803d; --red: #b91c1c; --amber: #b45309; }
+  * { box-sizing: border-box; }
+  body { margin: 0; font: 15px/1.5 system-ui, -apple-system, "Segoe UI", sans-serif; color: var(--ink); background: var(--bg); }
+  header { padding: 12px 24px; background: var(--ink); color: #fff; display: flex; align-items: baseline; gap: 12px; }
+  header h1 { margin: 0; font-size: 18px; }
+  header span { color: #aab2c0; font-size: 13px; }
+  main { max-width: 960px; margin: 0 auto; padding: 16px 24px 48px; }
+  form { display: grid; grid-template-columns: repeat(3, 1fr) auto; gap: 8px 12px; align-items: end; background: var(--card); border: 1px solid var(--line); border-radius: 8px; padding: 12px 16px; }
+  label { display: flex; flex-direction: column; font-size: 12px; color: var(--muted); gap: 2px; }
+  label.wide { grid-column: 1 / -1; }
+  select, input { height: 32px; }
+  select, input, textarea { font: inherit; color: inherit; padding: 5px 8px; border: 1px solid var(--line); border-radius: 6px; background: #fff; }
+  textarea { resize: vertical; min-height: 3.2em; }
+  button { font: inherit; padding: 5px 14px; border-radius: 6px; border: 1px solid var(--line); background: #fff; cursor: pointer; }
+  button:disabled { opacity: .45; cursor: default; }
+  #start { background: var(--blue); border-color: var(--blue); color: #fff; }
+  .error-text { grid-column: 1 / -1; margin: 0; color: var(--red); }
+  #run { margin-top: 16px; }
+  .run-bar { display: flex; flex-wrap: wrap; align-items: center; gap: 12px; font-size: 13px; color: var(--muted); margin-bottom: 8px; }
+  .run-bar code { color: var(--ink); }
+  .status { padding: 1px 10px; border-radius: 999px; font-weight: 600; background: #e5e7eb; color: var(--ink); }
+  .status[data-state="running"] { background: #dbeafe; color: var(--blue); }
+  .status[data-state="completed"] { background: #dcfce7; color: var(--green); }
+  .status[data-state="failed"] { background: #fee2e2; color: var(--red); }
+  .status[data-state="aborted"] { background: #ffedd5; color: var(--amber); }
+  #cancel { margin-left: auto; }
+  #transcript { display: flex; flex-direction: column; gap: 8px; }
+  #transcript > * { background: var(--card); border: 1px solid var(--line); border-radius: 8px; padding: 8px 12px; }
+  .assistant-text { white-space: pre-wrap; }
+  .thinking { white-space: pre-wrap; color: var(--muted); font-style: italic; opacity: .8; }
+  .tool { border-left: 4px solid var(--blue) !important; }
+  .tool[data-state="error"] { border-left-color: var(--red) !important; }
+  .tool-name { font-weight: 600; font-size: 13px; }
+  pre { margin: 4px 0 0; padding: 6px 8px; background: #f3f4f6; border-radius: 4px; white-space: pre-wrap; word-break: break-word; font: 13px/1.4 ui-monospace, "SFMono-Regular", Menlo, monospace; }
+  .tool[data-state="error"] .tool-output { background: #fef2f2; color: var(--red); }
+  .approval { margin-top: 8px; padding: 8px 10px; border: 1px solid #fcd34d; background: #fffbeb; border-radius: 6px; }
+  #transcript > .approval { border-left: 4px solid var(--amber); }
+  .approval-subject { font-weight: 600; }
+  .approval-actions { display: flex; align-items: center; gap: 8px; margin-top: 6px; }
+  .approval .allow { background: var(--green); border-color: var(--green); color: #fff; }
+  .approval .deny { background: var(--red); border-color: var(--red); color: #fff; }
+  .approval-decision { font-size: 13px; color: var(--muted); }
+  .approval[data-state="allow"] .approval-decision { color: var(--green); font-weight: 600; }
+  .approval[data-state="deny"] .approval-decision { color: var(--red); font-weight: 600; }
+  .error { border-left: 4px solid var(--red) !important; color: var(--red); }
+  .error[data-severity="warning"], .error[data-severity="info"] { border-left-color: var(--amber) !important; color: var(--amber); }
+  .result { font-weight: 600; }
+  .result[data-status="completed"] { color: var(--green); }
+  .result[data-status="failed"] { color: var(--red); }
+  .result[data-status="aborted"] { color: var(--amber); }
+  .notice { color: var(--muted); }
+</style>
+</head>
+<body>
+<header><h1>Runs</h1><span>cli-subprocess-core</span></header>
+<main>
+  <form id="start-form" data-testid="start-form">
+    <label class="wide">Prompt
+      <textarea id="prompt" data-testid="prompt" rows="3" placeholder="What should the agent do?" required></textarea>
+    </label>
+    <label>CLI
+      <select id="provider" data-testid="provider">
+        <option value="claude">Claude Code</option>
+        <option value="codex">Codex</option>
+        <option value="gemini">Gemini CLI</option>
+        <option value="opencode">OpenCode</option>
+        <option value="qwen">Qwen Code</option>
+        <option value="copilot">Copilot CLI</option>
+      </select>
+    </label>
+    <label>Model
+      <input id="model" data-testid="model" placeholder="the CLI's default">
+    </label>
+    <label>Approvals
+      <select id="approvals" data-testid="approvals">
+        <option value="ask" selected>ask me</option>
+        <option value="allow">allow every call</option>
+        <option value="deny">deny every call</option>
+      </select>
+    </label>
+    <button id="start" data-testid="start" type="submit">Start</button>
+    <p id="form-error" data-testid="form-error" class="error-text" hidden></p>
+  </form>
+
+  <section id="run" data-testid="run" hidden>
+    <div class="run-bar">
+      <span>Run <code id="run-id" data-testid="run-id"></code></span>
+      <span id="status" data-testid="status" class="status"></span>
+      <span id="cost" data-testid="cost"></span>
+      <span id="connection" data-testid="connection" hidden>reconnecting…</span>
+      <button id="cancel" data-testid="cancel" type="button">Cancel</button>
+    </div>
+    <div id="transcript" data-testid="transcript"></div>
+  </section>
+</main>
+<script>
+'use strict';
+(function () {
+  var $ = function (id) { return document.getElementById(id); };
+  /** The run on screen: its id and its event stream. */
+  var current = null;
+
+  /**
+   * One stream of text, the rule of the library's StreamedText (src/projections/streamed-text.ts):
+   * CLIs that stream deltas send the whole message after them, and it adds only what they did not.
+   */
+  function StreamedText() { this.streamed = ''; }
+  StreamedText.prototype.delta = function (text) { this.streamed += text; return text; };
+  StreamedText.prototype.whole = function (text) {
+    var streamed = this.streamed;
+    this.streamed = '';
+    if (streamed === '') return text;
+    if (text.indexOf(streamed) === 0) return text.slice(streamed.length);
+    // Deltas that say more than the message (a message cut short): nothing is new.
+    if (streamed.indexOf(text) === 0) return '';
+    return text;
+  };
+
+  /** An element with its class, test id and text: event data goes in as textContent only. */
+  function el(tag, className, testId, text) {
+    var node = document.createElement(tag);
+    if (className) node.className = className;
+    if (testId) node.dataset.testid = testId;
+    if (text !== undefined) node.textContent = text;
+    return node;
+  }
+
+  function isObject(value) { return typeof value === 'object' && value !== null && !Array.isArray(value); }
+  function clip(text) { return text.length > 2000 ? text.slice(0, 2000) + '…' : text; }
+  function runPath(runId, rest) { return '/runs/' + encodeURIComponent(runId) + rest; }
+
+  function post(path, body) {
+    return fetch(path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body || {}) }).then(function (response) {
+      return response.json().catch(function () { return {}; }).then(function (answer) {
+        if (!response.ok) throw new Error(answer.error || 'HTTP ' + response.status);
+        return answer;
+      });
+    });
+  }
+
+  /** The text blocks of an assistant message's content, joined (as the library's messageText). */
+  function messageText(content) {
+    return (Array.isArray(content) ? content : []).map(function (block) {
+      if (typeof block === 'string') return block;
+      return isObject(block) && block.type === 'text' && typeof block.text === 'string' ? block.text : '';
+    }).join('');
+  }
+
+  /** A tool's input for reading: its shell command when it has one, else its JSON. */
+  function inputText(input) {
+    if (isObject(input) && typeof input.command === 'string') return '$ ' + input.command;
+    return clip(JSON.stringify(input === undefined ? {} : input, null, 2));
+  }
+
+  /** A tool result's content as text (as the library's toolOutputText): strings, text blocks, known text fields. */
+  function outputText(content) {
+    if (content === null || content === undefined) return '';
+    if (typeof content === 'string') return content;
+    if (Array.isArray(content)) return content.map(function (block) { return typeof block === 'string' ? block : isObject(block) && typeof block.text === 'string' ? block.text : JSON.stringify(block); }).join('\n');
+    if (isObject(content)) {
+      if (Array.isArray(content.content)) return outputText(content.content);
+      var fields = ['text', 'output', 'stdout', 'aggregated_output', 'aggregatedOutput', 'message', 'error'];
+      for (var i = 0; i < fields.length; i++) if (typeof content[fields[i]] === 'string' && content[fields[i]] !== '') return content[fields[i]];
+    }
+    return JSON.stringify(content);
+  }
+
+  /**
+   * What an approval asks, in a line or two: the call's input (Claude's input, an ACP agent's
+   * toolCall.rawInput, Codex's command or file changes) and the CLI's own words for it.
+   */
+  function approvalSummary(details) {
+    var d = isObject(details) ? details : {};
+    var call = isObject(d.toolCall) ? d.toolCall : {};
+    var input = isObject(d.input) ? d.input : isObject(call.rawInput) ? call.rawInput : typeof d.command === 'string' ? { command: d.command } : null;
+    var what = input ? inputText(input) : Array.isArray(d.changes) ? d.changes.length + ' file change(s)' : clip(JSON.stringify(d));
+    var why = [d.description, call.title, d.reason].filter(function (text) { return typeof text === 'string' && text !== ''; })[0];
+    return why ? why + '\n' + what : what;
+  }
+
+  function setStatus(state, text) {
+    $('status').dataset.state = state;
+    $('status').textContent = text;
+  }
+
+  /** Shows the run runId from its first event on (or nothing when there is none). */
+  function show(runId) {
+    if (current) current.source.close();
+    current = null;
+    $('transcript').replaceChildren();
+    $('run').hidden = !runId;
+    if (!runId) return;
+    $('run-id').textContent = runId;
+    $('cost').textContent = '';
+    $('connection').hidden = true;
+    $('cancel').disabled = false;
+    setStatus('waiting', 'waiting for a worker');
+    // Without a Last-Event-ID the stream starts at the run's first event: the view is rebuilt from them.
+    var source = new EventSource(runPath(runId, '/events'));
+    var view = new RunView(runId);
+    current = { runId: runId, source: source };
+    source.onopen = function () { $('connection').hidden = true; };
+    // EventSource reconnects by itself with Last-Event-ID, and the stream goes on after the last event seen.
+    source.onerror = function () { $('connection').hidden = source.readyState === EventSource.CLOSED; };
+    source.onmessage = function (message) { view.render(JSON.parse(message.data)); };
+    // The run is over: closing stops EventSource from reconnecting for more.
+    source.addEventListener('end', function () {
+      source.close();
+      $('connection').hidden = true;
+      view.ended();
+    });
+  }
+
+  /** The transcript of one run, built event by event. */
+  function RunView(runId) {
+    this.runId = runId;
+    this.transcript = $('transcript');
+    this.text = new StreamedText();
+    this.thought = new StreamedText();
+    /** The text or thinking block deltas are appended to; null after anything else. */
+    this.open = null;
+    this.tools = new Map();
+    this.approvals = new Map();
+    this.events = 0;
+    this.finished = false;
+  }
+
+  RunView.prototype.render = function (event) {
+    var p = event.payload || {};
+    if (this.events++ === 0 && !this.finished) setStatus('running', 'running');
+    switch (event.kind) {
+      case 'assistant_delta': this.say('text', this.text.delta(p.content || '')); break;
+      case 'assistant_message': this.whole('text', this.text.whole(messageText(p.content))); break;
+      case 'thinking':
+        if (isObject(p.metadata) && p.metadata.delta === true) this.say('thinking', this.thought.delta(p.content || ''));
+        else this.whole('thinking', this.thought.whole(p.content || ''));
+        break;
+      case 'tool_use': this.tool(p.tool_call_id, p.tool_name, p.input); break;
+      case 'tool_result': this.toolResult(p); break;
+      case 'approval_requested': this.requested(p); break;
+      case 'approval_resolved': this.resolved(p); break;
+      case 'cost_update': this.cost(p); break;
+      case 'error': this.error(p); break;
+      case 'result': this.result(p); break;
+      default: break;
+    }
+  };
+
+  /** Streamed text or thinking: appended to the open block of its kind, or a new block. */
+  RunView.prototype.say = function (kind, text) {
+    if (text === '') return;
+    if (!this.open || this.open.kind !== kind) {
+      var node = kind === 'text' ? el('div', 'assistant-text', 'assistant-text') : el('div', 'thinking', 'thinking');
+      this.add(node);
+      this.open = { kind: kind, node: node };
+    }
+    this.open.node.textContent += text;
+  };
+
+  /** A whole message: what its deltas did not show, then its block is closed (the next message is a new one). */
+  RunView.prototype.whole = function (kind, rest) {
+    this.say(kind, rest);
+    if (this.open && this.open.kind === kind) this.open = null;
+  };
+
+  RunView.prototype.add = function (node) {
+    this.open = null;
+    this.transcript.append(node);
+  };
+
+  /** A tool call's card, made once per call id (a CLI may announce a call again). */
+  RunView.prototype.tool = function (id, name, input) {
+    var card = id ? this.tools.get(id) : undefined;
+    if (card) return card;
+    card = el('div', 'tool', 'tool-call');
+    card.dataset.state = 'running';
+    if (id) card.dataset.toolCallId = id;
+    card.append(el('div', 'tool-name', 'tool-name', name || 'tool'), el('pre', 'tool-input', 'tool-input', inputText(input)));
+    this.add(card);
+    if (id) this.tools.set(id, card);
+    return card;
+  };
+
+  RunView.prototype.toolResult = function (p) {
+    var card = this.tool(p.tool_call_id, null, {});
+    var output = card.querySelector('[data-testid="tool-output"]') || card.appendChild(el('pre', 'tool-output', 'tool-output'));
+    output.textContent = clip(outputText(p.content)) || (p.is_error ? 'The tool call failed.' : '(no output)');
+    card.dataset.state = p.is_error ? 'error' : 'done';
+  };
+
+  /** An approval: in its tool call's card when that came first, with buttons that send the answer. */
+  RunView.prototype.requested = function (p) {
+    if (!p.approval_id || this.approvals.has(p.approval_id)) return;
+    var approvalId = p.approval_id;
+    var box = el('div', 'approval', 'approval');
+    box.dataset.approvalId = approvalId;
+    box.dataset.state = 'pending';
+    var allow = el('button', 'allow', 'approval-allow', 'Allow');
+    var deny = el('button', 'deny', 'approval-deny', 'Deny');
+    var decision = el('span', 'approval-decision', 'approval-decision', 'waiting for an answer');
+    allow.type = deny.type = 'button';
+    var runId = this.runId;
+    var answer = function (choice) {
+      allow.disabled = deny.disabled = true;
+      decision.textContent = 'sending ' + choice + '…';
+      post(runPath(runId, '/approvals/' + encodeURIComponent(approvalId)), { decision: choice }).then(
+        function () { if (box.dataset.state === 'pending') decision.textContent = choice + ' sent, waiting for the CLI'; },
+        function (error) {
+          if (box.dataset.state !== 'pending') return;
+          allow.disabled = deny.disabled = false;
+          decision.textContent = 'not sent: ' + error.message;
+        });
+    };
+    allow.onclick = function () { answer('allow'); };
+    deny.onclick = function () { answer('deny'); };
+    var actions = el('div', 'approval-actions');
+    actions.append(allow, deny, decision);
+    box.append(el('div', 'approval-subject', 'approval-subject', 'Approve ' + (p.subject || 'a tool call') + '?'), el('pre', 'approval-details', 'approval-details', approvalSummary(p.details)), actions);
+    var card = isObject(p.metadata) && p.metadata.tool_call_id ? this.tools.get(p.metadata.tool_call_id) : undefined;
+    if (card) card.append(box);
+    else this.add(box);
+    this.approvals.set(approvalId, { box: box, buttons: [allow, deny], decision: decision });
+  };
+
+  var DECIDED = new Map([['allow', 'Allowed'], ['deny', 'Denied'], ['cancelled', 'Withdrawn']]);
+  var BY = new Map([['policy', 'by the run’s approval policy'], ['timeout', 'nobody answered in time'], ['withdrawn', 'the turn ended first']]);
+
+  RunView.prototype.resolved = function (p) {
+    var approval = this.approvals.get(p.approval_id);
+    if (!approval) return;
+    var decision = String(p.decision);
+    approval.box.dataset.state = decision;
+    approval.buttons.forEach(function (button) { button.disabled = true; });
+    var by = isObject(p.metadata) ? BY.get(p.metadata.answered_by) : undefined;
+    approval.decision.textContent = [DECIDED.get(decision) || decision, by, p.reason].filter(Boolean).join(' · ');
+  };
+
+  RunView.prototype.cost = function (p) {
+    var text = (p.total_tokens || 0) + ' tokens (' + (p.input_tokens || 0) + ' in, ' + (p.output_tokens || 0) + ' out)';
+    // Some CLIs report no cost: $0 would say it was free.
+    if (p.cost_usd > 0) text += ' · $' + p.cost_usd.toFixed(4);
+    $('cost').textContent = text;
+  };
+
+  RunView.prototype.error = function (p) {
+    var node = el('div', 'error', 'error', (p.severity || 'error') + (p.code ? ' (' + p.code + ')' : '') + ': ' + (p.message || 'no message'));
+    node.dataset.severity = p.severity || 'error';
+    this.add(node);
+  };
+
+  RunView.prototype.result = function (p) {
+    var status = String(p.status);
+    var node = el('div', 'result', 'result', 'Run ' + status + (p.stop_reason ? ' (' + p.stop_reason + ')' : ''));
+    node.dataset.status = status;
+    this.add(node);
+    this.finished = true;
+    setStatus(status, status);
+    $('cancel').disabled = true;
+  };
+
+  /** The stream ended: the run is over (an unknown or expired run ends at once, with no events). */
+  RunView.prototype.ended = function () {
+    $('cancel').disabled = true;
+    // An approval left open (a run whose worker was lost) can no longer be answered.
+    this.approvals.forEach(function (approval) { approval.buttons.forEach(function (button) { button.disabled = true; }); });
+    if (this.events === 0) this.add(el('div', 'notice', 'notice', 'No events: this server does not know the run (or it expired).'));
+    if (!this.finished) setStatus('ended', 'ended');
+  };
+
+  $('start-form').addEventListener('submit', function (submit) {
+    submit.preventDefault();
+    var body = { provider: $('provider').value, prompt: $('prompt').value, approvals: $('approvals').value };
+    if ($('model').value.trim() !== '') body.model = $('model').value.trim();
+    $('start').disabled = true;
+    $('form-error').hidden = true;
+    post('/runs', body).then(
+      // The hash names the run: hashchange shows it, and a reload shows it again.
+      function (answer) { location.hash = 'run=' + encodeURIComponent(answer.id); },
+      function (error) { $('form-error').textContent = error.message; $('form-error').hidden = false; }
+    ).finally(function () { $('start').disabled = false; });
+  });
+
+  $('cancel').addEventListener('click', function () {
+    if (!current) return;
+    $('cancel').disabled = true;
+    post(runPath(current.runId, '/cancel')).catch(function () { $('cancel').disabled = false; });
+  });
+
+  function runInHash() { return new URLSearchParams(location.hash.slice(1)).get('run'); }
+  window.addEventListener('hashchange', function () { show(runInHash()); });
+  show(runInHash());
+})();
+</script>
+</body>
+</html>
+`;

@@ -169,6 +169,7 @@ describe('the runs API over HTTP (createRunsHandler)', () => {
     expect((await post('/runs', { provider: 'gemini', prompt: ' ' })).status).toBe(400);
     expect((await post('/runs/x/approvals/1', { decision: 'maybe' })).status).toBe(400);
     expect((await fetch(`${base}/runs`, { method: 'POST', body: 'not json' })).status).toBe(400);
+    expect((await fetch(`${base}/runs/%E0%A4%A/events`)).status).toBe(400);
     worker = createWorker(store);
     const created = await post('/runs', { provider: 'gemini', prompt: 'Say hello.', executable: '/bin/rm', cwd: '/', env: { X: '1' } });
     expect(created.status).toBe(201);
