@@ -115,14 +115,14 @@ async function streamEvents(store: RunStore, runId: string, request: IncomingMes
   const reading = new AbortController();
   const leave = () => reading.abort();
   request.on('close', leave);
-  const keepAlive = setInterval(() => response.write(': keep-alive\n\n'), keepAliveMs);
+  const keepAlive = setInterval(() => {
+    if (!response.destroyed) response.write(': keep-alive\n\n');
+  }, keepAliveMs);
   try {
     for await (const { id, event } of store.read(runId, { after, signal: reading.signal })) {
+      if (reading.signal.aborted || response.destroyed) break;
       // A full buffer waits for the client, or for its leaving (then 'drain' never comes).
-      if (!response.write(`id: ${id}\ndata: ${JSON.stringify(event)}\n\n`)) await new Promise<void>((resolve) => {
-        response.once('drain', resolve);
-        response.once('close', resolve);
-      });
+      if (!response.write(`id: ${id}\ndata: ${JSON.stringify(event)}\n\n`)) await drainedOrGone(response);
     }
     // The run is over: the client is told, so that EventSource does not reconnect for more.
     if (!reading.signal.aborted) response.write('event: end\ndata: {}\n\n');
@@ -131,6 +131,20 @@ async function streamEvents(store: RunStore, runId: string, request: IncomingMes
     request.off('close', leave);
     response.end();
   }
+}
+
+/** Resolves when `response` can take more, or is gone; its listeners removed either way. */
+function drainedOrGone(response: ServerResponse): Promise<void> {
+  if (response.destroyed) return Promise.resolve();
+  return new Promise((resolve) => {
+    const done = () => {
+      response.off('drain', done);
+      response.off('close', done);
+      resolve();
+    };
+    response.on('drain', done);
+    response.on('close', done);
+  });
 }
 
 async function readJson(request: IncomingMessage): Promise<Record<string, unknown>> {

@@ -35,17 +35,19 @@ export class MemoryRunStore implements RunStore {
     return runId;
   }
 
-  async append(runId: string, event: AnyEvent): Promise<string> {
+  async append(runId: string, event: AnyEvent): Promise<string | null> {
     const stream = this.stream(runId);
+    if (stream.complete) return null;
     const id = nextId(stream.entries.at(-1)?.id ?? null, Date.now());
     stream.entries.push({ id, event });
     this.wake(stream);
     return id;
   }
 
-  async complete(runId: string): Promise<boolean> {
+  async complete(runId: string, ending: readonly AnyEvent[] = []): Promise<boolean> {
     const stream = this.stream(runId);
     if (stream.complete) return false;
+    for (const event of ending) await this.append(runId, event);
     stream.complete = true;
     this.wake(stream);
     this.signals.delete(runId);

@@ -27,6 +27,25 @@ export interface RedisStoreOptions {
 const END_FIELD = 'end';
 
 /**
+ * Appends an event unless the run has ended. KEYS: events, ended. ARGV: the event's JSON. A worker
+ * whose hold on a run lapsed (a starved machine) may still be running it after another worker took
+ * it for lost and ended it: nothing it says after the end reaches the stream.
+ */
+const APPEND_IF_OPEN = `if redis.call('EXISTS', KEYS[2]) == 1 then return false end
+return redis.call('XADD', KEYS[1], '*', 'e', ARGV[1])`;
+
+/**
+ * Ends a run once, its ending events and the end marker at once. KEYS: events, ended, cancel.
+ * ARGV: the ttl in seconds, then the ending events' JSON.
+ */
+const END_ONCE = `if not redis.call('SET', KEYS[2], '1', 'EX', ARGV[1], 'NX') then return 0 end
+for i = 2, #ARGV do redis.call('XADD', KEYS[1], '*', 'e', ARGV[i]) end
+redis.call('XADD', KEYS[1], '*', 'end', '1')
+redis.call('EXPIRE', KEYS[1], ARGV[1])
+redis.call('DEL', KEYS[3])
+return 1`;
+
+/**
  * The Redis store: BullMQ's queue of runs, one Redis Stream of events per run (the entry id is the
  * cursor), and a pub/sub channel per run for what must reach the worker holding it. Every process
  * that opens it (web servers, workers) shares runs through Redis. Needs `bullmq` and `ioredis`
@@ -50,6 +69,8 @@ export class RedisRunStore implements RunStore {
     this.connection = { url: options.url };
     const Redis = modules.ioredis.default ?? modules.ioredis;
     this.redis = new Redis(options.url, { maxRetriesPerRequest: null });
+    this.redis.defineCommand('cscAppendIfOpen', { numberOfKeys: 2, lua: APPEND_IF_OPEN });
+    this.redis.defineCommand('cscEndOnce', { numberOfKeys: 3, lua: END_ONCE });
     this.queue = new modules.bullmq.Queue(`${this.prefix}-runs`, { connection: this.connectionOptions() });
   }
 
@@ -60,16 +81,13 @@ export class RedisRunStore implements RunStore {
     return runId;
   }
 
-  async append(runId: string, event: AnyEvent): Promise<string> {
-    return this.redis.xadd(this.key(runId, 'events'), '*', 'e', JSON.stringify(event));
+  async append(runId: string, event: AnyEvent): Promise<string | null> {
+    return (await this.redis.cscAppendIfOpen(this.key(runId, 'events'), this.key(runId, 'ended'), JSON.stringify(event))) ?? null;
   }
 
-  async complete(runId: string): Promise<boolean> {
-    const first = await this.redis.set(this.key(runId, 'ended'), '1', 'EX', this.ttl, 'NX');
-    if (first !== 'OK') return false;
-    const events = this.key(runId, 'events');
-    await this.redis.multi().xadd(events, '*', END_FIELD, '1').expire(events, this.ttl).del(this.key(runId, 'cancel')).exec();
-    return true;
+  async complete(runId: string, ending: readonly AnyEvent[] = []): Promise<boolean> {
+    const ended = await this.redis.cscEndOnce(this.key(runId, 'events'), this.key(runId, 'ended'), this.key(runId, 'cancel'), this.ttl, ...ending.map((event) => JSON.stringify(event)));
+    return ended === 1;
   }
 
   async isComplete(runId: string): Promise<boolean> {
@@ -90,6 +108,8 @@ export class RedisRunStore implements RunStore {
         const reply = follow ? await reader.xread('BLOCK', 1000, 'COUNT', 500, 'STREAMS', key, cursor) : [[key, await reader.xrange(key, `(${cursor}`, '+')]];
         const entries: [string, string[]][] = reply?.[0]?.[1] ?? [];
         for (const [id, fields] of entries) {
+          // A reader that left stops at once, not at the end of the batch.
+          if (signal?.aborted) return;
           cursor = id;
           if (fields[0] === END_FIELD) return;
           yield { id, event: Event.fromJSON(fields[1]) };
@@ -159,6 +179,11 @@ export class RedisRunStore implements RunStore {
         maxStalledCount: 10,
       },
     );
+    // A hold that could not be renewed (a starved machine): the run may be taken for lost by another
+    // worker; it is stopped here rather than run on unheard (its stream takes one ending either way).
+    worker.on('lockRenewalFailed', (jobIds: string[]) => {
+      for (const jobId of jobIds) held.get(jobId)?.emit('cancel');
+    });
     return {
       close: async () => {
         await worker.close();

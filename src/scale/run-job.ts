@@ -48,11 +48,12 @@ export function endingEvents(provider: string, code: ErrorCode, message: string,
 
 /**
  * Runs `job` on this machine: a session of its CLI, its prompt as the one turn, every event handed
- * to `append` in order (awaited: a slow store slows the run rather than losing events). `control`
- * cancels it (the turn ends `aborted`) and answers its approvals. Resolves with the result's status
- * once the CLI and every process it started are gone.
+ * to `append` in order (awaited: a slow store slows the run rather than losing events; an append
+ * refused, the run ended elsewhere, stops the CLI). `control` cancels it (the turn ends `aborted`)
+ * and answers its approvals. Resolves with the result's status once the CLI and every process it
+ * started are gone.
  */
-export async function executeJob(job: RunJob, append: (event: AnyEvent) => Promise<void>, control: RunControl, resume?: string): Promise<string> {
+export async function executeJob(job: RunJob, append: (event: AnyEvent) => Promise<boolean>, control: RunControl, resume?: string): Promise<string> {
   const options: SessionOptions = {
     provider: job.provider,
     cwd: job.cwd,
@@ -69,7 +70,7 @@ export async function executeJob(job: RunJob, append: (event: AnyEvent) => Promi
     session = startSession(options);
   } catch (error) {
     // A missing executable on this worker, an option the CLI cannot take: the run fails, said in its stream.
-    for (const event of endingEvents(job.provider, 'spawn_failed', (error as Error).message, 'failed')) await append(event);
+    for (const event of endingEvents(job.provider, 'spawn_failed', (error as Error).message, 'failed')) if (!(await append(event))) break;
     return 'failed';
   }
   control.onCancel(() => void session.close());
@@ -82,7 +83,13 @@ export async function executeJob(job: RunJob, append: (event: AnyEvent) => Promi
     },
     () => session.close(),
   );
-  for await (const event of session) await append(event);
+  let open = true;
+  for await (const event of session) {
+    if (open && !(await append(event))) {
+      open = false;
+      void session.close();
+    }
+  }
   await turn;
   return status;
 }

@@ -43,14 +43,18 @@ export interface JobSignals {
 export interface RunStore {
   /** Queues `job` and answers its run id. */
   enqueue(job: RunJob): Promise<string>;
-  /** Appends an event to the run's stream; answers its entry id. */
-  append(runId: string, event: AnyEvent): Promise<string>;
   /**
-   * Marks the run's stream complete (readers end after its last entry) and schedules its expiry.
-   * Answers false when it was complete already: exactly one ending per run (a worker and whoever
-   * noticed its death may both try).
+   * Appends an event to the run's stream; answers its entry id, or null when the stream is complete
+   * (the run was ended elsewhere: its worker must stop it).
    */
-  complete(runId: string): Promise<boolean>;
+  append(runId: string, event: AnyEvent): Promise<string | null>;
+  /**
+   * Appends `ending` (the events that end the run, when the run's own did not) and marks the stream
+   * complete (readers end after its last entry), at once, and schedules its expiry. Answers false,
+   * appending nothing, when it was complete already: exactly one ending per run (the worker running
+   * it and a worker that took it for lost may both try).
+   */
+  complete(runId: string, ending?: readonly AnyEvent[]): Promise<boolean>;
   /** Whether the run's stream is complete. */
   isComplete(runId: string): Promise<boolean>;
   /**

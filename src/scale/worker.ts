@@ -60,15 +60,9 @@ export function createWorker(store: RunStore, options: WorkerOptions = {}): { cl
 }
 
 async function runTaken(store: RunStore, { runId, job, attempt }: TakenJob, signals: JobSignals): Promise<void> {
-  const append = async (event: AnyEvent): Promise<void> => {
-    await store.append(runId, event);
-  };
-  const end = async (events: AnyEvent[]): Promise<void> => {
-    // Whoever completes the stream first writes the ending: one per run.
-    if (await store.isComplete(runId)) return;
-    for (const event of events) await append(event);
-    await store.complete(runId);
-  };
+  const append = async (event: AnyEvent): Promise<boolean> => (await store.append(runId, event)) !== null;
+  // Whoever completes the stream first writes the ending, at once: one per run.
+  const end = async (events: AnyEvent[]): Promise<void> => void (await store.complete(runId, events));
   if (await store.isComplete(runId)) return;
   if (signals.cancelled) return end(endingEvents(job.provider, 'aborted', 'the run was cancelled before it started', 'aborted'));
   let resume: string | undefined;
