@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { KINDS, PAYLOAD_CLASSES } from '../src';
 
@@ -51,6 +51,13 @@ describe('README', () => {
   it('shows the useChat back end example verbatim', () => {
     const example = readFileSync(join(root, 'examples/nest-chat.ts'), 'utf8').replace("from '../src'", "from 'cli-subprocess-core'");
     expect(readme).toContain(example.trim());
+  });
+
+  it('shows the queued-runs Nest example verbatim, and the page screenshot it links exists', () => {
+    const example = readFileSync(join(root, 'examples/nest-runs.ts'), 'utf8').replace("from '../src/nest'", "from 'cli-subprocess-core/nest'").replace("from '../src'", "from 'cli-subprocess-core'");
+    expect(readme).toContain(example.trim());
+    expect(readme).toContain('](docs/runs-page.png)');
+    expect(existsSync(join(root, 'docs/runs-page.png'))).toBe(true);
   });
 
   it('names the test command that .ci/run runs', () => {
