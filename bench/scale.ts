@@ -38,12 +38,13 @@ import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { Agent, createServer, get, request as httpRequest, type ClientRequest, type Server, type ServerResponse } from 'node:http';
-import { createConnection, createServer as createNetServer, type AddressInfo } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import Redis from 'ioredis';
 import { Event, createRunsHandler, openRunStore, type RunJob, type RunStore } from '../src';
 import { median } from './measure';
+import { startRedis, type RedisServer } from '../e2e/test/redis-server';
 
 const asJson = process.argv.includes('--json');
 const RUNS = Number(process.env.BENCH_RUNS) || 50;
@@ -216,28 +217,6 @@ function statOf(pid: number): { state: string; ppid: number; startTime: number; 
 
 // ---- redis-server and the workers ----------------------------------------------------------------
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createNetServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-function answersPing(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = createConnection({ host: '127.0.0.1', port }, () => socket.write('PING\r\n'));
-    socket.once('data', (data) => {
-      socket.destroy();
-      resolve(data.toString().startsWith('+PONG'));
-    });
-    socket.once('error', () => resolve(false));
-  });
-}
-
 function hasRedisServer(): boolean {
   try {
     execFileSync('redis-server', ['--version'], { stdio: 'ignore' });
@@ -245,17 +224,6 @@ function hasRedisServer(): boolean {
   } catch {
     return false;
   }
-}
-
-async function startRedis(dir: string): Promise<{ url: string; child: ChildProcess }> {
-  const port = await freePort();
-  const child = track('redis-server', spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir], { stdio: 'ignore' }));
-  const deadline = Date.now() + 10_000;
-  while (!(await answersPing(port))) {
-    if (Date.now() > deadline || !alive(child)) throw new Error('redis-server did not start');
-    await sleep(50);
-  }
-  return { url: `redis://127.0.0.1:${port}`, child };
 }
 
 interface WorkerProcess {
@@ -716,7 +684,7 @@ async function main(): Promise<number> {
   writeCapture(capture, chunks);
   const shortCapture = join(dir, 'wire-short.jsonl');
   writeCapture(shortCapture, 200);
-  let redis: { url: string; child: ChildProcess } | null = null;
+  let redis: RedisServer | null = null;
   let store: RunStore | null = null;
   let web: Web | null = null;
   let client: Redis | null = null;
@@ -724,7 +692,8 @@ async function main(): Promise<number> {
   try {
     writeFileSync(join(dir, 'loop-monitor.js'), LOOP_MONITOR);
     mkdirSync(join(dir, 'loop'));
-    redis = await startRedis(dir);
+    redis = await startRedis();
+    track('redis-server', redis.child);
     client = new Redis(redis.url, { maxRetriesPerRequest: null });
     const redisVersion = String((await client.info('server')).match(/redis_version:(\S+)/)?.[1]);
     log(`redis-server ${redisVersion} at ${redis.url}; starting ${WORKERS} workers (concurrency ${CONCURRENCY}, lock ${LOCK_MS} ms)`);
@@ -958,7 +927,7 @@ async function main(): Promise<number> {
     const stray = killTagged();
     if (stray > 0) log(`bench/scale: killed ${stray} left-over process(es) the workers had started`);
     client?.disconnect();
-    if (redis) await stop(redis.child, 5000);
+    if (redis) await redis.stop();
     rmSync(dir, { recursive: true, force: true });
   }
 }

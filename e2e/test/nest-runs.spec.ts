@@ -7,14 +7,15 @@
 import 'reflect-metadata';
 import type { INestApplication } from '@nestjs/common';
 import { existsSync } from 'node:fs';
-import { get } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import request from 'supertest';
 import { createWorker, openRunStore, type RunStore, type StreamEntry } from '../../src';
 import { RunsAppModule } from '../../examples/nest-runs';
 import { startApp } from '../../test/nest/start-app';
+import { SseClient } from '../../test/nest/sse-client';
 import { E2E_BIN, startScriptedCli, type ScriptedCli } from '../scripted/setup';
+import { waitFor } from './harness';
 
 const savedEnv = { ...process.env };
 const savedCwd = process.cwd();
@@ -45,35 +46,23 @@ afterAll(async () => {
   await cli.close();
 });
 
-/** SSE frames (id, kind) from `path`: until `until` holds (then the client leaves), or to the end. */
-function sse(path: string, headers: Record<string, string>, until: (frames: { id: string; kind: string; data: Record<string, unknown> }[]) => boolean = () => false) {
-  return new Promise<{ id: string; kind: string; data: Record<string, unknown> }[]>((resolve, reject) => {
-    const frames: { id: string; kind: string; data: Record<string, unknown> }[] = [];
-    const req = get(`${base}${path}`, { headers }, (response) => {
-      let text = '';
-      response.setEncoding('utf8');
-      response.on('data', (chunk: string) => {
-        text += chunk;
-        let end: number;
-        while ((end = text.indexOf('\n\n')) >= 0) {
-          const lines = text.slice(0, end).split('\n');
-          text = text.slice(end + 2);
-          const id = lines.find((line) => line.startsWith('id: '))?.slice(4);
-          const data = lines.find((line) => line.startsWith('data: '))?.slice(6);
-          if (id && data) {
-            const parsed = JSON.parse(data) as Record<string, unknown>;
-            frames.push({ id, kind: String(parsed.kind), data: parsed });
-          }
-          if (until(frames)) {
-            req.destroy();
-            resolve(frames);
-          }
-        }
-      });
-      response.on('end', () => resolve(frames));
-    });
-    req.on('error', (error) => (until(frames) ? undefined : reject(error)));
-  });
+/** SSE frames (id, kind, data) from `path`: until `until` holds (then the client leaves), or to the end. */
+async function sse(path: string, headers: Record<string, string>, until?: (frames: Frame[]) => boolean): Promise<Frame[]> {
+  const client = new SseClient(`${base}${path}`, headers);
+  const frames = () => client.frames.flatMap((frame) => (frame.id === undefined ? [] : [{ id: frame.id, kind: String((JSON.parse(frame.data) as { kind: unknown }).kind), data: JSON.parse(frame.data) as Record<string, unknown> }]));
+  if (until === undefined) {
+    await client.ended;
+    return frames();
+  }
+  await waitFor('the frames the client waits for', () => until(frames()));
+  client.disconnect();
+  return frames();
+}
+
+interface Frame {
+  id: string;
+  kind: string;
+  data: Record<string, unknown>;
 }
 
 it('a queued run over HTTP: SSE with entry ids, a resume from Last-Event-ID, an approval answered over HTTP', async () => {

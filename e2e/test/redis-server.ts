@@ -1,6 +1,7 @@
 /*
- * A real Redis for the tests: `redis-server` (Debian's package; .ci/run installs it when missing)
- * started on 127.0.0.1 at a free port, in memory only, and stopped by the test that started it.
+ * A real Redis for the tests and bench/scale.ts: `redis-server` (Debian's package; .ci/run installs
+ * it when missing) started on 127.0.0.1 at a free port, in memory only, and stopped by whoever
+ * started it.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -11,6 +12,7 @@ import { join } from 'node:path';
 export interface RedisServer {
   readonly url: string;
   readonly pid: number;
+  readonly child: ChildProcess;
   stop(): Promise<void>;
 }
 
@@ -50,6 +52,7 @@ export async function startRedis(): Promise<RedisServer> {
   return {
     url: `redis://127.0.0.1:${port}`,
     pid: child.pid as number,
+    child,
     stop: async () => {
       child.kill('SIGTERM');
       await exited;

@@ -8,19 +8,19 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer, get, type Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createRunsHandler, openRunStore, type RunJob, type RunStore, type StreamEntry } from '../../src';
+import { createRunsHandler, openRunStore, type RunStore, type StreamEntry } from '../../src';
 import { isRunning, readStat, type ProcessRef } from '../../src/runner/process-tree';
 import { startScriptedCli } from '../scripted/setup';
+import { SseClient } from '../../test/nest/sse-client';
 import { waitFor } from './harness';
 import { startRedis, type RedisServer } from './redis-server';
+import { readAll, replayJob } from '../../test/scale/replay-jobs';
 
 const ROOT = join(__dirname, '..', '..');
-const AGENT = join(ROOT, 'test', 'sessions', 'replay-agent.js');
-const wire = (name: string) => join(ROOT, 'test', 'fixtures', 'sessions', 'gemini', `wire-${name}.jsonl`);
 
 jest.setTimeout(90_000);
 
@@ -63,15 +63,7 @@ beforeEach(() => {
 });
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
-function job(capture: string, env: Record<string, string> = {}, extra: Partial<RunJob> = {}): RunJob {
-  return { provider: 'gemini', prompt: 'Say hello.', cwd: dir, executable: AGENT, env: { REPLAY_WIRE: wire(capture), REPLAY_PIDS: join(dir, 'pids'), ...env }, ...extra };
-}
 
-async function all(entries: AsyncIterable<StreamEntry>): Promise<StreamEntry[]> {
-  const out: StreamEntry[] = [];
-  for await (const entry of entries) out.push(entry);
-  return out;
-}
 
 /** The stand-ins started so far: their pid and their parent (the worker that ran them). */
 function standIns(): { cli: ProcessRef | null; worker: number }[] {
@@ -85,8 +77,8 @@ function standIns(): { cli: ProcessRef | null; worker: number }[] {
 }
 
 it('runs spread over the two workers; each runs once, its stream complete and in order', async () => {
-  const runIds = await Promise.all([1, 2, 3, 4].map(() => store.enqueue(job('plain', { REPLAY_DELAY_MS: '150' }))));
-  const streams = await Promise.all(runIds.map((runId) => all(store.read(runId))));
+  const runIds = await Promise.all([1, 2, 3, 4].map(() => store.enqueue(replayJob(dir, 'plain', { REPLAY_DELAY_MS: '150' }))));
+  const streams = await Promise.all(runIds.map((runId) => readAll(store.read(runId))));
   for (const entries of streams) {
     expect(entries.filter((entry) => entry.event.kind === 'run_started')).toHaveLength(1);
     expect(entries.at(-1)?.event).toMatchObject({ kind: 'result', payload: { status: 'completed' } });
@@ -96,7 +88,7 @@ it('runs spread over the two workers; each runs once, its stream complete and in
 });
 
 it("a cancel from this process reaches the worker holding the run: aborted, the worker's CLI gone", async () => {
-  const runId = await store.enqueue(job('interrupt-stream', { REPLAY_DELAY_MS: '300' }));
+  const runId = await store.enqueue(replayJob(dir, 'interrupt-stream', { REPLAY_DELAY_MS: '300' }));
   const seen: StreamEntry[] = [];
   const reading = (async () => {
     for await (const entry of store.read(runId)) seen.push(entry);
@@ -126,7 +118,7 @@ it("an approval answered from this process reaches the worker: the real Claude C
 });
 
 it('a worker SIGKILLed mid-run: the other worker fails the run (worker_lost), no CLI of it left; a retried run goes on', async () => {
-  const lost = await store.enqueue(job('interrupt-stream', { REPLAY_DELAY_MS: '400' }));
+  const lost = await store.enqueue(replayJob(dir, 'interrupt-stream', { REPLAY_DELAY_MS: '400' }));
   const seen: StreamEntry[] = [];
   const reading = (async () => {
     for await (const entry of store.read(lost)) seen.push(entry);
@@ -145,7 +137,7 @@ it('a worker SIGKILLed mid-run: the other worker fails the run (worker_lost), no
   expect(standIns()).toHaveLength(1); // not run again
   workers.push(await startWorker(redis.url));
 
-  const retried = await store.enqueue(job('plain', { REPLAY_DELAY_MS: '300' }, { retry: true }));
+  const retried = await store.enqueue(replayJob(dir, 'plain', { REPLAY_DELAY_MS: '300' }, { retry: true }));
   const again: StreamEntry[] = [];
   const rereading = (async () => {
     for await (const entry of store.read(retried)) again.push(entry);
@@ -166,11 +158,11 @@ it('SSE from another process: the ids are entry ids, a reconnect with Last-Event
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   try {
-    const runId = await store.enqueue(job('thinking', { REPLAY_DELAY_MS: '100' }));
+    const runId = await store.enqueue(replayJob(dir, 'thinking', { REPLAY_DELAY_MS: '100' }));
     // Three messages, then the client leaves.
     const first = await sse(`${base}/runs/${runId}/events`, {}, 3);
     const rest = await sse(`${base}/runs/${runId}/events`, { 'last-event-id': first.at(-1) as string });
-    const stream = await all(store.read(runId, { follow: false }));
+    const stream = await readAll(store.read(runId, { follow: false }));
     expect([...first, ...rest]).toEqual(stream.map((entry) => entry.id));
     expect(stream.at(-1)?.event).toMatchObject({ kind: 'result', payload: { status: 'completed' } });
   } finally {
@@ -179,29 +171,14 @@ it('SSE from another process: the ids are entry ids, a reconnect with Last-Event
   }
 });
 
-/** The ids of an SSE stream's messages: `take` of them (then the client leaves), or all to its end. */
-function sse(url: string, headers: Record<string, string>, take?: number): Promise<string[]> {
-  return new Promise((resolve, reject) => {
-    const ids: string[] = [];
-    const request = get(url, { headers }, (response) => {
-      let text = '';
-      response.setEncoding('utf8');
-      response.on('data', (chunk: string) => {
-        text += chunk;
-        let end: number;
-        while ((end = text.indexOf('\n\n')) >= 0) {
-          const frame = text.slice(0, end);
-          text = text.slice(end + 2);
-          const id = frame.split('\n').find((line) => line.startsWith('id: '));
-          if (id) ids.push(id.slice(4));
-          if (take !== undefined && ids.length === take) {
-            request.destroy();
-            resolve(ids);
-          }
-        }
-      });
-      response.on('end', () => resolve(ids));
-    });
-    request.on('error', (error) => (take !== undefined && ids.length === take ? undefined : reject(error)));
-  });
+/** The ids of an SSE stream's messages: the first `take` (then the client leaves), or all to its end. */
+async function sse(url: string, headers: Record<string, string>, take?: number): Promise<string[]> {
+  const client = new SseClient(url, headers);
+  if (take === undefined) await client.ended;
+  else {
+    await client.received(take);
+    client.disconnect();
+  }
+  const ids = client.frames.flatMap((frame) => (frame.id === undefined ? [] : [frame.id]));
+  return take === undefined ? ids : ids.slice(0, take);
 }

@@ -1,12 +1,14 @@
 import 'reflect-metadata';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer, get, type Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Event, MemoryRunStore, createRunsHandler, createWorker, openRunStore, type RunJob, type RunStore, type StreamEntry } from '../../src';
+import { Event, MemoryRunStore, createRunsHandler, createWorker, openRunStore, type RunStore, type StreamEntry } from '../../src';
 import { isRunning, readStat } from '../../src/runner/process-tree';
+import { SseClient } from '../nest/sse-client';
 import { waitFor } from '../wait-for';
+import { readAll, replayJob } from './replay-jobs';
 
 /*
  * Queued runs in process (the default store): the worker runs each job as a session of the
@@ -33,22 +35,14 @@ afterEach(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-function job(capture: string, env: Record<string, string> = {}, extra: Partial<RunJob> = {}): RunJob {
-  return { provider: 'gemini', prompt: 'Say hello.', cwd: dir, executable: AGENT, env: { REPLAY_WIRE: wire(capture), REPLAY_PIDS: join(dir, 'pids'), ...env }, ...extra };
-}
 
-async function all(entries: AsyncIterable<StreamEntry>): Promise<StreamEntry[]> {
-  const out: StreamEntry[] = [];
-  for await (const entry of entries) out.push(entry);
-  return out;
-}
 
 describe('the in-process store', () => {
   it('is the default: a queued run is taken by a worker, its stream ends with its result', async () => {
     expect(store).toBeInstanceOf(MemoryRunStore);
     worker = createWorker(store);
-    const runId = await store.enqueue(job('plain'));
-    const entries = await all(store.read(runId));
+    const runId = await store.enqueue(replayJob(dir, 'plain'));
+    const entries = await readAll(store.read(runId));
     expect(entries.at(-1)?.event).toMatchObject({ kind: 'result', payload: { status: 'completed', output: 'Hello from the scripted model.' } });
     expect(entries.filter((entry) => entry.event.kind === 'run_started')).toHaveLength(1);
     expect(await store.isComplete(runId)).toBe(true);
@@ -60,26 +54,26 @@ describe('the in-process store', () => {
 
   it('reads from a cursor exactly the entries after it; without follow, only what is there', async () => {
     worker = createWorker(store);
-    const runId = await store.enqueue(job('plain'));
-    const entries = await all(store.read(runId));
+    const runId = await store.enqueue(replayJob(dir, 'plain'));
+    const entries = await readAll(store.read(runId));
     const cut = Math.floor(entries.length / 2);
-    expect((await all(store.read(runId, { after: entries[cut].id }))).map((entry) => entry.id)).toEqual(entries.slice(cut + 1).map((entry) => entry.id));
-    expect((await all(store.read(runId, { follow: false }))).length).toBe(entries.length);
-    expect(await all(store.read('no-such-run'))).toEqual([]);
+    expect((await readAll(store.read(runId, { after: entries[cut].id }))).map((entry) => entry.id)).toEqual(entries.slice(cut + 1).map((entry) => entry.id));
+    expect((await readAll(store.read(runId, { follow: false }))).length).toBe(entries.length);
+    expect(await readAll(store.read('no-such-run'))).toEqual([]);
   });
 
   it('a stream is completed once: the second complete answers false', async () => {
-    const runId = await store.enqueue(job('plain'));
+    const runId = await store.enqueue(replayJob(dir, 'plain'));
     await store.append(runId, Event.create('stderr', { payload: { content: 'x' } }));
     expect(await store.complete(runId)).toBe(true);
     expect(await store.complete(runId)).toBe(false);
   });
 
   it('a run cancelled before a worker takes it ends aborted, and no CLI starts', async () => {
-    const runId = await store.enqueue(job('plain'));
+    const runId = await store.enqueue(replayJob(dir, 'plain'));
     await store.cancel(runId);
     worker = createWorker(store);
-    const entries = await all(store.read(runId));
+    const entries = await readAll(store.read(runId));
     expect(entries.map((entry) => [entry.event.kind, entry.event.kind === 'result' ? entry.event.payload.status : null])).toEqual([
       ['error', null],
       ['result', 'aborted'],
@@ -89,7 +83,7 @@ describe('the in-process store', () => {
 
   it('a cancel reaches the running run: it ends aborted and its CLI is gone', async () => {
     worker = createWorker(store);
-    const runId = await store.enqueue(job('interrupt-stream', { REPLAY_DELAY_MS: '200' }));
+    const runId = await store.enqueue(replayJob(dir, 'interrupt-stream', { REPLAY_DELAY_MS: '200' }));
     const seen: StreamEntry[] = [];
     const reading = (async () => {
       for await (const entry of store.read(runId)) seen.push(entry);
@@ -106,7 +100,7 @@ describe('the in-process store', () => {
   it("an approval answered through the store reaches the run's session", async () => {
     worker = createWorker(store);
     const log = join(dir, 'host.jsonl');
-    const runId = await store.enqueue(job('allow', { REPLAY_LOG: log }, { prompt: 'Create made-by-tool.txt.' }));
+    const runId = await store.enqueue(replayJob(dir, 'allow', { REPLAY_LOG: log }, { prompt: 'Create made-by-tool.txt.' }));
     for await (const { event } of store.read(runId)) {
       if (event.kind === 'approval_requested') await store.approve(runId, event.payload.approval_id ?? '', { decision: 'allow', reason: 'from the web' });
       if (event.kind === 'approval_resolved') expect(event.payload).toMatchObject({ decision: 'allow', reason: 'from the web', metadata: { answered_by: 'host' } });
@@ -116,7 +110,7 @@ describe('the in-process store', () => {
 
   it('closing the worker stops the runs it holds: they end aborted', async () => {
     worker = createWorker(store);
-    const runId = await store.enqueue(job('interrupt-stream', { REPLAY_DELAY_MS: '200' }));
+    const runId = await store.enqueue(replayJob(dir, 'interrupt-stream', { REPLAY_DELAY_MS: '200' }));
     const seen: StreamEntry[] = [];
     const reading = (async () => {
       for await (const entry of store.read(runId)) seen.push(entry);
@@ -134,11 +128,11 @@ describe('the in-process store', () => {
       work: (handle: Parameters<RunStore['work']>[0], options: { concurrency: number }) => store.work((taken, signals) => handle({ ...taken, attempt: 2 }, signals), options),
     });
     worker = createWorker(again);
-    const lost = await store.enqueue(job('plain'));
-    expect((await all(store.read(lost))).map((entry) => entry.event.kind === 'error' ? entry.event.payload.code : entry.event.kind)).toEqual(['worker_lost', 'result']);
+    const lost = await store.enqueue(replayJob(dir, 'plain'));
+    expect((await readAll(store.read(lost))).map((entry) => entry.event.kind === 'error' ? entry.event.payload.code : entry.event.kind)).toEqual(['worker_lost', 'result']);
     expect(existsSync(join(dir, 'pids'))).toBe(false);
-    const retried = await store.enqueue(job('plain', {}, { retry: true }));
-    const entries = await all(store.read(retried));
+    const retried = await store.enqueue(replayJob(dir, 'plain', {}, { retry: true }));
+    const entries = await readAll(store.read(retried));
     expect(entries[0].event).toMatchObject({ kind: 'error', payload: { code: 'worker_lost', severity: 'warning', message: 'attempt 2: the worker running this run died; the run starts over' } });
     expect(entries.at(-1)?.event).toMatchObject({ kind: 'result', payload: { status: 'completed' } });
   });
@@ -174,7 +168,7 @@ describe('the runs API over HTTP (createRunsHandler)', () => {
     const created = await post('/runs', { provider: 'gemini', prompt: 'Say hello.', executable: '/bin/rm', cwd: '/', env: { X: '1' } });
     expect(created.status).toBe(201);
     const { id } = (await created.json()) as { id: string };
-    const entries = await all(store.read(id));
+    const entries = await readAll(store.read(id));
     // The server's executable (the stand-in) ran, in the server's cwd.
     expect(entries.at(-1)?.event).toMatchObject({ kind: 'result', payload: { status: 'completed' } });
     expect((await fetch(`${base}/`)).headers.get('content-type')).toContain('text/html');
@@ -185,7 +179,7 @@ describe('the runs API over HTTP (createRunsHandler)', () => {
     const { id } = (await (await post('/runs', { provider: 'gemini', prompt: 'Say hello.' })).json()) as { id: string };
     const full = await sse(`${base}/runs/${id}/events`);
     expect(full.ended).toBe(true);
-    const stream = await all(store.read(id));
+    const stream = await readAll(store.read(id));
     expect(full.messages.map((message) => message.id)).toEqual(stream.map((entry) => entry.id));
     expect(full.messages.map((message) => (JSON.parse(message.data) as { kind: string }).kind)).toEqual(stream.map((entry) => entry.event.kind));
     const cursor = full.messages[2].id;
@@ -194,25 +188,12 @@ describe('the runs API over HTTP (createRunsHandler)', () => {
   });
 });
 
-/** An SSE client: the messages (id, data) of a stream to its end, and whether it ended with `event: end`. */
-function sse(url: string, headers: Record<string, string> = {}): Promise<{ messages: { id: string; data: string }[]; ended: boolean }> {
-  return new Promise((resolve, reject) => {
-    get(url, { headers }, (response) => {
-      let text = '';
-      response.setEncoding('utf8');
-      response.on('data', (chunk: string) => (text += chunk));
-      response.on('end', () => {
-        const frames = text.split('\n\n').filter((frame) => frame.trim() !== '');
-        const messages = frames.flatMap((frame) => {
-          const lines = frame.split('\n');
-          const id = lines.find((line) => line.startsWith('id: '))?.slice(4);
-          const data = lines.find((line) => line.startsWith('data: '))?.slice(6);
-          return id && data && !lines.includes('event: end') ? [{ id, data }] : [];
-        });
-        resolve({ messages, ended: frames.some((frame) => frame.includes('event: end')) });
-      });
-    }).on('error', reject);
-  });
+/** The messages of an SSE stream read to its end (`event: end` left out), and whether it ended with `event: end`. */
+async function sse(url: string, headers: Record<string, string> = {}): Promise<{ messages: { id: string; data: string }[]; ended: boolean }> {
+  const client = new SseClient(url, headers);
+  await client.ended;
+  const messages = client.frames.flatMap((frame) => (frame.id !== undefined && frame.event !== 'end' ? [{ id: frame.id, data: frame.data }] : []));
+  return { messages, ended: client.frames.some((frame) => frame.event === 'end') };
 }
 
 function compareIds(a: string, b: string): number {
