@@ -12,13 +12,13 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createRunsHandler, openRunStore, type RunStore, type StreamEntry } from '../../src';
+import { createRunsHandler, openRunStore, type RunStore } from '../../src';
 import { isRunning, readStat, type ProcessRef } from '../../src/runner/process-tree';
 import { startScriptedCli } from '../scripted/setup';
 import { SseClient } from '../../test/nest/sse-client';
 import { waitFor } from './harness';
 import { startRedis, type RedisServer } from './redis-server';
-import { readAll, replayJob } from '../../test/scale/replay-jobs';
+import { follow, readAll, replayJob } from '../../test/scale/replay-jobs';
 
 const ROOT = join(__dirname, '..', '..');
 
@@ -89,10 +89,7 @@ it('runs spread over the two workers; each runs once, its stream complete and in
 
 it("a cancel from this process reaches the worker holding the run: aborted, the worker's CLI gone", async () => {
   const runId = await store.enqueue(replayJob(dir, 'interrupt-stream', { REPLAY_DELAY_MS: '300' }));
-  const seen: StreamEntry[] = [];
-  const reading = (async () => {
-    for await (const entry of store.read(runId)) seen.push(entry);
-  })();
+  const { seen, done: reading } = follow(store.read(runId));
   await waitFor('streamed text', () => seen.some((entry) => entry.event.kind === 'assistant_delta'));
   const [started] = standIns();
   await store.cancel(runId);
@@ -119,10 +116,7 @@ it("an approval answered from this process reaches the worker: the real Claude C
 
 it('a worker SIGKILLed mid-run: the other worker fails the run (worker_lost), no CLI of it left; a retried run goes on', async () => {
   const lost = await store.enqueue(replayJob(dir, 'interrupt-stream', { REPLAY_DELAY_MS: '400' }));
-  const seen: StreamEntry[] = [];
-  const reading = (async () => {
-    for await (const entry of store.read(lost)) seen.push(entry);
-  })();
+  const { seen, done: reading } = follow(store.read(lost));
   await waitFor('streamed text', () => seen.some((entry) => entry.event.kind === 'assistant_delta'));
   const [started] = standIns();
   const holder = workers.find((worker) => worker.child.pid === started.worker) as WorkerProcess;
@@ -138,10 +132,7 @@ it('a worker SIGKILLed mid-run: the other worker fails the run (worker_lost), no
   workers.push(await startWorker(redis.url));
 
   const retried = await store.enqueue(replayJob(dir, 'plain', { REPLAY_DELAY_MS: '300' }, { retry: true }));
-  const again: StreamEntry[] = [];
-  const rereading = (async () => {
-    for await (const entry of store.read(retried)) again.push(entry);
-  })();
+  const { seen: again, done: rereading } = follow(store.read(retried));
   await waitFor('the retried run to start', () => again.some((entry) => entry.event.kind === 'run_started'));
   const holderOfRetry = workers.find((worker) => worker.child.pid === standIns().at(-1)?.worker) as WorkerProcess;
   holderOfRetry.child.kill('SIGKILL');

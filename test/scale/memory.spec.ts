@@ -4,11 +4,11 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Event, MemoryRunStore, createRunsHandler, createWorker, openRunStore, type RunStore, type StreamEntry } from '../../src';
+import { Event, MemoryRunStore, createRunsHandler, createWorker, openRunStore, type RunStore } from '../../src';
 import { isRunning, readStat } from '../../src/runner/process-tree';
 import { SseClient } from '../nest/sse-client';
 import { waitFor } from '../wait-for';
-import { readAll, replayJob } from './replay-jobs';
+import { follow, readAll, replayJob } from './replay-jobs';
 
 /*
  * Queued runs in process (the default store): the worker runs each job as a session of the
@@ -84,10 +84,7 @@ describe('the in-process store', () => {
   it('a cancel reaches the running run: it ends aborted and its CLI is gone', async () => {
     worker = createWorker(store);
     const runId = await store.enqueue(replayJob(dir, 'interrupt-stream', { REPLAY_DELAY_MS: '200' }));
-    const seen: StreamEntry[] = [];
-    const reading = (async () => {
-      for await (const entry of store.read(runId)) seen.push(entry);
-    })();
+    const { seen, done: reading } = follow(store.read(runId));
     await waitFor('streamed text', () => seen.some((entry) => entry.event.kind === 'assistant_delta'));
     const [pid] = readFileSync(join(dir, 'pids'), 'utf8').trim().split(' ').map(Number);
     const cli = readStat(pid);
@@ -111,10 +108,7 @@ describe('the in-process store', () => {
   it('closing the worker stops the runs it holds: they end aborted', async () => {
     worker = createWorker(store);
     const runId = await store.enqueue(replayJob(dir, 'interrupt-stream', { REPLAY_DELAY_MS: '200' }));
-    const seen: StreamEntry[] = [];
-    const reading = (async () => {
-      for await (const entry of store.read(runId)) seen.push(entry);
-    })();
+    const { seen, done: reading } = follow(store.read(runId));
     await waitFor('streamed text', () => seen.some((entry) => entry.event.kind === 'assistant_delta'));
     await worker.close();
     worker = null;

@@ -21,3 +21,12 @@ export async function readAll(entries: AsyncIterable<StreamEntry>): Promise<Stre
   for await (const entry of entries) out.push(entry);
   return out;
 }
+
+/** A stream followed in the background: what has come so far, and the end of the reading. */
+export function follow(entries: AsyncIterable<StreamEntry>): { seen: StreamEntry[]; done: Promise<void> } {
+  const seen: StreamEntry[] = [];
+  const done = (async () => {
+    for await (const entry of entries) seen.push(entry);
+  })();
+  return { seen, done };
+}
