@@ -3,7 +3,7 @@
  * the wire, against the scripted OpenAI Chat Completions endpoint.
  * Run from the project root: npx ts-node --transpile-only e2e/capture/session-acp.ts <opencode|qwen|copilot> [scenario…]
  *
- * Scenarios: plain, allow, deny, thinking, two-turns, interrupt-stream, interrupt-tool,
+ * Scenarios: plain, allow, deny, thinking, two-turns, load, interrupt-stream, interrupt-tool,
  * interrupt-approval (see SCENARIOS). Each starts the CLI's ACP server (`opencode acp`,
  * `qwen --acp`, `copilot --acp`, see acpArgs) in a fresh temporary HOME and cwd (removed
  * afterwards), plays the host side of ACP (JSON-RPC 2.0, one message a line) and writes
@@ -115,7 +115,9 @@ class AcpHost {
 interface AcpScenario {
   name: string;
   script: readonly ScriptedTurn[];
-  run(host: AcpHost, cli: ScriptedCli): Promise<Json>;
+  /** An earlier process of the CLI, in the same home and cwd, before the captured one (not saved); what it answers goes to `run`. */
+  before?(name: AcpCliName, cli: ScriptedCli): Promise<string>;
+  run(host: AcpHost, cli: ScriptedCli, earlier: string | null): Promise<Json>;
 }
 
 const INITIALIZE = { protocolVersion: 1, clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false } };
@@ -213,6 +215,32 @@ const SCENARIOS: AcpScenario[] = [
       const first = await host.request('session/prompt', prompt(sessionId, 'Say something.'));
       const second = await host.request('session/prompt', prompt(sessionId, 'Say something else.'));
       return { stopReasons: [stopReason(first), stopReason(second)] };
+    },
+  },
+  {
+    // A session of an earlier process loaded (`session/load`, how a session resumes): the CLI
+    // replays its history as updates before it answers, then the next prompt continues it.
+    name: 'load',
+    script: [{ text: 'The first answer.' }, { text: 'The second answer.' }],
+    async before(name, cli) {
+      const earlier = new AcpHost(new WireSession(cli.executable, acpArgs(name), { cwd: cli.cwd, env: cli.env }));
+      const sessionId = await openSession(earlier, cli);
+      await earlier.request('session/prompt', prompt(sessionId, 'Give the first answer.'));
+      // Qwen Code saves the turn after answering it (see clis.ts): give it time before the input ends.
+      await sleep(1_000);
+      earlier.stop();
+      await earlier.wire.close(10_000);
+      return sessionId;
+    },
+    async run(host, cli, earlier) {
+      const init = await host.request('initialize', INITIALIZE);
+      if (!init.result) throw new Error(`initialize failed: ${JSON.stringify(init)}`);
+      const after = host.wire.fromCli().length;
+      const loaded = await host.request('session/load', { sessionId: earlier, cwd: cli.cwd, mcpServers: [] });
+      if (!loaded.result) throw new Error(`session/load failed: ${JSON.stringify(loaded)}`);
+      const replayed = host.wire.fromCli().slice(after).filter((message) => (message as Json).method === 'session/update').length;
+      const next = await host.request('session/prompt', prompt(String(earlier), 'Give the second answer.'));
+      return { updatesBeforeLoadAnswer: replayed, stopReason: stopReason(next) };
     },
   },
   {
@@ -338,12 +366,13 @@ async function capture(name: AcpCliName, scenario: AcpScenario): Promise<void> {
   const outDir = join(FIXTURES, 'sessions', name);
   mkdirSync(outDir, { recursive: true });
   const cli = await startScriptedCli(name, scenario.script);
+  const earlier = scenario.before ? await scenario.before(name, cli) : null;
   const wire = new WireSession(cli.executable, acpArgs(name), { cwd: cli.cwd, env: cli.env });
   const host = new AcpHost(wire);
   let observed: Json = {};
   let failure: unknown = null;
   try {
-    observed = await scenario.run(host, cli);
+    observed = await scenario.run(host, cli, earlier);
   } catch (error) {
     failure = error;
   } finally {

@@ -1,5 +1,5 @@
 import { describeSessionScenarios } from './session-scenarios';
 
 describe('startSession with the real codex CLI', () => {
-  describeSessionScenarios('codex', { streamingPath: '/responses', deniedToldAs: /rejected by user/, asksForSleep: true, resumes: true });
+  describeSessionScenarios('codex', { streamingPath: '/responses', deniedToldAs: /rejected by user/, asksForSleep: true });
 });

@@ -6,6 +6,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { startSession, type AnyEvent, type Session, type SessionOptions } from '../../src';
 import { isRunning, type ProcessRef } from '../../src/runner/process-tree';
+import { SESSION_CLIS } from '../../src/sessions/clis';
 import type { ResponsesTurn } from '../scripted/openai-responses';
 import { startScriptedCli, type CliName, type ScriptedCli } from '../scripted/setup';
 import { commandLine, kinds, SLOW_TEXT, snapshotTree, stillRunning, waitFor } from './harness';
@@ -20,8 +21,6 @@ export interface SessionExpectations {
   readonly args?: readonly string[];
   /** Whether the CLI asks before `echo sleeping; sleep 300` (Claude Code takes it for read-only). */
   readonly asksForSleep: boolean;
-  /** Whether a session can be resumed (`resume`: Claude Code, Codex). */
-  readonly resumes?: boolean;
 }
 
 /** A session against a scripted endpoint, with everything it emitted. */
@@ -175,7 +174,11 @@ export function describeSessionScenarios(name: CliName, expected: SessionExpecta
     expect(resolved[0]).toMatchObject({ payload: { decision: 'deny', metadata: { answered_by: 'timeout' } } });
   });
 
-  if (expected.resumes) {
+  if (SESSION_CLIS[name].resume === null) {
+    it('resume: refused (a TypeError), as clis.ts says why', () => {
+      expect(() => startSession({ provider: name, resume: 'any-session' })).toThrow(new TypeError(`${name} sessions cannot be resumed`));
+    });
+  } else {
     it('resume: a new process continues the closed session, with the same session id', async () => {
       const scripted = await start([{ text: 'The first answer.' }, { text: 'The second answer.' }]);
       await scripted.session.send('Give the first answer.');
@@ -190,6 +193,8 @@ export function describeSessionScenarios(name: CliName, expected: SessionExpecta
       expect(resumed.sessionId).toBe(first);
       await resumed.close();
       await drained;
+      // The history a CLI replays while loading (ACP `session/load`) is not emitted again: kept only as raw lines.
+      expect(JSON.stringify(events.filter((event) => event.kind !== 'raw'))).not.toContain('The first answer.');
       expect(JSON.stringify(scripted.cli.server.requests.filter((request) => request.url.includes(expected.streamingPath)).at(-1)?.body)).toContain('The first answer.');
       checkSessionStream(events);
     });

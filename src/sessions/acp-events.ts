@@ -40,6 +40,11 @@ export interface AcpState {
   /** Ids of the client's `session/prompt` requests: their answer ends a turn. */
   readonly promptRequests: Set<string>;
   sessionId: string | null;
+  /**
+   * The id of the session being loaded (`session/load`, to resume it) until the agent answers: the
+   * agent replays the session's history as updates first, which are the past, not this session's events.
+   */
+  loading: string | null;
   /** The streamed message or thought, held until a line that is not its next chunk. */
   held: { kind: 'text' | 'thought'; text: string; messageId: JsonValue } | null;
   /** The turn's last whole message: its result's output. */
@@ -52,7 +57,7 @@ export interface AcpState {
 }
 
 export function newAcpState(quirks: AcpQuirks = {}): AcpState {
-  return { sessionRequests: new Set(), promptRequests: new Set(), sessionId: null, held: null, lastMessage: null, tools: new Map(), asked: new Map(), quirks };
+  return { sessionRequests: new Set(), promptRequests: new Set(), sessionId: null, loading: null, held: null, lastMessage: null, tools: new Map(), asked: new Map(), quirks };
 }
 
 /** A JSON-RPC id as the key the maps use (numbers and strings alike). */
@@ -116,6 +121,7 @@ function updates(next: JsonObject | null, id: string): boolean {
 function decode(line: JsonObject, state: AcpState): EventDraft[] {
   const method = str(line.method);
   if (method === 'session/update') {
+    if (state.loading !== null) return [];
     const update = obj(obj(line.params)?.update) ?? {};
     const handler = UPDATES.get(str(update.sessionUpdate) ?? '');
     return [...usageOf(obj(update._meta)?.usage), ...(handler ? handler(update, state) : [])];
@@ -141,8 +147,11 @@ function messageMetadata(messageId: JsonValue): JsonObject {
 
 function sessionStarted(line: JsonObject, state: AcpState): EventDraft[] {
   const result = obj(line.result);
+  const loaded = state.loading;
+  state.loading = null;
   if (!result || state.sessionId !== null) return [];
-  state.sessionId = str(result.sessionId);
+  // `session/load` answers no session id: it is the one loaded.
+  state.sessionId = str(result.sessionId) ?? loaded;
   const metadata: JsonObject = {};
   for (const key of ['modes', 'models', 'configOptions']) if (result[key] !== undefined) metadata[key] = result[key];
   return [{ kind: 'run_started', payload: { provider_session_id: state.sessionId, metadata } }];

@@ -6,7 +6,8 @@ import type { ProtocolFactory } from './protocol';
 
 /*
  * The client side of the Agent Client Protocol, for every ACP agent CLI (`gemini --acp`,
- * `opencode acp`, `qwen --acp`, `copilot --acp`): `initialize`, `session/new`, a `session/prompt`
+ * `opencode acp`, `qwen --acp`, `copilot --acp`): `initialize`, `session/new` (or `session/load` to
+ * resume a session of an earlier process: every one of them offers `loadSession`), a `session/prompt`
  * per turn, `session/request_permission` answered with one of the offered options (chosen by its
  * `kind`: the ids differ per agent), and `session/cancel` to end a turn. The client offers no file
  * system and no terminal: the agents use their own tools.
@@ -55,10 +56,15 @@ export function acpClient(quirks: AcpQuirks = {}): ProtocolFactory {
       const error = obj(line.error);
       if (method === 'initialize') {
         if (error) return host.fail(`${cli} refused to initialize: ${str(error.message) ?? JSON.stringify(error)}`);
-        state.sessionRequests.add(request('session/new', { cwd: options.cwd ?? process.cwd(), mcpServers: [] }));
-      } else if (method === 'session/new') {
-        if (error) return host.fail(`${cli} refused a new session: ${str(error.message) ?? JSON.stringify(error)}`);
-        sessionId = str(obj(line.result)?.sessionId);
+        const cwd = options.cwd ?? process.cwd();
+        if (options.resume === undefined) state.sessionRequests.add(request('session/new', { cwd, mcpServers: [] }));
+        else {
+          state.loading = options.resume;
+          state.sessionRequests.add(request('session/load', { sessionId: options.resume, cwd, mcpServers: [] }));
+        }
+      } else if (method === 'session/new' || method === 'session/load') {
+        if (error) return host.fail(`${cli} refused ${method === 'session/new' ? 'a new session' : `to load session ${options.resume}`}: ${str(error.message) ?? JSON.stringify(error)}`);
+        sessionId = str(obj(line.result)?.sessionId) ?? options.resume ?? null;
         for (const text of waiting.splice(0)) prompt(text);
         if (cancelWaiting) cancel();
       }

@@ -26,6 +26,11 @@ export interface SessionCli {
   readonly protocol: ProtocolFactory;
   /** Variables of the host's environment the CLI must not inherit unless the caller sets them. */
   readonly dropEnv: readonly string[];
+  /**
+   * How long after a turn the CLI may still be saving it: `close()` ends the CLI's input no sooner
+   * (a CLI that exits at end of input would lose the turn from the session it resumes later).
+   */
+  readonly savesTurnWithinMs?: number;
 }
 
 const flag = (name: string) => (model: string) => [name, model];
@@ -57,6 +62,9 @@ export const SESSION_CLIS: Readonly<Record<SessionProvider, SessionCli>> = {
     protocolName: 'ACP',
     args: ['--acp'],
     model: flag('--model'),
+    // Gemini CLI 0.61.0 offers `session/load`, but it starts recording the session it loads before
+    // reading it, which overwrites the saved conversation: the load fails ("No previous sessions
+    // found") and the session is lost. Not offered until a Gemini CLI that loads what it saved.
     resume: null,
     // Gemini names a tool call after its tool: `run_shell_command__run_shell_command_1796…_0`.
     protocol: acpClient({ toolName: (call) => /^([A-Za-z0-9_.-]+?)__/.exec(str(call.toolCallId) ?? '')?.[1] ?? null }),
@@ -68,7 +76,7 @@ export const SESSION_CLIS: Readonly<Record<SessionProvider, SessionCli>> = {
     args: ['acp'],
     // `opencode acp` has no model flag: the model is opencode.json's `model`.
     model: null,
-    resume: null,
+    resume: 'protocol',
     // OpenCode's first `tool_call` (pending) is titled with the tool's name (`bash`); later titles are the command.
     protocol: acpClient({ toolName: (call) => (call.sessionUpdate === 'tool_call' ? str(call.title) : null) }),
     dropEnv: [],
@@ -78,17 +86,21 @@ export const SESSION_CLIS: Readonly<Record<SessionProvider, SessionCli>> = {
     protocolName: 'ACP',
     args: ['--acp'],
     model: flag('--model'),
-    resume: null,
+    resume: 'protocol',
     // Qwen Code names the tool in `_meta.toolName` (read for every agent).
     protocol: acpClient(),
     dropEnv: [],
+    // Qwen Code 0.15.10 writes a turn's answer to its session file after answering the prompt, and
+    // exits at end of input without waiting for the write: closed at once, the file lacked the
+    // answer; 50 ms later it had it.
+    savesTurnWithinMs: 500,
   },
   copilot: {
     executable: 'copilot',
     protocolName: 'ACP',
     args: ['--acp'],
     model: flag('--model'),
-    resume: null,
+    resume: 'protocol',
     // Copilot's prompt answers carry the session's running total of usage.
     protocol: acpClient({ promptUsage: 'cumulative' }),
     dropEnv: [],

@@ -87,6 +87,8 @@ class ChildSession extends CliProcess implements Session {
   /** `close()` was called (or the signal aborted): no new turn starts. */
   private closing = false;
   private closeTimer: NodeJS.Timeout | null = null;
+  /** When the last turn ended (`Date.now()`), for a CLI that saves a turn after ending it. */
+  private lastTurnEndedAt = 0;
   /** The session stopped the CLI itself (a failed handshake, an interrupt it ignored). */
   private stopped: SessionStop | null = null;
   private ended = false;
@@ -151,8 +153,11 @@ class ChildSession extends CliProcess implements Session {
       for (const turn of this.queued.splice(0)) turn.reject(new Error('the session was closed before this prompt was sent'));
       this.withdrawApprovals();
       // End of input ends the session for every protocol here; a CLI that lingers is stopped.
-      this.stdin?.end();
-      this.closeTimer = setTimeout(() => this.stopTree(), this.graceMs);
+      const saving = Math.max(0, this.lastTurnEndedAt + (SESSION_CLIS[this.provider].savesTurnWithinMs ?? 0) - Date.now());
+      this.closeTimer = setTimeout(() => {
+        this.stdin?.end();
+        this.closeTimer = setTimeout(() => this.stopTree(), this.graceMs);
+      }, saving);
     }
     return this.done;
   }
@@ -210,6 +215,7 @@ class ChildSession extends CliProcess implements Session {
     const turn = this.turn;
     if (!turn) return;
     this.turn = null;
+    this.lastTurnEndedAt = Date.now();
     if (turn.interruptTimer) clearTimeout(turn.interruptTimer);
     this.withdrawApprovals();
     turn.resolve(result);

@@ -56,8 +56,9 @@ export interface SessionOptions {
   /** After `interrupt()`, how long the CLI has to end its turn before the session stops it. Default 15000. */
   interruptTimeoutMs?: number;
   /**
-   * A session id to continue (the CLI's own, as `run_started` announced it): Claude Code `--resume`,
-   * Codex `thread/resume`. The ACP CLIs cannot be resumed this way (a TypeError).
+   * A session id to continue (the CLI's own, as `run_started` announced it), in a new process:
+   * Claude Code `--resume`, Codex `thread/resume`, the ACP CLIs `session/load` (the history the
+   * CLI replays while loading is not emitted again: its events were the earlier session's).
    */
   resume?: string;
   /** Aborting this signal closes the session, as `close()` does. */

@@ -33,7 +33,7 @@ describe.each(all.map((capture) => [`${capture.cli}/${capture.name}`, capture] a
     const ours = played.written.map(shape);
     // Our writes hold the capture's, in the same order (our client may write more: Codex's terminal
     // clean-up); the capture's probes of what this client never sends (unknown methods, modes) aside.
-    const handshake = new Set(['initialize', 'initialized', 'session/new', 'thread/start']);
+    const handshake = new Set(['initialize', 'initialized', 'session/new', 'session/load', 'thread/start']);
     const spoken = played.recorded.filter((message) => hostAction(message) !== null || handshake.has(String(message.method ?? (message.request as { subtype?: string } | undefined)?.subtype)));
     let at = 0;
     for (const wanted of spoken.map(shape)) {

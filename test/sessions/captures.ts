@@ -52,15 +52,18 @@ const CLOCK = () => new Date('2026-12-01T00:00:00.000Z');
 export function play(capture: Capture): Played {
   const written: JsonObject[] = [];
   const failures: string[] = [];
-  const protocol = SESSION_CLIS[capture.cli].protocol({ write: (message) => written.push(message), fail: (message) => failures.push(message) }, capture.cli, { provider: capture.cli, cwd: '/tmp/capture' });
-  const decoder = decoderFor(protocol.profile, { clock: CLOCK, keepRaw: 'none' });
-  const events: AnyEvent[] = [];
-  const recorded: JsonObject[] = [];
-  protocol.open();
   const entries = readFileSync(capture.path, 'utf8')
     .split('\n')
     .filter((line) => line.trim() !== '')
     .map((line) => JSON.parse(line) as { from: string; line: unknown });
+  // A capture that loads an earlier session is played as a session resuming it.
+  const load = entries.find((entry) => entry.from === 'host' && (entry.line as JsonObject).method === 'session/load')?.line as JsonObject | undefined;
+  const resume = load ? String((load.params as JsonObject).sessionId) : undefined;
+  const protocol = SESSION_CLIS[capture.cli].protocol({ write: (message) => written.push(message), fail: (message) => failures.push(message) }, capture.cli, { provider: capture.cli, cwd: '/tmp/capture', resume });
+  const decoder = decoderFor(protocol.profile, { clock: CLOCK, keepRaw: 'none' });
+  const events: AnyEvent[] = [];
+  const recorded: JsonObject[] = [];
+  protocol.open();
   for (const entry of entries) {
     if (entry.from === 'cli') events.push(...decoder.push(typeof entry.line === 'string' ? entry.line : JSON.stringify(entry.line)));
     else if (entry.from === 'host' && typeof entry.line === 'object' && entry.line !== null) {

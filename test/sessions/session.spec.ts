@@ -246,7 +246,7 @@ describe('options', () => {
     expect(() => startSession({ provider: 'gemini', executable: AGENT, approvals: 'sometimes' as never })).toThrow("approvals must be one of ask, allow, deny; got \"sometimes\"");
     expect(() => startSession({ provider: 'gemini', executable: AGENT, approvalTimeoutMs: -1 })).toThrow('approvalTimeoutMs must be a non-negative number of milliseconds; got -1');
     expect(() => startSession({ provider: 'gemini', executable: AGENT, cwd: '/nonexistent-dir' })).toThrow('cwd is not a directory: /nonexistent-dir');
-    expect(() => startSession({ provider: 'qwen', executable: AGENT, resume: 'abc' })).toThrow('qwen sessions cannot be resumed');
+    expect(() => startSession({ provider: 'gemini', executable: AGENT, resume: 'abc' })).toThrow('gemini sessions cannot be resumed');
   });
 
   it("the CLI's command line: the protocol's flags, the model, the caller's args", () => {
