@@ -43,6 +43,6 @@ export {
 } from './providers';
 export { ExecutableNotFoundError, startRun, type PermissionPreset, type Run, type RunCost, type RunOptions, type RunOutcome, type RunProvider, type RunStatus } from './runner';
 export { SessionTurns, startSession, type ApprovalAnswer, type ApprovalPolicy, type ApprovalRequestEvent, type Session, type SessionOptions, type SessionProvider } from './sessions';
-export { AcpProjector, serveAcpAgent, viewToolCall, type AcpAgentOptions, type AcpPermission, type AcpPromptAnswer, type AcpStopReason, type AcpToolKind, type ToolCallView } from './projections/acp';
+export { AcpHistory, AcpProjector, defaultAcpHistoryDir, serveAcpAgent, viewToolCall, type AcpAgentOptions, type SessionHistory, type AcpPermission, type AcpPromptAnswer, type AcpStopReason, type AcpToolKind, type ToolCallView } from './projections/acp';
 export { UI_MESSAGE_STREAM_HEADERS, UIMessageStreamProjector, pipeUIMessageStreamToResponse, toUIMessageStreamResponse, type PlanEntry, type UIApprovalData, type UIFinishReason, type UIMessageChunk, type UIMessageStreamOptions, type UIVersion } from './projections/ui-message-stream';
 export { MemoryRunStore, RedisRunStore, createRunsHandler, createWorker, openRunStore, type RunsHandlerOptions, type JobSignals, type ReadOptions, type RedisStoreOptions, type RunJob, type RunStore, type RunStoreOptions, type StreamEntry, type TakenJob, type WorkerOptions } from './scale';

@@ -2,11 +2,13 @@
  * `cli-subprocess-core acp --provider P` driven by the real ACP client (the official SDK's
  * `client()`, test/clients/acp-client.mjs) over each pinned CLI against its scripted endpoint
  * (issue #20): a plain prompt, a tool call allowed and one denied, a cancel then another prompt,
- * two prompts. Every update the agent sent is checked against the SDK's schema as well.
+ * two prompts, and a session loaded by a new agent process. Every update the agent sent is checked against the SDK's schema as well.
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { SESSION_CLIS } from '../../src/sessions/clis';
 import { acpErrors } from '../../test/projections/acp-schema';
+import type { SessionUpdate } from '@agentclientprotocol/sdk';
 import type { ResponsesTurn } from '../scripted/openai-responses';
 import { startScriptedCli, type CliName, type ScriptedCli } from '../scripted/setup';
 import { runAcpClient, type AcpClientRun, type AcpClientScenario } from './acp-client-harness';
@@ -24,9 +26,14 @@ const SCRIPTS: Record<AcpClientScenario, readonly ResponsesTurn[]> = {
   cancel: [SLOW_TEXT, { text: 'After the interrupt.' }],
 };
 
+/** The text of the updates of `kind` (the agent's messages by default), as the client received them. */
+function textOf(updates: readonly SessionUpdate[], kind: 'agent_message_chunk' | 'user_message_chunk' = 'agent_message_chunk'): string {
+  return updates.map((update) => ((update.sessionUpdate === 'agent_message_chunk' || update.sessionUpdate === 'user_message_chunk') && update.sessionUpdate === kind && update.content.type === 'text' ? update.content.text : '')).join('');
+}
+
 /** The agent's text of a turn, as the client received it. */
 function said(run: AcpClientRun, turn: number): string {
-  return run.turns[turn].updates.map((update) => (update.sessionUpdate === 'agent_message_chunk' && update.content.type === 'text' ? update.content.text : '')).join('');
+  return textOf(run.turns[turn].updates);
 }
 
 export function describeAcpAgent(name: CliName): void {
@@ -35,16 +42,23 @@ export function describeAcpAgent(name: CliName): void {
     for (const cli of open.splice(0)) await cli.close();
   });
 
-  async function drive(scenario: AcpClientScenario): Promise<{ run: AcpClientRun; cli: ScriptedCli }> {
-    const cli = await startScriptedCli(name, SCRIPTS[scenario]);
+  async function drive(scenario: AcpClientScenario, script: readonly ResponsesTurn[] = SCRIPTS[scenario]): Promise<{ run: AcpClientRun; cli: ScriptedCli }> {
+    const cli = await startScriptedCli(name, script);
     open.push(cli);
+    return { run: await driveAgain(scenario, cli), cli };
+  }
+
+  /** The client against a new agent process for `cli` (its history in the CLI's home). */
+  async function driveAgain(scenario: AcpClientScenario, cli: ScriptedCli, load?: string): Promise<AcpClientRun> {
     // ts-node compiles the command with the project's settings (decorators) from any cwd.
     const env = { ...cli.env, CLAUDE_CODE_MAX_RETRIES: '1', TS_NODE_PROJECT: join(ROOT, 'tsconfig.json') };
-    const run = await runAcpClient({ scenario, cwd: cli.cwd, env, command: [...ACP_COMMAND, '--provider', name, '--bin', cli.executable] });
+    const command = [...ACP_COMMAND, '--provider', name, '--bin', cli.executable, '--history-dir', join(cli.env.HOME, 'acp-history')];
+    const run = await runAcpClient({ scenario, cwd: cli.cwd, env, command, load });
     // Nothing the SDK client rejected or altered, and every update valid against the protocol's schema.
     expect(run.logs.filter((log) => log.source !== 'console' || /error/i.test(JSON.stringify(log)))).toEqual([]);
-    for (const turn of run.turns) for (const update of turn.updates) expect({ update, errors: acpErrors('SessionUpdate', update) }).toEqual({ update, errors: [] });
-    return { run, cli };
+    const updates = [...run.turns.flatMap((turn) => turn.updates), ...run.outOfTurnUpdates.map((entry) => entry.update)];
+    for (const update of updates) expect({ update, errors: acpErrors('SessionUpdate', update) }).toEqual({ update, errors: [] });
+    return run;
   }
 
   it('a plain prompt: the answer as message chunks, end_turn', async () => {
@@ -80,6 +94,28 @@ export function describeAcpAgent(name: CliName): void {
     expect(run.turns.map((turn) => turn.stopReason)).toEqual(['cancelled', 'end_turn']);
     expect(said(run, 1)).toBe('After the interrupt.');
   });
+
+  if (SESSION_CLIS[name].resume === null) {
+    it("session/load is not offered: the CLI cannot resume (clis.ts says why)", async () => {
+      const { run } = await drive('plain');
+      expect(run.initialize.agentCapabilities?.loadSession).toBe(false);
+    });
+  } else {
+    it('session/load in a new agent process: the history replayed first, then a prompt that continues the conversation', async () => {
+      const { run: first, cli } = await drive('plain', [{ text: 'The first answer.' }, { text: 'The second answer.' }]);
+      expect(first.initialize.agentCapabilities?.loadSession).toBe(true);
+      const sessionId = first.sessionNew?.sessionId as string;
+      const second = await driveAgain('plain', cli, sessionId);
+      expect(second.sessionLoad).toMatchObject({ modes: { currentModeId: 'ask' } });
+      const replayed = second.outOfTurnUpdates.filter((entry) => entry.afterTurn === -1).map((entry) => entry.update);
+      expect([textOf(replayed, 'user_message_chunk'), textOf(replayed)]).toEqual(['Say hello.', 'The first answer.']);
+      expect(second.turns.map((turn) => turn.stopReason)).toEqual(['end_turn']);
+      expect(said(second, 0)).toBe('The second answer.');
+      // The CLI resumed its own session: the model saw the first turn.
+      const calls = cli.server.requests.filter((request) => request.method === 'POST' && JSON.stringify(request.body).includes('Say hello.'));
+      expect(JSON.stringify(calls.at(-1)?.body)).toContain('The first answer.');
+    });
+  }
 
   it('two prompts: two turns of one session', async () => {
     const { run } = await drive('two-turns');

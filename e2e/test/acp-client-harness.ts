@@ -7,6 +7,7 @@ import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import type {
   InitializeResponse,
+  LoadSessionResponse,
   NewSessionResponse,
   PromptResponse,
   RequestPermissionRequest,
@@ -49,7 +50,10 @@ export type AcpClientLog = {
 
 export interface AcpClientRun {
   initialize: InitializeResponse;
-  sessionNew: NewSessionResponse;
+  /** The `session/new` answer; null with `load`. */
+  sessionNew: NewSessionResponse | null;
+  /** The `session/load` answer, with `load`. */
+  sessionLoad: LoadSessionResponse | null;
   turns: AcpClientTurn[];
   /** session/update received while no prompt was pending (afterTurn: index of the last turn, -1 before the first). */
   outOfTurnUpdates: { afterTurn: number; update: SessionUpdate }[];
@@ -70,11 +74,13 @@ export interface AcpClientOptions {
   command: string[];
   /** The client's hard timeout (default 120 s): it kills the agent and fails. */
   timeoutMs?: number;
+  /** A session to load (`session/load`) instead of a new one. */
+  load?: string;
 }
 
 /** Runs acp-client.mjs against `command`; rejects (with its stderr) when the client exits non-zero. */
-export function runAcpClient({ scenario, cwd, env, command, timeoutMs }: AcpClientOptions): Promise<AcpClientRun> {
-  const args = [ACP_CLIENT, '--scenario', scenario, '--cwd', cwd, ...(timeoutMs ? ['--timeout-ms', String(timeoutMs)] : []), '--', ...command];
+export function runAcpClient({ scenario, cwd, env, command, timeoutMs, load }: AcpClientOptions): Promise<AcpClientRun> {
+  const args = [ACP_CLIENT, '--scenario', scenario, '--cwd', cwd, ...(timeoutMs ? ['--timeout-ms', String(timeoutMs)] : []), ...(load ? ['--load', load] : []), '--', ...command];
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';

@@ -11,10 +11,11 @@ const NOT_FOUND_EXIT_CODE = 127;
 
 /**
  * `acp --provider <p> [options]`: an Agent Client Protocol agent on stdin and stdout, for an editor
- * (Zed, JetBrains, Neovim) to launch. Each ACP session is a session of the provider's CLI. Ends at
+ * (Zed, JetBrains, Neovim) to launch. Each ACP session is a session of the provider's CLI, its
+ * history kept in `historyDir` (the default when absent) for `session/load`. Ends at
  * the end of its input, once every session is closed: exit 0; 127 when the CLI is not installed.
  */
-export async function acpCommand(options: SessionOptions, io: CliIo): Promise<number> {
+export async function acpCommand(options: SessionOptions, io: CliIo, historyDir?: string): Promise<number> {
   const { provider, cwd: _cwd, ...session } = options;
   // Checked now: an editor shows a command that exits at once with its stderr, not a session that fails later.
   try {
@@ -24,6 +25,6 @@ export async function acpCommand(options: SessionOptions, io: CliIo): Promise<nu
     io.stderr.write(`cli-subprocess-core: ${error.message}\n`);
     return NOT_FOUND_EXIT_CODE;
   }
-  await serveAcpAgent({ provider, session }, io.stdin, io.stdout);
+  await serveAcpAgent({ provider, session, historyDir }, io.stdin, io.stdout);
   return 0;
 }

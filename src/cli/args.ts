@@ -20,7 +20,7 @@ export type Command =
   | { readonly name: 'schema'; readonly kind?: string }
   | { readonly name: 'run'; readonly options: RunOptions }
   | { readonly name: 'session'; readonly options: SessionOptions }
-  | { readonly name: 'acp'; readonly options: SessionOptions }
+  | { readonly name: 'acp'; readonly options: SessionOptions; readonly historyDir?: string }
   | { readonly name: 'serve' | 'worker'; readonly options: ServeOptions }
   | { readonly name: 'help' };
 
@@ -40,7 +40,8 @@ Commands:
                                                closes it once the prompts sent are answered), events as JSONL on stdout
   acp --provider <claude|codex|gemini|opencode|qwen|copilot> [options]
                                                an Agent Client Protocol agent on stdio (for Zed, JetBrains, Neovim)
-                                               fronting the CLI: each ACP session is a session of it
+                                               fronting the CLI: each ACP session is a session of it,
+                                               kept for session/load in --history-dir
   serve [--redis URL] [--host H] [--port P] [--concurrency N] [--cwd DIR]
                                                the runs API over HTTP (queue, SSE that resumes, cancel,
                                                approvals) and a page at /; without Redis, runs in this process
@@ -70,6 +71,9 @@ Options:
                      allow or deny (every request answered at once)
   --approval-timeout <s>
                      session: a request not answered within this many seconds is denied (default 300)
+  --history-dir <dir>
+                     acp: where each session's history is kept, for session/load
+                     (default: $XDG_STATE_HOME/cli-subprocess-core/acp-sessions, or ~/.local/state/…)
   --redis <url>      serve, worker: the Redis that holds the queue and the runs' streams (default: $REDIS_URL;
                      serve without it runs the runs in its own process)
   --host <h>, --port <p>
@@ -120,6 +124,7 @@ const OPTIONS: Readonly<Record<string, { readonly takesValue: boolean; readonly 
   '--concurrency': { takesValue: true, commands: ['serve', 'worker'] },
   '--lock': { takesValue: true, commands: ['serve', 'worker'] },
   '--approval-timeout': { takesValue: true, commands: ['session', 'acp'] },
+  '--history-dir': { takesValue: true, commands: ['acp'] },
 };
 
 /** The options given, by name (a flag without a value maps to ''), in the order given. */
@@ -177,7 +182,7 @@ export function parseArgs(argv: readonly string[]): Command {
     case 'session':
       return { name, options: sessionOptions(given, rest) };
     case 'acp':
-      return { name, options: sessionOptions(given, rest, 'acp') };
+      return { name, options: sessionOptions(given, rest, 'acp'), historyDir: given.get('--history-dir') || undefined };
     case 'serve':
     case 'worker':
       return { name, options: serveOptions(name, given, rest) };

@@ -4,14 +4,14 @@
  * (@agentclientprotocol/sdk, ESM-only, hence an .mjs that jest starts as a child process; see
  * e2e/test/acp-client-harness.ts), to drive any ACP agent over stdio end to end.
  *
- *   node test/clients/acp-client.mjs --scenario <name> --cwd <dir> [--timeout-ms 120000] -- <agent command> [args…]
+ *   node test/clients/acp-client.mjs --scenario <name> --cwd <dir> [--timeout-ms 120000] [--load <sessionId>] -- <agent command> [args…]
  *
  * It spawns the agent command in <dir> with this process's environment (stdin/stdout piped,
  * stderr passed through), connects the SDK client to it with ndJsonStream, sends `initialize`
  * (protocolVersion 1, no fs, no terminal) and `session/new` (cwd, no MCP servers), plays the
  * scenario's turns, and prints ONE JSON object on stdout:
  *
- *   { initialize, sessionNew,
+ *   { initialize, sessionNew | sessionLoad (with --load: `session/load` of that session instead of `session/new`),
  *     turns: [{ prompt, stopReason | error, response?, cancelSentAfterUpdates?, updates: [SessionUpdate…],
  *               permissions: [{ request, answeredOptionId }] }],
  *     outOfTurnUpdates: [{ afterTurn, update }],   // session/update received while no prompt was pending
@@ -73,13 +73,14 @@ function parseArgs(argv) {
   const dash = argv.indexOf('--');
   const own = dash < 0 ? argv : argv.slice(0, dash);
   const command = dash < 0 ? [] : argv.slice(dash + 1);
-  const opts = { scenario: undefined, cwd: process.cwd(), timeoutMs: 120_000 };
+  const opts = { scenario: undefined, cwd: process.cwd(), timeoutMs: 120_000, load: null };
   for (let i = 0; i < own.length; i++) {
     const value = own[i + 1];
     if (value === undefined) throw new UsageError(`${own[i]} needs a value`);
     if (own[i] === '--scenario') opts.scenario = value;
     else if (own[i] === '--cwd') opts.cwd = resolvePath(value);
     else if (own[i] === '--timeout-ms') opts.timeoutMs = Number(value);
+    else if (own[i] === '--load') opts.load = value;
     else throw new UsageError(`unknown argument ${own[i]}`);
     i++;
   }
@@ -91,7 +92,7 @@ function parseArgs(argv) {
 
 // ---------------------------------------------------------------- recording
 
-const record = { initialize: null, sessionNew: null, turns: [], outOfTurnUpdates: [], logs: [], agentExit: null };
+const record = { initialize: null, sessionNew: null, sessionLoad: null, turns: [], outOfTurnUpdates: [], logs: [], agentExit: null };
 let currentTurn = null; // the turn whose session/prompt is pending
 const log = (entry) => record.logs.push({ ...entry, turn: currentTurn ? currentTurn.index : null });
 const turnRecord = (turn, outcome) => ({
@@ -343,8 +344,14 @@ async function main() {
         clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false },
         clientInfo: { name: 'cli-subprocess-core-acp-client', version: '0.1.0' },
       });
-      record.sessionNew = await ctx.request(methods.agent.session.new, { cwd: opts.cwd, mcpServers: [] });
-      sessionId = record.sessionNew.sessionId;
+      if (opts.load === null) {
+        record.sessionNew = await ctx.request(methods.agent.session.new, { cwd: opts.cwd, mcpServers: [] });
+        sessionId = record.sessionNew.sessionId;
+      } else {
+        // The history the agent replays comes before its answer: outOfTurnUpdates with afterTurn -1.
+        sessionId = opts.load;
+        record.sessionLoad = await ctx.request(methods.agent.session.load, { sessionId, cwd: opts.cwd, mcpServers: [] });
+      }
       await settle();
 
       for (const [index, spec] of scenario.turns.entries()) {

@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
@@ -9,12 +9,12 @@ import { acpErrors, acpMessageErrors } from './acp-schema';
 
 /*
  * The ACP agent (the `acp` command's engine) over in-memory streams, fronting the stand-in that
- * replays real Gemini CLI captures (test/sessions/replay-agent.js): what it writes is valid ACP, and
- * modes, permissions, cancel and errors behave. The real ACP client drives it in e2e/test/acp-agent.spec.ts.
+ * replays real Gemini CLI and Copilot CLI captures (test/sessions/replay-agent.js): what it writes is
+ * valid ACP, and modes, permissions, cancel, session/load and errors behave. The real ACP client drives it in e2e/test/acp-agent.spec.ts.
  */
 
 const AGENT = join(__dirname, '..', 'sessions', 'replay-agent.js');
-const wire = (name: string) => join(__dirname, '..', 'fixtures', 'sessions', 'gemini', `wire-${name}.jsonl`);
+const wire = (name: string, cli = 'gemini') => join(__dirname, '..', 'fixtures', 'sessions', cli, `wire-${name}.jsonl`);
 
 jest.setTimeout(20_000);
 
@@ -25,12 +25,14 @@ beforeEach(() => {
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
 /** The agent on a replayed capture: send client messages, read what it wrote. */
-function startAgent(capture: string) {
+function startAgent(capture: string, options: { provider?: 'gemini' | 'copilot'; historyDir?: string | null; log?: string } = {}) {
   const input = new PassThrough();
   const output = new PassThrough();
   let text = '';
   output.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')));
-  const served = serveAcpAgent({ provider: 'gemini', session: { executable: AGENT, env: { REPLAY_WIRE: wire(capture) }, killGraceMs: 500 } }, input, output);
+  const provider = options.provider ?? 'gemini';
+  const env = { REPLAY_WIRE: wire(capture, provider), ...(options.log ? { REPLAY_LOG: options.log } : {}) };
+  const served = serveAcpAgent({ provider, session: { executable: AGENT, env, killGraceMs: 500 }, historyDir: options.historyDir === undefined ? join(dir, 'history') : options.historyDir }, input, output);
   const messages = (): Record<string, unknown>[] => text.split('\n').filter((line) => line !== '').map((line) => JSON.parse(line) as Record<string, unknown>);
   const send = (message: Record<string, unknown>) => input.write(`${JSON.stringify({ jsonrpc: '2.0', ...message })}\n`);
   const answer = (id: number) => waitFor(`the answer to ${id}`, () => messages().find((message) => message.id === id && message.method === undefined));
@@ -116,4 +118,76 @@ it('errors: an unknown method, an unknown session, a line that is not JSON', asy
   expect((await waitFor('the parse error', () => agent.messages().find((message) => message.id === null))).error).toMatchObject({ code: -32700 });
   await agent.end();
   for (const message of agent.messages()) expect(acpMessageErrors(message)).toEqual([]);
+});
+
+describe('session/load: the history replayed, the CLI resumed (Copilot CLI captures: a session, then a load of it)', () => {
+  const said = (updates: Record<string, unknown>[], kind: string) =>
+    updates
+      .filter((update) => update.sessionUpdate === kind)
+      .map((update) => (update.content as { text: string }).text)
+      .join('');
+
+  it('a new agent process replays the session before answering, resumes the CLI session, and the next prompt continues it', async () => {
+    const first = startAgent('plain', { provider: 'copilot' });
+    const sessionId = await first.open();
+    expect((await first.answer(0)).result).toMatchObject({ agentCapabilities: { loadSession: true } });
+    first.send({ id: 2, method: 'session/prompt', params: { sessionId, prompt: [{ type: 'text', text: 'Say hello.' }] } });
+    expect((await first.answer(2)).result).toEqual({ stopReason: 'end_turn' });
+    await first.end();
+    // The CLI's own session id (Copilot's, in the capture), not the agent's.
+    const cliSession = /"sessionId":"([^"]+)"/.exec(readFileSync(wire('plain', 'copilot'), 'utf8'))?.[1];
+    expect(cliSession).not.toBe(sessionId);
+
+    const log = join(dir, 'host.jsonl');
+    const second = startAgent('load', { provider: 'copilot', log });
+    second.send({ id: 0, method: 'initialize', params: { protocolVersion: 1, clientCapabilities: {} } });
+    second.send({ id: 1, method: 'session/load', params: { sessionId, cwd: dir, mcpServers: [] } });
+    expect((await second.answer(1)).result).toMatchObject({ modes: { currentModeId: 'ask' } });
+    const atAnswer = second.messages().findIndex((message) => message.id === 1 && message.method === undefined);
+    const replayed = updatesOf(second.messages().slice(0, atAnswer));
+    expect(replayed.map((update) => update.sessionUpdate)).toEqual(['user_message_chunk', 'agent_message_chunk']);
+    expect(said(replayed, 'user_message_chunk')).toBe('Say hello.');
+    expect(said(replayed, 'agent_message_chunk')).toBe('Hello from the scripted model.');
+
+    second.send({ id: 2, method: 'session/prompt', params: { sessionId, prompt: [{ type: 'text', text: 'Give the second answer.' }] } });
+    expect((await second.answer(2)).result).toEqual({ stopReason: 'end_turn' });
+    await second.end();
+    const turn = updatesOf(second.messages().slice(atAnswer));
+    expect(said(turn, 'agent_message_chunk')).toBe('The second answer.');
+    // Message ids stay unique across the session's turns, replayed and new.
+    const ids = new Set(replayed.map((update) => update.messageId));
+    expect(turn.filter((update) => ids.has(update.messageId))).toEqual([]);
+    // The CLI was asked to load the CLI session the first agent recorded.
+    const host = readFileSync(log, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(host.find((message) => message.method === 'session/load')).toMatchObject({ params: { sessionId: cliSession, cwd: dir } });
+    expect(host.some((message) => message.method === 'session/new')).toBe(false);
+    for (const message of [...first.messages(), ...second.messages()]) expect({ message, errors: acpMessageErrors(message) }).toEqual({ message, errors: [] });
+
+    // Loaded again: the history now holds both turns.
+    const third = startAgent('load', { provider: 'copilot' });
+    third.send({ id: 0, method: 'initialize', params: { protocolVersion: 1, clientCapabilities: {} } });
+    third.send({ id: 1, method: 'session/load', params: { sessionId, cwd: dir, mcpServers: [] } });
+    await third.answer(1);
+    await third.end();
+    const again = updatesOf(third.messages());
+    expect(said(again, 'user_message_chunk')).toBe('Say hello.Give the second answer.');
+    expect(said(again, 'agent_message_chunk')).toBe('Hello from the scripted model.The second answer.');
+  });
+
+  it('errors: an unknown session, an id that is not one of ours; without a history, no session/load at all', async () => {
+    const agent = startAgent('plain', { provider: 'copilot' });
+    agent.send({ id: 0, method: 'initialize', params: { protocolVersion: 1, clientCapabilities: {} } });
+    agent.send({ id: 1, method: 'session/load', params: { sessionId: 'f00d', cwd: dir, mcpServers: [] } });
+    agent.send({ id: 2, method: 'session/load', params: { sessionId: '../../etc/passwd', cwd: dir, mcpServers: [] } });
+    expect((await agent.answer(1)).error).toMatchObject({ code: -32602, message: expect.stringContaining('no session "f00d" to load') });
+    expect((await agent.answer(2)).error).toMatchObject({ code: -32602 });
+    await agent.end();
+
+    const without = startAgent('plain', { provider: 'copilot', historyDir: null });
+    without.send({ id: 0, method: 'initialize', params: { protocolVersion: 1, clientCapabilities: {} } });
+    without.send({ id: 1, method: 'session/load', params: { sessionId: 'f00d', cwd: dir, mcpServers: [] } });
+    expect((await without.answer(0)).result).toMatchObject({ agentCapabilities: { loadSession: false } });
+    expect((await without.answer(1)).error).toMatchObject({ code: -32601 });
+    await without.end();
+  });
 });

@@ -7,6 +7,8 @@ import type { JsonObject, JsonValue } from '../../schema/json';
 import { startSession } from '../../sessions/session';
 import { SessionTurns } from '../../sessions/turns';
 import type { ApprovalPolicy, Session, SessionOptions, SessionProvider } from '../../sessions/types';
+import { SESSION_CLIS } from '../../sessions/clis';
+import { AcpHistory, defaultAcpHistoryDir } from './history';
 import { AcpProjector } from './projector';
 
 /** Options of `serveAcpAgent`. */
@@ -17,6 +19,12 @@ export interface AcpAgentOptions {
   session?: Omit<SessionOptions, 'provider' | 'cwd' | 'approvals' | 'onApproval'>;
   /** The agent's name and version, as `initialize` tells the client. */
   agentInfo?: { name: string; version: string };
+  /**
+   * Where each session's history is kept for `session/load` (see `AcpHistory`); default
+   * `defaultAcpHistoryDir()`. null keeps none: the agent offers no `session/load`. A CLI that
+   * cannot resume (see `SessionOptions.resume`) offers none either.
+   */
+  historyDir?: string | null;
 }
 
 /**
@@ -40,6 +48,8 @@ interface AgentSession {
   readonly turns: SessionTurns;
   readonly projector: AcpProjector;
   mode: ApprovalPolicy;
+  /** The CLI's session id as the history last recorded it. */
+  recordedCli: string | null;
 }
 
 /** A JSON-RPC failure answered to the client (a request the agent cannot do). */
@@ -57,10 +67,13 @@ class RpcError extends Error {
  * each `session/new` starts a session of `provider`'s CLI (`startSession`), each `session/prompt` is
  * a turn whose events go to the client as `session/update`s (`AcpProjector`), the CLI's permission
  * requests go to the client as `session/request_permission` (in mode `ask`), and `session/cancel`
- * interrupts the turn. Resolves when the input ends, once every session is closed.
+ * interrupts the turn. `session/load` replays a session's history (`AcpHistory`) and resumes the
+ * CLI's own session. Resolves when the input ends, once every session is closed.
  */
 export async function serveAcpAgent(options: AcpAgentOptions, input: Readable, output: Writable): Promise<void> {
   const sessions = new Map<string, AgentSession>();
+  const canResume = SESSION_CLIS[options.provider].resume !== null;
+  const history = options.historyDir === null || !canResume ? null : new AcpHistory(options.historyDir ?? defaultAcpHistoryDir());
   /** The client's answers to our requests, by id. */
   const waiting = new Map<number, (message: JsonObject) => void>();
   let nextId = 0;
@@ -74,6 +87,29 @@ export async function serveAcpAgent(options: AcpAgentOptions, input: Readable, o
     const id = nextId++;
     write({ id, method, params });
     return new Promise((resolve) => waiting.set(id, resolve));
+  };
+
+  /** Sends an update of session `sessionId` to the client, and keeps it in the session's history. */
+  const update = (sessionId: string, value: JsonObject): void => {
+    write({ method: 'session/update', params: { sessionId, update: value } });
+    history?.record(sessionId, { update: value });
+  };
+
+  /** Starts the CLI's session for ACP session `sessionId` (`resume`: the CLI's session to continue). */
+  const open = (sessionId: string, cwd: string, resume: string | undefined, projector: AcpProjector): JsonObject => {
+    let session: Session;
+    try {
+      // Approvals are answered here (the mode, or the client): every request is `ask` for the session.
+      session = startSession({ ...options.session, provider: options.provider, cwd, approvals: 'ask', resume });
+    } catch (error) {
+      throw new RpcError(INTERNAL_ERROR, (error as Error).message);
+    }
+    const agent: AgentSession = { session, turns: new SessionTurns(session), projector, mode: 'ask', recordedCli: resume ?? null };
+    sessions.set(sessionId, agent);
+    void session.done.then(() => {
+      if (sessions.get(sessionId) === agent) sessions.delete(sessionId);
+    });
+    return { modes: { currentModeId: 'ask', availableModes: MODES.map((mode) => ({ ...mode })) } };
   };
 
   const sessionOf = (params: JsonObject): AgentSession => {
@@ -101,23 +137,30 @@ export async function serveAcpAgent(options: AcpAgentOptions, input: Readable, o
   const handlers: Record<string, (params: JsonObject) => Promise<JsonValue> | JsonValue> = {
     initialize: () => ({
       protocolVersion: 1,
-      agentCapabilities: { loadSession: false, promptCapabilities: { image: false, audio: false, embeddedContext: false } },
+      agentCapabilities: { loadSession: history !== null, promptCapabilities: { image: false, audio: false, embeddedContext: false } },
       authMethods: [],
       agentInfo: { name: options.agentInfo?.name ?? 'cli-subprocess-core', title: `cli-subprocess-core (${options.provider})`, version: options.agentInfo?.version ?? '0' },
     }),
     'session/new': (params) => {
-      const cwd = str(params.cwd) ?? process.cwd();
-      let session: Session;
-      try {
-        // Approvals are answered here (the mode, or the client): every request is `ask` for the session.
-        session = startSession({ ...options.session, provider: options.provider, cwd, approvals: 'ask' });
-      } catch (error) {
-        throw new RpcError(INTERNAL_ERROR, (error as Error).message);
-      }
       const sessionId = randomUUID();
-      sessions.set(sessionId, { session, turns: new SessionTurns(session), projector: new AcpProjector(), mode: 'ask' });
-      void session.done.then(() => sessions.delete(sessionId));
-      return { sessionId, modes: { currentModeId: 'ask', availableModes: MODES.map((mode) => ({ ...mode })) } };
+      const cwd = str(params.cwd) ?? process.cwd();
+      const answer = { sessionId, ...open(sessionId, cwd, undefined, new AcpProjector()) };
+      // Loadable from now on, even before its first prompt.
+      history?.record(sessionId, { started: { provider: options.provider, cwd } });
+      return answer;
+    },
+    // The history replayed as updates, then the answer; the CLI resumes its own session (ACP asks
+    // the agent to replay the whole conversation before it answers).
+    'session/load': (params) => {
+      if (!history) throw new RpcError(METHOD_NOT_FOUND, 'Method not found: session/load');
+      const sessionId = str(params.sessionId) ?? '';
+      const saved = history.read(sessionId);
+      if (!saved) throw new RpcError(INVALID_PARAMS, `no session ${JSON.stringify(params.sessionId)} to load in ${history.dir}`);
+      for (const value of saved.updates) write({ method: 'session/update', params: { sessionId, update: value } });
+      const live = sessions.get(sessionId);
+      if (live) return { modes: { currentModeId: live.mode, availableModes: MODES.map((mode) => ({ ...mode })) } };
+      // A new prefix keeps the ids this projector makes apart from those of the replayed turns.
+      return open(sessionId, str(params.cwd) ?? process.cwd(), saved.cliSessionId ?? undefined, new AcpProjector(`${randomUUID().slice(0, 8)}-`));
     },
     'session/set_mode': (params) => {
       const agent = sessionOf(params);
@@ -130,8 +173,14 @@ export async function serveAcpAgent(options: AcpAgentOptions, input: Readable, o
       const sessionId = str(params.sessionId) ?? '';
       const agent = sessionOf(params);
       const text = promptText(params.prompt);
+      for (const block of arr(params.prompt)) if (obj(block)) history?.record(sessionId, { update: { sessionUpdate: 'user_message_chunk', content: block } });
       for await (const event of agent.turns.send(text)) {
-        for (const update of agent.projector.updates(event)) write({ method: 'session/update', params: { sessionId, update } });
+        const cliSession = agent.session.sessionId;
+        if (cliSession !== null && cliSession !== agent.recordedCli) {
+          agent.recordedCli = cliSession;
+          history?.record(sessionId, { cli_session_id: cliSession });
+        }
+        for (const value of agent.projector.updates(event)) update(sessionId, value);
         if (event.kind === 'approval_requested') void approval(sessionId, agent, event);
         if (event.kind === 'result') {
           const answer = agent.projector.answer(event);

@@ -59,6 +59,13 @@ export class AcpProjector {
   private thoughtId: string | null = null;
   private anonymous = 0;
 
+  /**
+   * @param idPrefix Begins every id the projector makes (message ids, ids of tool calls the CLI left
+   *   unnamed). A session continued by a new projector (a loaded one) needs a new prefix, so that its
+   *   ids stay unique across the session's turns.
+   */
+  constructor(private readonly idPrefix = '') {}
+
   updates(event: AnyEvent): JsonObject[] {
     switch (event.kind) {
       case 'assistant_delta':
@@ -133,8 +140,8 @@ export class AcpProjector {
   }
 
   private messageId(update: 'agent_message_chunk' | 'agent_thought_chunk'): string {
-    if (update === 'agent_message_chunk') return (this.textId ??= `msg-${this.turn}-${this.messages++}`);
-    return (this.thoughtId ??= `thought-${this.turn}-${this.messages++}`);
+    if (update === 'agent_message_chunk') return (this.textId ??= `${this.idPrefix}msg-${this.turn}-${this.messages++}`);
+    return (this.thoughtId ??= `${this.idPrefix}thought-${this.turn}-${this.messages++}`);
   }
 
   private close(update: 'agent_message_chunk' | 'agent_thought_chunk'): void {
@@ -144,7 +151,7 @@ export class AcpProjector {
 
   private toolUse(event: Event<'tool_use'>): JsonObject[] {
     const { tool_name: name, input, metadata } = event.payload;
-    const id = event.payload.tool_call_id ?? `tool-${this.anonymous++}`;
+    const id = event.payload.tool_call_id ?? `${this.idPrefix}tool-${this.anonymous++}`;
     const plan = planOf(name, input);
     if (plan !== null) {
       this.tools.set(id, { hasDiff: false, plan: true });

@@ -1,0 +1,81 @@
+import { appendFileSync, mkdirSync, readFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { obj, str } from '../../providers/drafts';
+import type { JsonObject } from '../../schema/json';
+
+/** One line of a session's record: its start, an update the client was sent, or the CLI's own session id. */
+type HistoryLine = { started: { provider: string; cwd: string } } | { update: JsonObject } | { cli_session_id: string };
+
+/** What `session/load` needs of a session: the updates to replay, and the CLI session to resume. */
+export interface SessionHistory {
+  readonly updates: JsonObject[];
+  /** The CLI's session id last announced; null when no turn ever ran (nothing to resume). */
+  readonly cliSessionId: string | null;
+}
+
+/** The ids this agent makes (UUIDs), and nothing that could leave the directory. */
+const SESSION_ID = /^[A-Za-z0-9_-]{1,128}$/;
+
+/**
+ * Where an ACP agent keeps its sessions by default: `$XDG_STATE_HOME/cli-subprocess-core/acp-sessions`
+ * (`~/.local/state/…` without it).
+ */
+export function defaultAcpHistoryDir(): string {
+  return join(process.env.XDG_STATE_HOME || join(homedir(), '.local', 'state'), 'cli-subprocess-core', 'acp-sessions');
+}
+
+/**
+ * What an ACP agent keeps of each session, so that `session/load` (an editor reopening a thread,
+ * after a restart too) can replay it: one JSON-lines file per session in `dir`, of the updates the
+ * client was sent (its prompts as `user_message_chunk`s included) and the CLI's session id. A CLI
+ * resumes its own conversation, but none replays it in ACP's terms: this record is the history.
+ */
+export class AcpHistory {
+  constructor(readonly dir: string) {}
+
+  /** Appends to session `id`'s record (written at once: an agent killed mid-turn keeps what it sent). */
+  record(id: string, line: HistoryLine): void {
+    mkdirSync(this.dir, { recursive: true, mode: 0o700 });
+    appendFileSync(join(this.dir, `${id}.jsonl`), `${JSON.stringify(line)}\n`, { mode: 0o600 });
+  }
+
+  /**
+   * Session `id`'s record, null when there is none. Consecutive text chunks of one message are
+   * joined (the same text, fewer updates); a line that does not parse (a write cut short) is skipped.
+   */
+  read(id: string): SessionHistory | null {
+    if (!SESSION_ID.test(id)) return null;
+    let text: string;
+    try {
+      text = readFileSync(join(this.dir, `${id}.jsonl`), 'utf8');
+    } catch {
+      return null;
+    }
+    const updates: JsonObject[] = [];
+    let cliSessionId: string | null = null;
+    for (const raw of text.split('\n')) {
+      let line: JsonObject | null;
+      try {
+        line = obj(JSON.parse(raw));
+      } catch {
+        continue;
+      }
+      const update = obj(line?.update);
+      if (update) appendJoined(updates, update);
+      else cliSessionId = str(line?.cli_session_id) ?? cliSessionId;
+    }
+    return { updates, cliSessionId };
+  }
+}
+
+/** Adds `update` to `updates`, joined to the last one when both are text chunks of one message. */
+function appendJoined(updates: JsonObject[], update: JsonObject): void {
+  const last = updates.at(-1);
+  const text = str(obj(update.content)?.type === 'text' ? obj(update.content)?.text : null);
+  const lastText = str(obj(last?.content)?.type === 'text' ? obj(last?.content)?.text : null);
+  const chunk = update.sessionUpdate === 'agent_message_chunk' || update.sessionUpdate === 'agent_thought_chunk';
+  if (last && chunk && text !== null && lastText !== null && last.sessionUpdate === update.sessionUpdate && last.messageId === update.messageId) {
+    updates[updates.length - 1] = { ...last, content: { type: 'text', text: lastText + text } };
+  } else updates.push(update);
+}
