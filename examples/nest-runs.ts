@@ -17,7 +17,7 @@ export class RunsController {
   @Post()
   async start(@Body('prompt') prompt?: string): Promise<{ id: string }> {
     if (typeof prompt !== 'string' || prompt.trim() === '') throw new BadRequestException('prompt is required');
-    return { id: await this.store.enqueue({ provider: 'claude', prompt }) };
+    return { id: await this.store.enqueueRun({ provider: 'claude', prompt }) };
   }
 
   // GET /runs/:id/events: SSE whose ids are the stream's entry ids; a reconnecting EventSource resumes.

@@ -74,7 +74,7 @@ it('a queued run over HTTP: SSE with entry ids, a resume from Last-Event-ID, an 
   // It comes back with the last id it saw, and gets exactly the rest.
   const rest = await sse(`/runs/${id}/events`, { 'last-event-id': first.at(-1)?.id ?? '' });
   const stream: StreamEntry[] = [];
-  for await (const entry of store.read(id)) stream.push(entry);
+  for await (const entry of store.readRunEvents(id)) stream.push(entry);
   expect([...first, ...rest].map((frame) => frame.id)).toEqual(stream.map((entry) => entry.id));
   expect(rest.at(-1)).toMatchObject({ kind: 'result', data: { payload: { status: 'completed' } } });
   expect(existsSync(join(cli.cwd, 'made-by-tool.txt'))).toBe(true);

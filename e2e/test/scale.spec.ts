@@ -77,8 +77,8 @@ function standIns(): { cli: ProcessRef | null; worker: number }[] {
 }
 
 it('runs spread over the two workers; each runs once, its stream complete and in order', async () => {
-  const runIds = await Promise.all([1, 2, 3, 4].map(() => store.enqueue(replayJob(dir, 'plain', { REPLAY_DELAY_MS: '150' }))));
-  const streams = await Promise.all(runIds.map((runId) => readAll(store.read(runId))));
+  const runIds = await Promise.all([1, 2, 3, 4].map(() => store.enqueueRun(replayJob(dir, 'plain', { REPLAY_DELAY_MS: '150' }))));
+  const streams = await Promise.all(runIds.map((runId) => readAll(store.readRunEvents(runId))));
   for (const entries of streams) {
     expect(entries.filter((entry) => entry.event.kind === 'run_started')).toHaveLength(1);
     expect(entries.at(-1)?.event).toMatchObject({ kind: 'result', payload: { status: 'completed' } });
@@ -88,8 +88,8 @@ it('runs spread over the two workers; each runs once, its stream complete and in
 });
 
 it("a cancel from this process reaches the worker holding the run: aborted, the worker's CLI gone", async () => {
-  const runId = await store.enqueue(replayJob(dir, 'interrupt-stream', { REPLAY_DELAY_MS: '300' }));
-  const { seen, done: reading } = follow(store.read(runId));
+  const runId = await store.enqueueRun(replayJob(dir, 'interrupt-stream', { REPLAY_DELAY_MS: '300' }));
+  const { seen, done: reading } = follow(store.readRunEvents(runId));
   await waitFor('streamed text', () => seen.some((entry) => entry.event.kind === 'assistant_delta'));
   const [started] = standIns();
   await store.cancel(runId);
@@ -101,9 +101,9 @@ it("a cancel from this process reaches the worker holding the run: aborted, the 
 it("an approval answered from this process reaches the worker: the real Claude Code's write is allowed", async () => {
   const cli = await startScriptedCli('claude', [{ shell: 'touch made-by-tool.txt' }, { text: 'I created the file.' }]);
   try {
-    const runId = await store.enqueue({ provider: 'claude', prompt: 'Create made-by-tool.txt.', cwd: cli.cwd, executable: cli.executable, env: { ...cli.env, CLAUDE_CODE_MAX_RETRIES: '1' } });
+    const runId = await store.enqueueRun({ provider: 'claude', prompt: 'Create made-by-tool.txt.', cwd: cli.cwd, executable: cli.executable, env: { ...cli.env, CLAUDE_CODE_MAX_RETRIES: '1' } });
     const kinds: string[] = [];
-    for await (const { event } of store.read(runId)) {
+    for await (const { event } of store.readRunEvents(runId)) {
       kinds.push(event.kind);
       if (event.kind === 'approval_requested') await store.approve(runId, event.payload.approval_id ?? '', { decision: 'allow' });
     }
@@ -115,8 +115,8 @@ it("an approval answered from this process reaches the worker: the real Claude C
 });
 
 it('a worker SIGKILLed mid-run: the other worker fails the run (worker_lost), no CLI of it left; a retried run goes on', async () => {
-  const lost = await store.enqueue(replayJob(dir, 'interrupt-stream', { REPLAY_DELAY_MS: '400' }));
-  const { seen, done: reading } = follow(store.read(lost));
+  const lost = await store.enqueueRun(replayJob(dir, 'interrupt-stream', { REPLAY_DELAY_MS: '400' }));
+  const { seen, done: reading } = follow(store.readRunEvents(lost));
   await waitFor('streamed text', () => seen.some((entry) => entry.event.kind === 'assistant_delta'));
   const [started] = standIns();
   const holder = workers.find((worker) => worker.child.pid === started.worker) as WorkerProcess;
@@ -131,8 +131,8 @@ it('a worker SIGKILLed mid-run: the other worker fails the run (worker_lost), no
   expect(standIns()).toHaveLength(1); // not run again
   workers.push(await startWorker(redis.url));
 
-  const retried = await store.enqueue(replayJob(dir, 'plain', { REPLAY_DELAY_MS: '300' }, { retry: true }));
-  const { seen: again, done: rereading } = follow(store.read(retried));
+  const retried = await store.enqueueRun(replayJob(dir, 'plain', { REPLAY_DELAY_MS: '300' }, { retry: true }));
+  const { seen: again, done: rereading } = follow(store.readRunEvents(retried));
   await waitFor('the retried run to start', () => again.some((entry) => entry.event.kind === 'run_started'));
   const holderOfRetry = workers.find((worker) => worker.child.pid === standIns().at(-1)?.worker) as WorkerProcess;
   holderOfRetry.child.kill('SIGKILL');
@@ -149,11 +149,11 @@ it('SSE from another process: the ids are entry ids, a reconnect with Last-Event
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   try {
-    const runId = await store.enqueue(replayJob(dir, 'thinking', { REPLAY_DELAY_MS: '100' }));
+    const runId = await store.enqueueRun(replayJob(dir, 'thinking', { REPLAY_DELAY_MS: '100' }));
     // Three messages, then the client leaves.
     const first = await sse(`${base}/runs/${runId}/events`, {}, 3);
     const rest = await sse(`${base}/runs/${runId}/events`, { 'last-event-id': first.at(-1) as string });
-    const stream = await readAll(store.read(runId, { follow: false }));
+    const stream = await readAll(store.readRunEvents(runId, { follow: false }));
     expect([...first, ...rest]).toEqual(stream.map((entry) => entry.id));
     expect(stream.at(-1)?.event).toMatchObject({ kind: 'result', payload: { status: 'completed' } });
   } finally {

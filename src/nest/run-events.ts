@@ -22,7 +22,7 @@ export function runEvents$(store: RunStore, runId: string, lastEventId?: string)
     const after = lastEventId !== undefined && isEntryId(lastEventId) ? lastEventId : undefined;
     void (async () => {
       try {
-        for await (const { id, event } of store.read(runId, { after, signal: reading.signal })) subscriber.next({ id, data: event });
+        for await (const { id, event } of store.readRunEvents(runId, { after, signal: reading.signal })) subscriber.next({ id, data: event });
         subscriber.complete();
       } catch (error) {
         subscriber.error(error);

@@ -48,7 +48,7 @@ export function createRunsHandler(store: RunStore, options: RunsHandlerOptions =
       if (parts[0] !== 'runs') return false;
       if (request.method === 'POST' && parts.length === 1) {
         const job = jobOf(await readJson(request), options.jobDefaults ?? {});
-        sendJson(response, 201, { id: await store.enqueue(job) });
+        sendJson(response, 201, { id: await store.enqueueRun(job) });
         return true;
       }
       const runId = parts[1] ?? '';
@@ -119,7 +119,7 @@ async function streamEvents(store: RunStore, runId: string, request: IncomingMes
     if (!response.destroyed) response.write(': keep-alive\n\n');
   }, keepAliveMs);
   try {
-    for await (const { id, event } of store.read(runId, { after, signal: reading.signal })) {
+    for await (const { id, event } of store.readRunEvents(runId, { after, signal: reading.signal })) {
       if (reading.signal.aborted || response.destroyed) break;
       // A full buffer waits for the client, or for its leaving (then 'drain' never comes).
       if (!response.write(`id: ${id}\ndata: ${JSON.stringify(event)}\n\n`)) await drainedOrGone(response);

@@ -27,7 +27,7 @@ export class MemoryRunStore implements RunStore {
 
   constructor(private readonly options: { ttlMs?: number } = {}) {}
 
-  async enqueue(job: RunJob): Promise<string> {
+  async enqueueRun(job: RunJob): Promise<string> {
     const runId = randomUUID();
     this.stream(runId);
     this.queue.push({ runId, job });
@@ -60,7 +60,7 @@ export class MemoryRunStore implements RunStore {
     return this.streams.get(runId)?.complete ?? false;
   }
 
-  async *read(runId: string, options: ReadOptions = {}): AsyncIterable<StreamEntry> {
+  async *readRunEvents(runId: string, options: ReadOptions = {}): AsyncIterable<StreamEntry> {
     const { after, signal, follow = true } = options;
     const stream = this.streams.get(runId);
     if (!stream) return;

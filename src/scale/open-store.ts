@@ -14,8 +14,8 @@ export interface RunStoreOptions extends Partial<Omit<RedisStoreOptions, 'url'>>
  *
  * @example
  * const store = openRunStore({ redis: process.env.REDIS_URL });
- * const runId = await store.enqueue({ provider: 'claude', prompt: 'Say hello.' });
- * for await (const { id, event } of store.read(runId)) console.log(id, event.kind);
+ * const runId = await store.enqueueRun({ provider: 'claude', prompt: 'Say hello.' });
+ * for await (const { id, event } of store.readRunEvents(runId)) console.log(id, event.kind);
  */
 export function openRunStore(options: RunStoreOptions = {}): RunStore {
   if (!options.redis) return new MemoryRunStore({ ttlMs: options.ttlSeconds === undefined ? undefined : options.ttlSeconds * 1000 });

@@ -74,7 +74,7 @@ export class RedisRunStore implements RunStore {
     this.queue = new modules.bullmq.Queue(`${this.prefix}-runs`, { connection: this.connectionOptions() });
   }
 
-  async enqueue(job: RunJob): Promise<string> {
+  async enqueueRun(job: RunJob): Promise<string> {
     const runId = randomUUID();
     // The job's id is the run's: a run is queued once. Finished jobs are dropped: the stream is the record.
     await this.queue.add('run', { runId, job }, { jobId: runId, removeOnComplete: true, removeOnFail: { age: this.ttl } });
@@ -94,7 +94,7 @@ export class RedisRunStore implements RunStore {
     return (await this.redis.exists(this.key(runId, 'ended'))) === 1;
   }
 
-  async *read(runId: string, options: ReadOptions = {}): AsyncIterable<StreamEntry> {
+  async *readRunEvents(runId: string, options: ReadOptions = {}): AsyncIterable<StreamEntry> {
     const { signal, follow = true } = options;
     const key = this.key(runId, 'events');
     let cursor = options.after ?? '0-0';

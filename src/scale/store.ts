@@ -42,7 +42,7 @@ export interface JobSignals {
  */
 export interface RunStore {
   /** Queues `job` and answers its run id. */
-  enqueue(job: RunJob): Promise<string>;
+  enqueueRun(job: RunJob): Promise<string>;
   /**
    * Appends an event to the run's stream; answers its entry id, or null when the stream is complete
    * (the run was ended elsewhere: its worker must stop it).
@@ -62,7 +62,7 @@ export interface RunStore {
    * appended later, until the stream is complete; stops early when `signal` aborts. A run unknown
    * to the store yields nothing.
    */
-  read(runId: string, options?: ReadOptions): AsyncIterable<StreamEntry>;
+  readRunEvents(runId: string, options?: ReadOptions): AsyncIterable<StreamEntry>;
   /** Asks the worker holding the run to cancel it (or the worker that takes it not to start it). */
   cancel(runId: string): Promise<void>;
   /** Sends an approval's answer to the worker holding the run. */

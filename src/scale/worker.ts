@@ -81,6 +81,6 @@ async function runTaken(store: RunStore, { runId, job, attempt }: TakenJob, sign
 /** The CLI's session id the run's stream announced last (a lost attempt's). */
 async function lastSessionId(store: RunStore, runId: string): Promise<string | undefined> {
   let id: string | undefined;
-  for await (const entry of store.read(runId, { follow: false })) if (entry.event.provider_session_id) id = entry.event.provider_session_id;
+  for await (const entry of store.readRunEvents(runId, { follow: false })) if (entry.event.provider_session_id) id = entry.event.provider_session_id;
   return id;
 }

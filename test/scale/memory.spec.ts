@@ -41,8 +41,8 @@ describe('the in-process store', () => {
   it('is the default: a queued run is taken by a worker, its stream ends with its result', async () => {
     expect(store).toBeInstanceOf(MemoryRunStore);
     worker = createWorker(store);
-    const runId = await store.enqueue(replayJob(dir, 'plain'));
-    const entries = await readAll(store.read(runId));
+    const runId = await store.enqueueRun(replayJob(dir, 'plain'));
+    const entries = await readAll(store.readRunEvents(runId));
     expect(entries.at(-1)?.event).toMatchObject({ kind: 'result', payload: { status: 'completed', output: 'Hello from the scripted model.' } });
     expect(entries.filter((entry) => entry.event.kind === 'run_started')).toHaveLength(1);
     expect(await store.isComplete(runId)).toBe(true);
@@ -54,26 +54,26 @@ describe('the in-process store', () => {
 
   it('reads from a cursor exactly the entries after it; without follow, only what is there', async () => {
     worker = createWorker(store);
-    const runId = await store.enqueue(replayJob(dir, 'plain'));
-    const entries = await readAll(store.read(runId));
+    const runId = await store.enqueueRun(replayJob(dir, 'plain'));
+    const entries = await readAll(store.readRunEvents(runId));
     const cut = Math.floor(entries.length / 2);
-    expect((await readAll(store.read(runId, { after: entries[cut].id }))).map((entry) => entry.id)).toEqual(entries.slice(cut + 1).map((entry) => entry.id));
-    expect((await readAll(store.read(runId, { follow: false }))).length).toBe(entries.length);
-    expect(await readAll(store.read('no-such-run'))).toEqual([]);
+    expect((await readAll(store.readRunEvents(runId, { after: entries[cut].id }))).map((entry) => entry.id)).toEqual(entries.slice(cut + 1).map((entry) => entry.id));
+    expect((await readAll(store.readRunEvents(runId, { follow: false }))).length).toBe(entries.length);
+    expect(await readAll(store.readRunEvents('no-such-run'))).toEqual([]);
   });
 
   it('a stream is completed once: the second complete answers false', async () => {
-    const runId = await store.enqueue(replayJob(dir, 'plain'));
+    const runId = await store.enqueueRun(replayJob(dir, 'plain'));
     await store.append(runId, Event.create('stderr', { payload: { content: 'x' } }));
     expect(await store.complete(runId)).toBe(true);
     expect(await store.complete(runId)).toBe(false);
   });
 
   it('a run cancelled before a worker takes it ends aborted, and no CLI starts', async () => {
-    const runId = await store.enqueue(replayJob(dir, 'plain'));
+    const runId = await store.enqueueRun(replayJob(dir, 'plain'));
     await store.cancel(runId);
     worker = createWorker(store);
-    const entries = await readAll(store.read(runId));
+    const entries = await readAll(store.readRunEvents(runId));
     expect(entries.map((entry) => [entry.event.kind, entry.event.kind === 'result' ? entry.event.payload.status : null])).toEqual([
       ['error', null],
       ['result', 'aborted'],
@@ -83,8 +83,8 @@ describe('the in-process store', () => {
 
   it('a cancel reaches the running run: it ends aborted and its CLI is gone', async () => {
     worker = createWorker(store);
-    const runId = await store.enqueue(replayJob(dir, 'interrupt-stream', { REPLAY_DELAY_MS: '200' }));
-    const { seen, done: reading } = follow(store.read(runId));
+    const runId = await store.enqueueRun(replayJob(dir, 'interrupt-stream', { REPLAY_DELAY_MS: '200' }));
+    const { seen, done: reading } = follow(store.readRunEvents(runId));
     await waitFor('streamed text', () => seen.some((entry) => entry.event.kind === 'assistant_delta'));
     const [pid] = readFileSync(join(dir, 'pids'), 'utf8').trim().split(' ').map(Number);
     const cli = readStat(pid);
@@ -97,8 +97,8 @@ describe('the in-process store', () => {
   it("an approval answered through the store reaches the run's session", async () => {
     worker = createWorker(store);
     const log = join(dir, 'host.jsonl');
-    const runId = await store.enqueue(replayJob(dir, 'allow', { REPLAY_LOG: log }, { prompt: 'Create made-by-tool.txt.' }));
-    for await (const { event } of store.read(runId)) {
+    const runId = await store.enqueueRun(replayJob(dir, 'allow', { REPLAY_LOG: log }, { prompt: 'Create made-by-tool.txt.' }));
+    for await (const { event } of store.readRunEvents(runId)) {
       if (event.kind === 'approval_requested') await store.approve(runId, event.payload.approval_id ?? '', { decision: 'allow', reason: 'from the web' });
       if (event.kind === 'approval_resolved') expect(event.payload).toMatchObject({ decision: 'allow', reason: 'from the web', metadata: { answered_by: 'host' } });
     }
@@ -107,8 +107,8 @@ describe('the in-process store', () => {
 
   it('closing the worker stops the runs it holds: they end aborted', async () => {
     worker = createWorker(store);
-    const runId = await store.enqueue(replayJob(dir, 'interrupt-stream', { REPLAY_DELAY_MS: '200' }));
-    const { seen, done: reading } = follow(store.read(runId));
+    const runId = await store.enqueueRun(replayJob(dir, 'interrupt-stream', { REPLAY_DELAY_MS: '200' }));
+    const { seen, done: reading } = follow(store.readRunEvents(runId));
     await waitFor('streamed text', () => seen.some((entry) => entry.event.kind === 'assistant_delta'));
     await worker.close();
     worker = null;
@@ -122,11 +122,11 @@ describe('the in-process store', () => {
       work: (handle: Parameters<RunStore['work']>[0], options: { concurrency: number }) => store.work((taken, signals) => handle({ ...taken, attempt: 2 }, signals), options),
     });
     worker = createWorker(again);
-    const lost = await store.enqueue(replayJob(dir, 'plain'));
-    expect((await readAll(store.read(lost))).map((entry) => entry.event.kind === 'error' ? entry.event.payload.code : entry.event.kind)).toEqual(['worker_lost', 'result']);
+    const lost = await store.enqueueRun(replayJob(dir, 'plain'));
+    expect((await readAll(store.readRunEvents(lost))).map((entry) => entry.event.kind === 'error' ? entry.event.payload.code : entry.event.kind)).toEqual(['worker_lost', 'result']);
     expect(existsSync(join(dir, 'pids'))).toBe(false);
-    const retried = await store.enqueue(replayJob(dir, 'plain', {}, { retry: true }));
-    const entries = await readAll(store.read(retried));
+    const retried = await store.enqueueRun(replayJob(dir, 'plain', {}, { retry: true }));
+    const entries = await readAll(store.readRunEvents(retried));
     expect(entries[0].event).toMatchObject({ kind: 'error', payload: { code: 'worker_lost', severity: 'warning', message: 'attempt 2: the worker running this run died; the run starts over' } });
     expect(entries.at(-1)?.event).toMatchObject({ kind: 'result', payload: { status: 'completed' } });
   });
@@ -162,7 +162,7 @@ describe('the runs API over HTTP (createRunsHandler)', () => {
     const created = await post('/runs', { provider: 'gemini', prompt: 'Say hello.', executable: '/bin/rm', cwd: '/', env: { X: '1' } });
     expect(created.status).toBe(201);
     const { id } = (await created.json()) as { id: string };
-    const entries = await readAll(store.read(id));
+    const entries = await readAll(store.readRunEvents(id));
     // The server's executable (the stand-in) ran, in the server's cwd.
     expect(entries.at(-1)?.event).toMatchObject({ kind: 'result', payload: { status: 'completed' } });
     expect((await fetch(`${base}/`)).headers.get('content-type')).toContain('text/html');
@@ -173,7 +173,7 @@ describe('the runs API over HTTP (createRunsHandler)', () => {
     const { id } = (await (await post('/runs', { provider: 'gemini', prompt: 'Say hello.' })).json()) as { id: string };
     const full = await sse(`${base}/runs/${id}/events`);
     expect(full.ended).toBe(true);
-    const stream = await readAll(store.read(id));
+    const stream = await readAll(store.readRunEvents(id));
     expect(full.messages.map((message) => message.id)).toEqual(stream.map((entry) => entry.id));
     expect(full.messages.map((message) => (JSON.parse(message.data) as { kind: string }).kind)).toEqual(stream.map((entry) => entry.event.kind));
     const cursor = full.messages[2].id;
