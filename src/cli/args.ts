@@ -42,10 +42,10 @@ Commands:
                                                an Agent Client Protocol agent on stdio (for Zed, JetBrains, Neovim)
                                                fronting the CLI: each ACP session is a session of it,
                                                kept for session/load in --history-dir
-  serve [--redis URL] [--host H] [--port P] [--concurrency N] [--cwd DIR]
+  serve [--redis URL] [--host H] [--port P] [--concurrency N] [--cwd DIR] [--ttl S]
                                                the runs API over HTTP (queue, SSE that resumes, cancel,
                                                approvals) and a page at /; without Redis, runs in this process
-  worker --redis URL [--concurrency N] [--lock S]
+  worker --redis URL [--concurrency N] [--lock S] [--ttl S]
                                                take queued runs from Redis and run them here
 
 Options:
@@ -81,6 +81,7 @@ Options:
   --concurrency <n>  serve, worker: runs at once in this process (default 2)
   --lock <s>         worker, serve with Redis: a worker's hold on a run, renewed while it lives; a dead worker's
                      runs are noticed about this long after (default 15)
+  --ttl <s>          serve, worker: how long a finished run's events stay readable (default 86400, a day)
   -h, --help         show this help
 
 Blank lines are skipped. "-" reads standard input. validate reports at most 10 issues per line (then
@@ -123,6 +124,7 @@ const OPTIONS: Readonly<Record<string, { readonly takesValue: boolean; readonly 
   '--port': { takesValue: true, commands: ['serve'] },
   '--concurrency': { takesValue: true, commands: ['serve', 'worker'] },
   '--lock': { takesValue: true, commands: ['serve', 'worker'] },
+  '--ttl': { takesValue: true, commands: ['serve', 'worker'] },
   '--approval-timeout': { takesValue: true, commands: ['session', 'acp'] },
   '--history-dir': { takesValue: true, commands: ['acp'] },
 };

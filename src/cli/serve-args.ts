@@ -27,5 +27,6 @@ export function serveOptions(command: 'serve' | 'worker', given: GivenOptions, p
     concurrency: whole(given, '--concurrency', 2, 1, 1000),
     cwd,
     lockMs: milliseconds(given, '--lock'),
+    ttlSeconds: given.has('--ttl') ? whole(given, '--ttl', 0, 1, 365 * 86_400) : undefined,
   };
 }

@@ -18,6 +18,8 @@ export interface ServeOptions {
   cwd?: string;
   /** How long a worker's hold on a run lasts without renewal (a dead worker's runs are noticed after it), in ms. */
   lockMs?: number;
+  /** How long a finished run's stream stays readable, in seconds (the store's default when absent). */
+  ttlSeconds?: number;
 }
 
 /**
@@ -27,7 +29,7 @@ export interface ServeOptions {
  * stopped with it), exit 0.
  */
 export async function serveCommand(options: ServeOptions, io: CliIo, signals: NodeJS.EventEmitter = process): Promise<number> {
-  const store = openRunStore({ redis: options.redis, lockMs: options.lockMs });
+  const store = storeOf(options);
   const worker = options.redis ? null : createWorker(store, { concurrency: options.concurrency });
   const handle = createRunsHandler(store, { jobDefaults: options.cwd ? { cwd: options.cwd } : {} });
   const server = createServer((request, response) => {
@@ -63,7 +65,7 @@ export async function serveCommand(options: ServeOptions, io: CliIo, signals: No
  * SIGINT or SIGTERM (the runs it holds are stopped with it; exit 0).
  */
 export async function workerCommand(options: ServeOptions, io: CliIo, signals: NodeJS.EventEmitter = process): Promise<number> {
-  const store = openRunStore({ redis: options.redis, lockMs: options.lockMs });
+  const store = storeOf(options);
   const worker = createWorker(store, { concurrency: options.concurrency });
   io.stdout.write(`cli-subprocess-core worker: taking runs from ${options.redis ?? ''}, ${options.concurrency} at a time\n`);
   await stopped(signals);
@@ -82,4 +84,9 @@ function stopped(signals: NodeJS.EventEmitter): Promise<void> {
     signals.on('SIGINT', stop);
     signals.on('SIGTERM', stop);
   });
+}
+
+/** The run store the options name: on Redis with `redis`, else in this process. */
+function storeOf(options: ServeOptions): ReturnType<typeof openRunStore> {
+  return openRunStore({ redis: options.redis, lockMs: options.lockMs, ttlSeconds: options.ttlSeconds });
 }
