@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { drainedOrGone } from '../http/drained-or-gone';
 import { SESSION_CLIS } from '../sessions/clis';
 import type { ApprovalPolicy, SessionProvider } from '../sessions/types';
 import { isEntryId } from './entry-id';
@@ -131,20 +132,6 @@ async function streamEvents(store: RunStore, runId: string, request: IncomingMes
     request.off('close', leave);
     response.end();
   }
-}
-
-/** Resolves when `response` can take more, or is gone; its listeners removed either way. */
-function drainedOrGone(response: ServerResponse): Promise<void> {
-  if (response.destroyed) return Promise.resolve();
-  return new Promise((resolve) => {
-    const done = () => {
-      response.off('drain', done);
-      response.off('close', done);
-      resolve();
-    };
-    response.on('drain', done);
-    response.on('close', done);
-  });
 }
 
 async function readJson(request: IncomingMessage): Promise<Record<string, unknown>> {

@@ -1,4 +1,5 @@
 import type { ServerResponse } from 'node:http';
+import { drainedOrGone } from '../../http/drained-or-gone';
 import type { AnyEvent } from '../../events/event';
 import type { UIMessageStreamOptions } from './projector';
 import { UI_MESSAGE_STREAM_HEADERS, UIMessageFrames } from './sse';
@@ -25,21 +26,10 @@ export async function pipeUIMessageStreamToResponse(response: ServerResponse, ev
   try {
     for (let text = await frames.next(); text !== null && !response.destroyed; text = await frames.next()) {
       // A slow client: wait for it (or for its leaving) rather than buffer the whole turn.
-      if (!response.write(text)) await drained(response);
+      if (!response.write(text)) await drainedOrGone(response);
     }
   } finally {
     response.off('close', leave);
     response.end();
   }
-}
-
-/** Resolves when `response` can take more, or is gone. */
-function drained(response: ServerResponse): Promise<void> {
-  return new Promise((resolve) => {
-    const done = (): void => {
-      response.off('drain', done).off('close', done);
-      resolve();
-    };
-    response.on('drain', done).on('close', done);
-  });
 }
