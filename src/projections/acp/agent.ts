@@ -37,6 +37,11 @@ const MODES: readonly { id: ApprovalPolicy; name: string; description: string }[
   { id: 'deny', name: 'Deny all', description: 'Deny every tool call the CLI asks about (read-only work)' },
 ];
 
+/** The `modes` of a `session/new` or `session/load` answer. */
+function modesOf(current: ApprovalPolicy): JsonObject {
+  return { modes: { currentModeId: current, availableModes: MODES.map((mode) => ({ ...mode })) } };
+}
+
 /** JSON-RPC error codes. */
 const INVALID_PARAMS = -32602;
 const METHOD_NOT_FOUND = -32601;
@@ -48,8 +53,6 @@ interface AgentSession {
   readonly turns: SessionTurns;
   readonly projector: AcpProjector;
   mode: ApprovalPolicy;
-  /** The CLI's session id as the history last recorded it. */
-  recordedCli: string | null;
 }
 
 /** A JSON-RPC failure answered to the client (a request the agent cannot do). */
@@ -60,6 +63,10 @@ class RpcError extends Error {
   ) {
     super(message);
   }
+}
+
+function methodNotFound(method: string): RpcError {
+  return new RpcError(METHOD_NOT_FOUND, `Method not found: ${method}`);
 }
 
 /**
@@ -89,11 +96,8 @@ export async function serveAcpAgent(options: AcpAgentOptions, input: Readable, o
     return new Promise((resolve) => waiting.set(id, resolve));
   };
 
-  /** Sends an update of session `sessionId` to the client, and keeps it in the session's history. */
-  const update = (sessionId: string, value: JsonObject): void => {
-    write({ method: 'session/update', params: { sessionId, update: value } });
-    history?.record(sessionId, { update: value });
-  };
+  /** Sends an update of session `sessionId` to the client. */
+  const notify = (sessionId: string, update: JsonObject): void => write({ method: 'session/update', params: { sessionId, update } });
 
   /** Starts the CLI's session for ACP session `sessionId` (`resume`: the CLI's session to continue). */
   const open = (sessionId: string, cwd: string, resume: string | undefined, projector: AcpProjector): JsonObject => {
@@ -104,12 +108,12 @@ export async function serveAcpAgent(options: AcpAgentOptions, input: Readable, o
     } catch (error) {
       throw new RpcError(INTERNAL_ERROR, (error as Error).message);
     }
-    const agent: AgentSession = { session, turns: new SessionTurns(session), projector, mode: 'ask', recordedCli: resume ?? null };
+    const agent: AgentSession = { session, turns: new SessionTurns(session), projector, mode: 'ask' };
     sessions.set(sessionId, agent);
     void session.done.then(() => {
       if (sessions.get(sessionId) === agent) sessions.delete(sessionId);
     });
-    return { modes: { currentModeId: 'ask', availableModes: MODES.map((mode) => ({ ...mode })) } };
+    return modesOf('ask');
   };
 
   const sessionOf = (params: JsonObject): AgentSession => {
@@ -152,13 +156,13 @@ export async function serveAcpAgent(options: AcpAgentOptions, input: Readable, o
     // The history replayed as updates, then the answer; the CLI resumes its own session (ACP asks
     // the agent to replay the whole conversation before it answers).
     'session/load': (params) => {
-      if (!history) throw new RpcError(METHOD_NOT_FOUND, 'Method not found: session/load');
+      if (!history) throw methodNotFound('session/load');
       const sessionId = str(params.sessionId) ?? '';
       const saved = history.read(sessionId);
       if (!saved) throw new RpcError(INVALID_PARAMS, `no session ${JSON.stringify(params.sessionId)} to load in ${history.dir}`);
-      for (const value of saved.updates) write({ method: 'session/update', params: { sessionId, update: value } });
+      for (const update of saved.updates) notify(sessionId, update);
       const live = sessions.get(sessionId);
-      if (live) return { modes: { currentModeId: live.mode, availableModes: MODES.map((mode) => ({ ...mode })) } };
+      if (live) return modesOf(live.mode);
       // A new prefix keeps the ids this projector makes apart from those of the replayed turns.
       return open(sessionId, str(params.cwd) ?? process.cwd(), saved.cliSessionId ?? undefined, new AcpProjector(`${randomUUID().slice(0, 8)}-`));
     },
@@ -175,12 +179,12 @@ export async function serveAcpAgent(options: AcpAgentOptions, input: Readable, o
       const text = promptText(params.prompt);
       for (const block of arr(params.prompt)) if (obj(block)) history?.record(sessionId, { update: { sessionUpdate: 'user_message_chunk', content: block } });
       for await (const event of agent.turns.send(text)) {
-        const cliSession = agent.session.sessionId;
-        if (cliSession !== null && cliSession !== agent.recordedCli) {
-          agent.recordedCli = cliSession;
-          history?.record(sessionId, { cli_session_id: cliSession });
+        // The CLI's own session id, which a later `session/load` resumes.
+        if (event.kind === 'run_started' && event.provider_session_id) history?.record(sessionId, { cli_session_id: event.provider_session_id });
+        for (const update of agent.projector.updates(event)) {
+          notify(sessionId, update);
+          history?.record(sessionId, { update });
         }
-        for (const value of agent.projector.updates(event)) update(sessionId, value);
         if (event.kind === 'approval_requested') void approval(sessionId, agent, event);
         if (event.kind === 'result') {
           const answer = agent.projector.answer(event);
@@ -197,7 +201,7 @@ export async function serveAcpAgent(options: AcpAgentOptions, input: Readable, o
     const method = str(message.method) ?? '';
     const handler = Object.prototype.hasOwnProperty.call(handlers, method) ? handlers[method] : undefined;
     try {
-      if (!handler) throw new RpcError(METHOD_NOT_FOUND, `Method not found: ${method}`);
+      if (!handler) throw methodNotFound(method);
       write({ id: message.id ?? null, result: await handler(obj(message.params) ?? {}) });
     } catch (error) {
       const code = error instanceof RpcError ? error.code : INTERNAL_ERROR;

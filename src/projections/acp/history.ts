@@ -32,11 +32,15 @@ export function defaultAcpHistoryDir(): string {
  * resumes its own conversation, but none replays it in ACP's terms: this record is the history.
  */
 export class AcpHistory {
+  /** The directory was made (once per agent, not once per update). */
+  private made = false;
+
   constructor(readonly dir: string) {}
 
   /** Appends to session `id`'s record (written at once: an agent killed mid-turn keeps what it sent). */
   record(id: string, line: HistoryLine): void {
-    mkdirSync(this.dir, { recursive: true, mode: 0o700 });
+    if (!this.made) mkdirSync(this.dir, { recursive: true, mode: 0o700 });
+    this.made = true;
     appendFileSync(join(this.dir, `${id}.jsonl`), `${JSON.stringify(line)}\n`, { mode: 0o600 });
   }
 
@@ -72,10 +76,16 @@ export class AcpHistory {
 /** Adds `update` to `updates`, joined to the last one when both are text chunks of one message. */
 function appendJoined(updates: JsonObject[], update: JsonObject): void {
   const last = updates.at(-1);
-  const text = str(obj(update.content)?.type === 'text' ? obj(update.content)?.text : null);
-  const lastText = str(obj(last?.content)?.type === 'text' ? obj(last?.content)?.text : null);
-  const chunk = update.sessionUpdate === 'agent_message_chunk' || update.sessionUpdate === 'agent_thought_chunk';
-  if (last && chunk && text !== null && lastText !== null && last.sessionUpdate === update.sessionUpdate && last.messageId === update.messageId) {
+  const text = chunkText(update);
+  const lastText = chunkText(last);
+  if (last && text !== null && lastText !== null && last.sessionUpdate === update.sessionUpdate && last.messageId === update.messageId) {
     updates[updates.length - 1] = { ...last, content: { type: 'text', text: lastText + text } };
   } else updates.push(update);
+}
+
+/** The text of an agent message or thought chunk; null for any other update. */
+function chunkText(update: JsonObject | undefined): string | null {
+  if (update?.sessionUpdate !== 'agent_message_chunk' && update?.sessionUpdate !== 'agent_thought_chunk') return null;
+  const content = obj(update.content);
+  return content?.type === 'text' ? str(content.text) : null;
 }
