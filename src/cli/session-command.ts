@@ -2,6 +2,7 @@
 import { startSession, type Session, type SessionOptions, type SessionProvider } from '../index';
 import { splitLines } from '../providers/lines';
 import { SESSION_CLIS } from '../sessions/clis';
+import { APPROVAL_POLICIES } from '../sessions/types';
 import type { GivenOptions } from './args';
 import type { CliIo } from './io';
 import { keepRawOption } from './keep-raw';
@@ -10,7 +11,6 @@ import { launchOptions, milliseconds } from './run-args';
 import { UsageError } from './usage-error';
 
 const SESSION_PROVIDERS = Object.keys(SESSION_CLIS) as SessionProvider[];
-const APPROVALS = ['ask', 'allow', 'deny'] as const;
 
 /**
  * The `startSession` options of `session --provider <p> [options]` (and of `acp`), checked: every mistake is a
@@ -27,7 +27,7 @@ export function sessionOptions(given: GivenOptions, positionals: readonly string
   launchOptions(given, options);
   const approvals = given.get('--approvals');
   if (approvals !== undefined) {
-    if (!(APPROVALS as readonly string[]).includes(approvals)) throw new UsageError(`--approvals must be one of ${APPROVALS.join(', ')}; got ${JSON.stringify(approvals)}`);
+    if (!(APPROVAL_POLICIES as readonly string[]).includes(approvals)) throw new UsageError(`--approvals must be one of ${APPROVAL_POLICIES.join(', ')}; got ${JSON.stringify(approvals)}`);
     options.approvals = approvals as SessionOptions['approvals'];
   }
   const approvalTimeoutMs = milliseconds(given, '--approval-timeout');

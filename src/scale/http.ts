@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { drainedOrGone } from '../http/drained-or-gone';
 import { SESSION_CLIS } from '../sessions/clis';
 import type { ApprovalPolicy, SessionProvider } from '../sessions/types';
+import { APPROVAL_POLICIES } from '../sessions/types';
 import { isEntryId } from './entry-id';
 import { RUNS_PAGE } from './page';
 import type { RunJob } from './run-job';
@@ -20,7 +21,6 @@ export interface RunsHandlerOptions {
 }
 
 const PROVIDERS = Object.keys(SESSION_CLIS) as SessionProvider[];
-const POLICIES: readonly ApprovalPolicy[] = ['ask', 'allow', 'deny'];
 /** A request body larger than this is refused (a prompt is text, not an upload). */
 const MAX_BODY_BYTES = 1024 * 1024;
 
@@ -96,7 +96,7 @@ function jobOf(body: Record<string, unknown>, defaults: Omit<RunJob, 'provider' 
   if (typeof provider !== 'string' || !(PROVIDERS as string[]).includes(provider)) throw new BadRequest(`provider must be one of ${PROVIDERS.join(', ')}`);
   if (typeof prompt !== 'string' || prompt.trim() === '') throw new BadRequest('prompt must be a non-empty string');
   if (model !== undefined && typeof model !== 'string') throw new BadRequest('model must be a string');
-  if (approvals !== undefined && !(POLICIES as unknown[]).includes(approvals)) throw new BadRequest(`approvals must be one of ${POLICIES.join(', ')}`);
+  if (approvals !== undefined && !(APPROVAL_POLICIES as readonly unknown[]).includes(approvals)) throw new BadRequest(`approvals must be one of ${APPROVAL_POLICIES.join(', ')}`);
   const job: RunJob = { ...defaults, provider: provider as SessionProvider, prompt };
   if (model !== undefined) job.model = model;
   if (approvals !== undefined) job.approvals = approvals as ApprovalPolicy;

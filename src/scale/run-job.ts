@@ -26,7 +26,7 @@ export interface RunJob {
   /**
    * When the worker running it dies: false (default) fails the run (an agent run is not idempotent:
    * running it again would repeat its side effects); true runs it again on another worker, resuming
-   * the CLI's session where the CLI can (Claude Code, Codex) and marking the attempt in the stream.
+   * the CLI's session where the CLI can (see `SessionOptions.resume`) and marking the attempt in the stream.
    */
   retry?: boolean;
 }

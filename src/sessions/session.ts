@@ -10,11 +10,11 @@ import type { RunOutcome, RunStatus } from '../runner/types';
 import { SESSION_CLIS, sessionArgv } from './clis';
 import type { SessionProtocol } from './protocol';
 import type { ApprovalAnswer, ApprovalRequestEvent, Session, SessionOptions, SessionProvider } from './types';
+import { APPROVAL_POLICIES } from './types';
 
 const DEFAULT_GRACE_MS = 2000;
 const DEFAULT_APPROVAL_TIMEOUT_MS = 5 * 60_000;
 const DEFAULT_INTERRUPT_TIMEOUT_MS = 15_000;
-const POLICIES = ['ask', 'allow', 'deny'];
 
 /**
  * Starts a CLI in its interactive protocol and returns the session at once; `send` a prompt to
@@ -38,8 +38,8 @@ export function startSession(options: SessionOptions): Session {
   checkDuration('approvalTimeoutMs', options.approvalTimeoutMs);
   checkDuration('interruptTimeoutMs', options.interruptTimeoutMs);
   checkDuration('killGraceMs', options.killGraceMs);
-  if (options.approvals !== undefined && !POLICIES.includes(options.approvals)) {
-    throw new TypeError(`approvals must be one of ${POLICIES.join(', ')}; got ${JSON.stringify(options.approvals)}`);
+  if (options.approvals !== undefined && !(APPROVAL_POLICIES as readonly string[]).includes(options.approvals)) {
+    throw new TypeError(`approvals must be one of ${APPROVAL_POLICIES.join(', ')}; got ${JSON.stringify(options.approvals)}`);
   }
   if (options.onApproval !== undefined && typeof options.onApproval !== 'function') throw new TypeError('onApproval must be a function');
   const args = [...sessionArgv(provider, cli, options.model, options.resume), ...(options.args ?? []).map(String)];

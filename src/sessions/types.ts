@@ -9,7 +9,10 @@ import type { AgentCli, RunOutcome } from '../runner/types';
 export type SessionProvider = AgentCli;
 
 /** How a session answers the CLI's permission requests when the host does not: see `SessionOptions.approvals`. */
-export type ApprovalPolicy = 'ask' | 'allow' | 'deny';
+export type ApprovalPolicy = (typeof APPROVAL_POLICIES)[number];
+
+/** Every `ApprovalPolicy`, for the checks of what a caller, a command line or a request gives. */
+export const APPROVAL_POLICIES = ['ask', 'allow', 'deny'] as const;
 
 /** The host's answer to an `approval_requested` event. */
 export interface ApprovalAnswer {
