@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { drainedOrGone } from '../http/drained-or-gone';
+import { SSE_HEADERS } from '../http/sse-headers';
 import { SESSION_CLIS } from '../sessions/clis';
 import type { ApprovalPolicy, SessionProvider } from '../sessions/types';
 import { APPROVAL_POLICIES } from '../sessions/types';
@@ -110,7 +111,7 @@ function jobOf(body: Record<string, unknown>, defaults: Omit<RunJob, 'provider' 
 async function streamEvents(store: RunStore, runId: string, request: IncomingMessage, response: ServerResponse, url: URL, keepAliveMs: number): Promise<void> {
   const given = request.headers['last-event-id'] ?? url.searchParams.get('after') ?? undefined;
   const after = typeof given === 'string' && isEntryId(given) ? given : undefined;
-  response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive', 'x-accel-buffering': 'no' });
+  response.writeHead(200, { ...SSE_HEADERS });
   // A reconnecting EventSource waits this long: the run goes on meanwhile.
   response.write('retry: 1000\n\n');
   const reading = new AbortController();

@@ -1,19 +1,13 @@
 import type { AnyEvent } from '../../events/event';
+import { SSE_HEADERS } from '../../http/sse-headers';
 import type { UIMessageChunk } from './chunks';
 import { UIMessageStreamProjector, type UIMessageStreamOptions } from './projector';
 
 /**
  * The headers of a UI message stream response, as the `ai` packages' own
- * `createUIMessageStreamResponse` writes them (5, 6 and 7 alike). `x-accel-buffering: no` keeps
- * nginx from holding the stream back.
+ * `createUIMessageStreamResponse` writes them (5, 6 and 7 alike): SSE's, and the stream's version.
  */
-export const UI_MESSAGE_STREAM_HEADERS: Readonly<Record<string, string>> = Object.freeze({
-  'content-type': 'text/event-stream',
-  'cache-control': 'no-cache',
-  connection: 'keep-alive',
-  'x-vercel-ai-ui-message-stream': 'v1',
-  'x-accel-buffering': 'no',
-});
+export const UI_MESSAGE_STREAM_HEADERS: Readonly<Record<string, string>> = Object.freeze({ ...SSE_HEADERS, 'x-vercel-ai-ui-message-stream': 'v1' });
 
 /** One chunk as a server-sent event: `data: <json>` and a blank line. */
 export function sseFrame(chunk: UIMessageChunk): string {
