@@ -4,7 +4,7 @@ import type { AnyEvent } from '../events/event';
 import type { ApprovalAnswer } from '../sessions/types';
 import { isAfter, nextId } from './entry-id';
 import type { RunJob } from './run-job';
-import type { JobSignals, ReadOptions, RunStore, StreamEntry, TakenJob } from './store';
+import { DEFAULT_TTL_SECONDS, type JobSignals, type ReadOptions, type RunStore, type StreamEntry, type TakenJob } from './store';
 
 /** A run's stream in memory. */
 interface MemoryStream {
@@ -52,7 +52,7 @@ export class MemoryRunStore implements RunStore {
     this.wake(stream);
     this.signals.delete(runId);
     this.cancelled.delete(runId);
-    setTimeout(() => this.streams.delete(runId), this.options.ttlMs ?? 24 * 3_600_000).unref();
+    setTimeout(() => this.streams.delete(runId), this.options.ttlMs ?? DEFAULT_TTL_SECONDS * 1000).unref();
     return true;
   }
 

@@ -3,7 +3,7 @@ import { EventEmitter } from 'node:events';
 import { Event, type AnyEvent } from '../events/event';
 import type { ApprovalAnswer } from '../sessions/types';
 import type { RunJob } from './run-job';
-import type { JobSignals, ReadOptions, RunStore, StreamEntry, TakenJob } from './store';
+import { DEFAULT_TTL_SECONDS, type JobSignals, type ReadOptions, type RunStore, type StreamEntry, type TakenJob } from './store';
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- bullmq and ioredis are optional peers, loaded at run time */
 
@@ -65,7 +65,7 @@ export class RedisRunStore implements RunStore {
     private readonly options: RedisStoreOptions,
   ) {
     this.prefix = options.prefix ?? 'csc';
-    this.ttl = options.ttlSeconds ?? 86_400;
+    this.ttl = options.ttlSeconds ?? DEFAULT_TTL_SECONDS;
     this.connection = { url: options.url };
     const Redis = modules.ioredis.default ?? modules.ioredis;
     this.redis = new Redis(options.url, { maxRetriesPerRequest: null });

@@ -2,6 +2,9 @@ import type { AnyEvent } from '../events/event';
 import type { ApprovalAnswer } from '../sessions/types';
 import type { RunJob } from './run-job';
 
+/** How long a completed run's stream stays readable by default, in seconds: a day. */
+export const DEFAULT_TTL_SECONDS = 86_400;
+
 /** One event of a run's stream, and its entry id: the cursor a reader resumes after. */
 export interface StreamEntry {
   /** The stream's entry id (Redis's `<ms>-<seq>`, the in-process store's likewise): ordered, unique in the run. */
