@@ -48,6 +48,13 @@ function startAgent(capture: string, options: { provider?: 'gemini' | 'copilot';
   return { send, sendText: (line: string) => input.write(`${line}\n`), messages, answer, open, end };
 }
 
+/** The text of the updates of `kind`, joined. */
+const said = (updates: Record<string, unknown>[], kind: string) =>
+  updates
+    .filter((update) => update.sessionUpdate === kind)
+    .map((update) => (update.content as { text: string }).text)
+    .join('');
+
 const updatesOf = (messages: Record<string, unknown>[]) => messages.filter((message) => message.method === 'session/update').map((message) => (message.params as { update: Record<string, unknown> }).update);
 
 it('a turn: initialize, session/new with its modes, the answer streamed as updates, end_turn; everything valid ACP', async () => {
@@ -60,11 +67,7 @@ it('a turn: initialize, session/new with its modes, the answer streamed as updat
   await agent.end();
   const messages = agent.messages();
   for (const message of messages) expect({ message, errors: acpMessageErrors(message) }).toEqual({ message, errors: [] });
-  const text = updatesOf(messages)
-    .filter((update) => update.sessionUpdate === 'agent_message_chunk')
-    .map((update) => (update.content as { text: string }).text)
-    .join('');
-  expect(text).toBe('Hello from the scripted model.');
+  expect(said(updatesOf(messages), 'agent_message_chunk')).toBe('Hello from the scripted model.');
 });
 
 it("a permission the CLI asks goes to the client; its answer is the CLI's (reject: the reject option reached the CLI)", async () => {
@@ -121,12 +124,6 @@ it('errors: an unknown method, an unknown session, a line that is not JSON', asy
 });
 
 describe('session/load: the history replayed, the CLI resumed (Copilot CLI captures: a session, then a load of it)', () => {
-  const said = (updates: Record<string, unknown>[], kind: string) =>
-    updates
-      .filter((update) => update.sessionUpdate === kind)
-      .map((update) => (update.content as { text: string }).text)
-      .join('');
-
   it('a new agent process replays the session before answering, resumes the CLI session, and the next prompt continues it', async () => {
     const first = startAgent('plain', { provider: 'copilot' });
     const sessionId = await first.open();
