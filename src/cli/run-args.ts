@@ -1,4 +1,5 @@
 import { statSync } from 'node:fs';
+import { refuseFlagLike } from '../runner/argument-value';
 import type { PermissionPreset, RunOptions, RunProvider } from '../runner/types';
 import type { GivenOptions } from './args';
 import { keepRawOption } from './keep-raw';
@@ -52,7 +53,7 @@ export function runOptions(given: GivenOptions, positionals: readonly string[]):
 /** The options `run` and `session` share: `--model`, `--bin` and `--cwd`, set on `options`. */
 export function launchOptions(given: GivenOptions, options: { model?: string; executable?: string; cwd?: string }): void {
   const model = nonEmpty(given, '--model');
-  if (model !== undefined) options.model = model;
+  if (model !== undefined) options.model = flagValue('--model', model);
   const executable = nonEmpty(given, '--bin');
   if (executable !== undefined) options.executable = executable;
   const cwd = nonEmpty(given, '--cwd');
@@ -61,6 +62,19 @@ export function launchOptions(given: GivenOptions, options: { model?: string; ex
     if (!statSync(cwd, { throwIfNoEntry: false })?.isDirectory()) throw new UsageError(`--cwd ${cwd}: no such directory`);
     options.cwd = cwd;
   }
+}
+
+/**
+ * `value`, refused as a usage error when the CLI would read it as a flag (`refuseFlagLike`): now,
+ * rather than when the CLI starts (`acp` starts one per ACP session, long after its arguments).
+ */
+function flagValue(option: string, value: string): string {
+  try {
+    refuseFlagLike(option, value);
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+  return value;
 }
 
 /** A positive number of seconds given to `option`, in milliseconds; undefined when the option is not given. */

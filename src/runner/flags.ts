@@ -1,3 +1,4 @@
+import { refuseFlagLike } from './argument-value';
 import type { PermissionPreset, RunOptions, RunProvider } from './types';
 
 /*
@@ -113,8 +114,9 @@ export function promptGoesOnStdin(prompt: string): boolean {
 /**
  * The argv (after the executable) for one run: base flags, model, permission, allowed tools,
  * partial, the caller's extra `args`, resume, then the prompt (or what stands in for it when it
- * goes on stdin). Throws a TypeError for an option the provider's CLI cannot take, and for a NUL
- * byte in any element (no process argument can carry one).
+ * goes on stdin). Throws a TypeError for an option the provider's CLI cannot take, for a value
+ * placed after a flag (model, resume id, allowed tool) that the CLI would read as a flag
+ * (`refuseFlagLike`), and for a NUL byte in any element (no process argument can carry one).
  */
 export function buildArgv(provider: RunProvider, options: ArgvOptions): string[] {
   const flags = Object.prototype.hasOwnProperty.call(FLAGS, provider) ? FLAGS[provider] : undefined;
@@ -124,6 +126,7 @@ export function buildArgv(provider: RunProvider, options: ArgvOptions): string[]
   const permission = options.permission ?? 'default';
   const permissionArgs = flags.permission[permission];
   if (!permissionArgs) throw new TypeError(`permission must be one of ${Object.keys(flags.permission).join(', ')}; got ${JSON.stringify(permission)}`);
+  refuseFlagLikeValues(options);
   const argv = [...flags.base];
   if (options.model) argv.push(...flags.model(options.model));
   argv.push(...permissionArgs);
@@ -137,6 +140,13 @@ export function buildArgv(provider: RunProvider, options: ArgvOptions): string[]
   argv.push(...(promptGoesOnStdin(options.prompt) ? flags.promptOnStdin : flags.prompt(options.prompt)));
   for (const element of argv) refuseNul('an argument', element);
   return argv;
+}
+
+/** The options whose values follow a flag: none may read as a flag (the caller's own `args` are flags on purpose). */
+function refuseFlagLikeValues(options: ArgvOptions): void {
+  if (options.model) refuseFlagLike('model', options.model);
+  if (options.resume) refuseFlagLike('resume', options.resume);
+  for (const tool of options.allowedTools ?? []) refuseFlagLike('allowedTools entry', tool);
 }
 
 /** A NUL byte cannot be passed to a process (Node throws a bare TypeError at spawn): a clear error now instead. */

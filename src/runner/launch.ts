@@ -1,4 +1,5 @@
 import { statSync } from 'node:fs';
+import { cliEnvironment, type EnvironmentOptions } from './environment';
 import { resolveExecutable } from './executable';
 import { refuseNul } from './flags';
 import type { AgentCli } from './types';
@@ -11,33 +12,24 @@ export interface Launch {
   readonly env: NodeJS.ProcessEnv;
 }
 
-/** What a caller gives for a launch (`RunOptions` and `SessionOptions` share these). */
-export interface LaunchOptions {
+/** What a caller gives for a launch (`RunOptions` and `SessionOptions` share these; the environment's part is `EnvironmentOptions`). */
+export interface LaunchOptions extends EnvironmentOptions {
   cwd?: string;
   executable?: string;
-  env?: Readonly<Record<string, string | undefined>>;
 }
 
 /**
- * The checked launch of `cli`: a `cwd` that is a directory, the host's environment without
- * `dropEnv` (what the CLI must not inherit unless the caller sets it) with the caller's variables
- * over it, and the executable found (`ExecutableNotFoundError` when it is not). Throws before any
- * process starts; a NUL byte anywhere is a clear TypeError (no process argument can carry one).
+ * The checked launch of `cli`: a `cwd` that is a directory, the environment `cliEnvironment` picks
+ * (the host's, whole or allow-listed, without `dropEnv`, with the caller's variables over it), and
+ * the executable found (`ExecutableNotFoundError` when it is not). Throws before any process
+ * starts; a NUL byte anywhere is a clear TypeError (no process argument can carry one).
  */
 export function prepareLaunch(cli: AgentCli, options: LaunchOptions, defaults: { executable: string; dropEnv: readonly string[] }): Launch {
   const cwd = options.cwd ?? process.cwd();
   refuseNul('cwd', cwd);
   // Checked here: a spawn in a missing directory fails with ENOENT, which reads like a missing executable.
   if (!statSync(cwd, { throwIfNoEntry: false })?.isDirectory()) throw new TypeError(`cwd is not a directory: ${cwd}`);
-  const env: NodeJS.ProcessEnv = { ...process.env };
-  for (const key of defaults.dropEnv) delete env[key];
-  for (const [key, value] of Object.entries(options.env ?? {})) {
-    if (value === undefined) delete env[key];
-    else {
-      refuseNul(`env ${key}`, `${key}${String(value)}`);
-      env[key] = String(value);
-    }
-  }
+  const env = cliEnvironment(cli, options, defaults.dropEnv);
   const executable = resolveExecutable(options.executable ?? defaults.executable, cli, env.PATH, cwd);
   return { cwd, executable, env };
 }

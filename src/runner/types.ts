@@ -33,8 +33,19 @@ export interface RunOptions {
   executable?: string;
   /** Extra native arguments, placed before the prompt. */
   args?: readonly string[];
-  /** Environment variables set over `process.env` (a value of `undefined` removes the variable). */
+  /** Environment variables set over the inherited ones (see `inheritEnv`; a value of `undefined` removes the variable). */
   env?: Readonly<Record<string, string | undefined>>;
+  /**
+   * Whether the CLI inherits this process's whole environment, as `child_process` does; default
+   * true. False, for a server running CLIs for requests: the CLI gets only what any program needs
+   * (`PATH`, `HOME`, locale, temporary and XDG dirs, proxies, certificates), the variables its own
+   * documentation names for its credentials and configuration (`ANTHROPIC_*` for Claude Code,
+   * `OPENAI_*` and `CODEX_*` for Codex…, the lists in `src/runner/environment.ts`), and `passEnv`;
+   * then `env` over them. A cloud key, `GITHUB_TOKEN` or `DATABASE_URL` of the host never reaches it unless named.
+   */
+  inheritEnv?: boolean;
+  /** With `inheritEnv: false`, more of this process's variables to pass, by name; a name ending in `*` is a prefix (`MYCORP_*`). */
+  passEnv?: readonly string[];
   /** A permission preset; default `'default'` (no flag). */
   permission?: PermissionPreset;
   /** Tools the CLI may use without asking (Claude `--allowedTools`, Gemini `--allowed-tools`); Codex has no such flag and refuses it. */

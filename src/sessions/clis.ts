@@ -1,4 +1,5 @@
 import { str } from '../providers/drafts';
+import { refuseFlagLike } from '../runner/argument-value';
 import { acpClient } from './acp';
 import { claudeControl } from './claude-control';
 import { codexAppServer } from './codex-app-server';
@@ -107,8 +108,14 @@ export const SESSION_CLIS: Readonly<Record<SessionProvider, SessionCli>> = {
   },
 };
 
-/** The argv of `cli` for a session with `model` and `resume` (a TypeError when the CLI cannot take one). */
+/**
+ * The argv of `cli` for a session with `model` and `resume`: a TypeError when the CLI cannot take
+ * one, or when either would be read as a flag (`refuseFlagLike`).
+ */
 export function sessionArgv(provider: SessionProvider, cli: SessionCli, model: string | undefined, resume: string | undefined): string[] {
+  // Checked whichever way the CLI takes them, the protocol's included: one rule on every path.
+  if (model) refuseFlagLike('model', model);
+  if (resume) refuseFlagLike('resume', resume);
   const argv = [...cli.args];
   if (model && cli.model !== 'protocol') {
     if (!cli.model) throw new TypeError(`${provider} takes no model option in a session: set it in the CLI's own configuration`);

@@ -1,4 +1,8 @@
+import 'reflect-metadata';
+import { startRun } from '../../src/runner/run';
+import { refuseFlagLike } from '../../src/runner/argument-value';
 import { buildArgv } from '../../src/runner/flags';
+import type { RunProvider } from '../../src/runner/types';
 
 describe('buildArgv: one table per CLI', () => {
   it.each([
@@ -58,5 +62,51 @@ describe('buildArgv: one table per CLI', () => {
     expect(() => buildArgv('claude', { prompt: 'p', permission: 'auto' as never })).toThrow('permission must be one of default, accept-edits, bypass, plan');
     expect(() => buildArgv('nope' as never, { prompt: 'p' })).toThrow('provider must be one of claude, codex, gemini');
     expect(() => buildArgv('claude', { prompt: undefined as never })).toThrow('prompt must be a string');
+  });
+});
+
+// The finding: a request's model `--mcp-config={…}` reached Qwen Code after `--model`, where yargs
+// read it as a flag of its own (an MCP server, so a shell command).
+describe("a request's model never becomes a CLI flag", () => {
+  const PROVIDERS: readonly RunProvider[] = ['claude', 'codex', 'gemini'];
+  const FLAG_LIKE = ['--mcp-config={"mcpServers":{"x":{"command":"sh","args":["-c","touch /tmp/pwned"]}}}', '--yolo', '-m', 'gpt-4o\n--yolo', 'gpt-4o\0', 'tab\there', 'del\u007f'];
+  const ORDINARY = ['gpt-4o', 'claude-sonnet-4-5', 'qwen3-coder-plus', 'models/gemini-2.5-pro', 'openai/gpt-4.1'];
+  const cases = PROVIDERS.flatMap((provider) => FLAG_LIKE.map((value) => [provider, value] as const));
+
+  it.each(cases)('%s: buildArgv refuses the model %j', (provider, model) => {
+    expect(() => buildArgv(provider, { prompt: 'p', model })).toThrow(new TypeError(`model must not start with "-" or hold control characters (it would be read as a flag): got ${JSON.stringify(model)}`));
+  });
+
+  it.each(cases)('%s: buildArgv refuses the resume id %j', (provider, resume) => {
+    expect(() => buildArgv(provider, { prompt: 'p', resume })).toThrow(/^resume must not start with "-"/);
+  });
+
+  it.each(FLAG_LIKE)('an allowedTools entry %j is refused (claude and gemini take the flag)', (tool) => {
+    for (const provider of ['claude', 'gemini'] as const) {
+      expect(() => buildArgv(provider, { prompt: 'p', allowedTools: ['Read', tool] })).toThrow(/^allowedTools entry must not start with "-"/);
+    }
+  });
+
+  it.each(cases)('%s: startRun refuses the model %j before it looks for the executable', (provider, model) => {
+    // A missing executable would be ExecutableNotFoundError: the TypeError shows the model was refused first.
+    expect(() => startRun({ provider, prompt: 'p', model, executable: '/nonexistent/cli' })).toThrow(/^model must not start with "-"/);
+  });
+
+  it.each(PROVIDERS)('%s: ordinary models still pass, right after --model', (provider) => {
+    for (const model of ORDINARY) {
+      const argv = buildArgv(provider, { prompt: 'p', model });
+      expect(argv[argv.indexOf('--model') + 1]).toBe(model);
+    }
+  });
+
+  it('the prompt keeps its own rule: a prompt may start with a dash and hold newlines', () => {
+    expect(buildArgv('claude', { prompt: '--yolo\nand more' }).slice(-2)).toEqual(['--', '--yolo\nand more']);
+  });
+
+  it('refuseFlagLike: a dash inside a value is fine; any control character is not', () => {
+    expect(() => refuseFlagLike('model', 'gpt-4o-mini')).not.toThrow();
+    for (let code = 0; code < 0x20; code++) expect(() => refuseFlagLike('model', `a${String.fromCharCode(code)}b`)).toThrow(TypeError);
+    expect(() => refuseFlagLike('model', 'a\u007fb')).toThrow(TypeError);
+    expect(() => refuseFlagLike('model', 'a\u0080b')).not.toThrow();
   });
 });
