@@ -77,7 +77,7 @@ describe('cli-subprocess-core session: usage', () => {
   it.each([
     [['acp'], 'acp needs --provider <claude|codex|gemini|opencode|qwen|copilot>'],
     [['acp', '--provider', 'gemini', 'hello'], 'acp takes no prompt: the ACP client sends them'],
-    [['acp', '--provider', 'gemini', '--cwd', '/tmp'], '--cwd is an option of run, session and serve'],
+    [['acp', '--provider', 'gemini', '--cwd', '/tmp'], '--cwd is an option of run, session, serve and worker'],
   ])('acp %j → exit 2: %s', async (argv, message) => {
     const { exit, stderr } = startCommand(argv);
     expect(await exit).toBe(2);
@@ -128,6 +128,16 @@ describe('cli-subprocess-core session', () => {
       'cli-subprocess-core: no pending approval "nope"',
       'cli-subprocess-core: an approve command needs "approval_id" (a string) and "decision" ("allow" or "deny")',
     ]);
+  });
+
+  it('one NUL prompt wedges an ACP session (fixed here too): a NUL prompt line is said on stderr, the next prompt completes', async () => {
+    const command = startCommand(session(), 'plain');
+    command.send({ type: 'prompt', text: 'a\u0000b' });
+    command.send({ type: 'prompt', text: 'Say hello.' });
+    command.stdin.end();
+    expect(await command.exit).toBe(0);
+    expect(command.stderr()).toContain('cli-subprocess-core: prompt not played: prompt must not contain a NUL byte');
+    expect(command.events().flatMap((event) => (event.kind === 'result' ? [[event.payload.status, event.payload.output]] : []))).toEqual([['completed', 'Hello from the scripted model.']]);
   });
 
   it('an interrupt line ends the turn aborted; the next prompt completes', async () => {

@@ -36,6 +36,8 @@ export const ERROR_CODES = [
   'timeout',
   'idle_timeout',
   'spawn_failed',
+  'budget_exceeded', // the session's usage passed its `maxCostUsd` or `maxTokens`: the CLI was stopped
+  'output_limit', // a queued run's stored events passed its size limit (scale/: the worker stopped it)
   'worker_lost', // the worker running a queued run died (scale/: its run is failed, not run again)
 ] as const;
 

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { Event, type AnyEvent } from '../events/event';
 import { decoderFor, type Decoder } from '../providers/decoder';
 import type { ErrorCode } from '../providers/error-codes';
@@ -38,6 +39,9 @@ export function startSession(options: SessionOptions): Session {
   checkDuration('approvalTimeoutMs', options.approvalTimeoutMs);
   checkDuration('interruptTimeoutMs', options.interruptTimeoutMs);
   checkDuration('killGraceMs', options.killGraceMs);
+  checkDuration('timeoutMs', options.timeoutMs);
+  checkLimit('maxCostUsd', options.maxCostUsd);
+  checkLimit('maxTokens', options.maxTokens);
   if (options.approvals !== undefined && !(APPROVAL_POLICIES as readonly string[]).includes(options.approvals)) {
     throw new TypeError(`approvals must be one of ${APPROVAL_POLICIES.join(', ')}; got ${JSON.stringify(options.approvals)}`);
   }
@@ -46,6 +50,13 @@ export function startSession(options: SessionOptions): Session {
   for (const element of args) refuseNul('an argument', element);
   const launch = prepareLaunch(provider, options, cli);
   return new ChildSession(provider, launch.executable, args, launch.cwd, launch.env, options);
+}
+
+/** A usage limit is a non-negative number, as `checkDuration` wants of a duration. */
+function checkLimit(name: string, value: number | undefined): void {
+  if (value !== undefined && !(typeof value === 'number' && Number.isFinite(value) && value >= 0)) {
+    throw new TypeError(`${name} must be a non-negative number; got ${String(value)}`);
+  }
 }
 
 /** A permission request waiting for its answer. */
@@ -82,6 +93,8 @@ class ChildSession extends CliProcess implements Session {
   private readonly decoder: Decoder;
   private readonly tally = new OutcomeTally();
   private readonly pending = new Map<string, Pending>();
+  /** The CLI's own id of each pending approval, by the opaque id the session gave it. */
+  private readonly nativeIds = new Map<string, string>();
   private readonly queued: Turn[] = [];
   private turn: Turn | null = null;
   /** `close()` was called (or the signal aborted): no new turn starts. */
@@ -89,7 +102,7 @@ class ChildSession extends CliProcess implements Session {
   private closeTimer: NodeJS.Timeout | null = null;
   /** When the last turn ended (`Date.now()`), for a CLI that saves a turn after ending it. */
   private lastTurnEndedAt = 0;
-  /** The session stopped the CLI itself (a failed handshake, an interrupt it ignored). */
+  /** The session stopped the CLI itself (a failed handshake, an interrupt it ignored, a limit passed). */
   private stopped: SessionStop | null = null;
   private ended = false;
 
@@ -99,6 +112,7 @@ class ChildSession extends CliProcess implements Session {
     this.decoder = decoderFor(this.protocol.profile, { keepRaw: options.keepRaw ?? 'none', live: true });
     this.startPumps();
     this.watchSignal();
+    this.watchTimeout();
     if (this.pid !== undefined) this.protocol.open();
     this.done = this.finish();
   }
@@ -113,8 +127,13 @@ class ChildSession extends CliProcess implements Session {
 
   send(prompt: string): Promise<Event<'result'>> {
     if (typeof prompt !== 'string') throw new TypeError('prompt must be a string');
-    refuseNul('prompt', prompt);
-    if (this.closing || this.ended) return Promise.reject(new Error('the session is closed'));
+    try {
+      refuseNul('prompt', prompt);
+    } catch (error) {
+      // A rejection, as for any prompt the session cannot take: that turn fails, the session goes on.
+      return Promise.reject(error);
+    }
+    if (this.closing || this.ended || this.stopped) return Promise.reject(new Error('the session is closed'));
     let resolve!: Turn['resolve'];
     let reject!: Turn['reject'];
     const result = new Promise<Event<'result'>>((res, rej) => {
@@ -168,7 +187,9 @@ class ChildSession extends CliProcess implements Session {
   }
 
   protected lineEvents(line: string): AnyEvent[] {
-    return this.decoder.push(line);
+    const events = this.decoder.push(line);
+    for (const event of events) this.opaqueApprovalId(event);
+    return events;
   }
 
   protected currentSessionId(): string | null {
@@ -181,7 +202,8 @@ class ChildSession extends CliProcess implements Session {
 
   protected override noted(event: AnyEvent): void {
     this.tally.note(event);
-    if (event.kind === 'approval_requested') this.requested(event);
+    if (event.kind === 'cost_update') this.checkBudget();
+    else if (event.kind === 'approval_requested') this.requested(event);
     else if (event.kind === 'approval_resolved') this.withdrawnByCli(event.payload.approval_id);
     else if (event.kind === 'result') this.turnEnded(event);
   }
@@ -201,9 +223,28 @@ class ChildSession extends CliProcess implements Session {
     }
   }
 
-  /** Starts the next queued turn when none runs. */
+  /** The session's whole life is `timeoutMs`: then the CLI is stopped. */
+  private watchTimeout(): void {
+    const timeoutMs = this.options.timeoutMs;
+    if (timeoutMs === undefined) return;
+    const timer = setTimeout(() => this.stopWith({ message: `the session timed out after ${timeoutMs} ms`, code: 'timeout', status: 'timed_out' }), timeoutMs);
+    this.cleanups.push(() => clearTimeout(timer));
+  }
+
+  /** Usage past `maxTokens` or `maxCostUsd` stops the CLI; a CLI that reports no price is held to its tokens only. */
+  private checkBudget(): void {
+    const cost = this.tally.cost;
+    const { maxCostUsd, maxTokens } = this.options;
+    if (!cost) return;
+    let over: string | null = null;
+    if (maxTokens !== undefined && cost.total_tokens > maxTokens) over = `${cost.total_tokens} tokens, over its limit of ${maxTokens}`;
+    else if (maxCostUsd !== undefined && cost.cost_usd !== null && cost.cost_usd > maxCostUsd) over = `$${cost.cost_usd}, over its limit of $${maxCostUsd}`;
+    if (over) this.stopWith({ message: `the session's usage reached ${over}: the CLI was stopped`, code: 'budget_exceeded', status: 'failed' });
+  }
+
+  /** Starts the next queued turn when none runs (and none once the session stopped the CLI). */
   private nextTurn(): void {
-    if (this.turn || this.closing || this.ended) return;
+    if (this.turn || this.closing || this.ended || this.stopped) return;
     const turn = this.queued.shift();
     if (!turn) return;
     this.turn = turn;
@@ -223,6 +264,24 @@ class ChildSession extends CliProcess implements Session {
   }
 
   // ---- approvals ------------------------------------------------------------------------
+
+  /**
+   * The CLI's approval ids are guessable (JSON-RPC ids count from 0 in every run): before anyone
+   * sees a request, its id becomes a random one, and only that one answers it (`approve`).
+   */
+  private opaqueApprovalId(event: AnyEvent): void {
+    if (event.kind !== 'approval_requested' && event.kind !== 'approval_resolved') return;
+    const native = event.payload.approval_id;
+    if (native === null) return;
+    if (event.kind === 'approval_requested') {
+      const id = randomUUID();
+      this.nativeIds.set(id, native);
+      event.payload.approval_id = id;
+      return;
+    }
+    // The CLI withdrew a request it asked; any other resolution (Claude's own deny names a tool call) keeps its id.
+    for (const [id, asked] of this.nativeIds) if (asked === native) event.payload.approval_id = id;
+  }
 
   private requested(event: ApprovalRequestEvent): void {
     const id = event.payload.approval_id;
@@ -250,11 +309,9 @@ class ChildSession extends CliProcess implements Session {
 
   /** Answers a pending request and emits its `approval_resolved`; false when it is not pending. */
   private resolveApproval(id: string, answer: ApprovalAnswer | null, by: 'host' | 'callback' | 'policy' | 'timeout' | 'withdrawn'): boolean {
-    const pending = this.pending.get(id);
-    if (!pending) return false;
-    this.pending.delete(id);
-    clearTimeout(pending.timer);
-    if (!this.exited) this.protocol.answer(id, answer);
+    const native = this.takePending(id);
+    if (native === null) return false;
+    if (!this.exited) this.protocol.answer(native, answer);
     const metadata: JsonObject = { answered_by: by };
     if (answer?.remember === true) metadata.remember = true;
     const decision = answer ? answer.decision : 'cancelled';
@@ -270,10 +327,18 @@ class ChildSession extends CliProcess implements Session {
 
   /** The CLI resolved a request itself (it withdrew it): it is no longer pending. */
   private withdrawnByCli(id: string | null): void {
-    const pending = id === null ? undefined : this.pending.get(id);
-    if (!pending || id === null) return;
+    if (id !== null) this.takePending(id);
+  }
+
+  /** Takes approval `id` out of the pending ones: answers the CLI's own id, or null when it was not pending. */
+  private takePending(id: string): string | null {
+    const pending = this.pending.get(id);
+    if (!pending) return null;
     this.pending.delete(id);
     clearTimeout(pending.timer);
+    const native = this.nativeIds.get(id) ?? id;
+    this.nativeIds.delete(id);
+    return native;
   }
 
   // ---- ending ---------------------------------------------------------------------------

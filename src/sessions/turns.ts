@@ -1,11 +1,12 @@
 import type { AnyEvent } from '../events/event';
 import type { Session } from './types';
 
-/** The events of one turn, as they arrive, then the end. */
+/** The events of one turn, as they arrive, then the end (or the error that refused the turn). */
 class TurnFeed implements AsyncIterable<AnyEvent> {
   private readonly items: AnyEvent[] = [];
   private waiting: (() => void) | null = null;
   private ended = false;
+  private error: Error | null = null;
 
   push(event: AnyEvent): void {
     this.items.push(event);
@@ -17,6 +18,14 @@ class TurnFeed implements AsyncIterable<AnyEvent> {
     this.wake();
   }
 
+  /** Ends the feed with `error`, thrown at the next read; answers the events it held and had not handed out. */
+  fail(error: Error): AnyEvent[] {
+    if (this.ended) return [];
+    this.error = error;
+    this.end();
+    return this.items.splice(0);
+  }
+
   async *[Symbol.asyncIterator](): AsyncIterator<AnyEvent> {
     for (;;) {
       const event = this.items.shift();
@@ -24,6 +33,7 @@ class TurnFeed implements AsyncIterable<AnyEvent> {
         yield event;
         continue;
       }
+      if (this.error) throw this.error;
       if (this.ended) return;
       await new Promise<void>((resolve) => (this.waiting = resolve));
     }
@@ -59,16 +69,29 @@ export class SessionTurns {
     this.drained = this.read();
   }
 
-  /** Sends `prompt` and answers its turn's events (then the end; at once when the session is over). */
+  /**
+   * Sends `prompt` and answers its turn's events, then the end. A prompt the session refuses (a NUL
+   * byte in it, the session over) makes the iteration throw the refusal; later turns are not affected.
+   */
   send(prompt: string): AsyncIterable<AnyEvent> {
     const feed = new TurnFeed();
     for (const event of this.open.length === 0 ? this.between.splice(0) : []) feed.push(event);
     this.open.push(feed);
-    this.session.send(prompt).catch(() => {
-      // Refused (the session ended before the turn began): the turn has no events but the ones given.
+    let sent: Promise<unknown>;
+    try {
+      sent = this.session.send(prompt);
+    } catch (error) {
+      sent = Promise.reject(error);
+    }
+    sent.catch((error: Error) => {
+      // Refused: the feed leaves the open turns, or every later turn's events would go to it.
       const at = this.open.indexOf(feed);
       if (at >= 0) this.open.splice(at, 1);
-      feed.end();
+      // What it held came between turns (it was given them as the next turn): the next turn's now.
+      const unread = feed.fail(error);
+      const next = this.open[0];
+      if (next) for (const event of unread) next.push(event);
+      else this.between.unshift(...unread);
     });
     return feed;
   }

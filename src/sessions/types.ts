@@ -41,8 +41,19 @@ export interface SessionOptions {
   executable?: string;
   /** Extra native arguments for the CLI's command line. */
   args?: readonly string[];
-  /** Environment variables set over `process.env` (a value of `undefined` removes the variable). */
+  /** Environment variables set over the inherited ones (see `inheritEnv`; a value of `undefined` removes the variable). */
   env?: Readonly<Record<string, string | undefined>>;
+  /**
+   * Whether the CLI inherits this process's whole environment, as `child_process` does; default
+   * true. False, for a server running CLIs for requests: the CLI gets only what any program needs
+   * (`PATH`, `HOME`, locale, temporary and XDG dirs, proxies, certificates), the variables its own
+   * documentation names for its credentials and configuration (`ANTHROPIC_*` for Claude Code,
+   * `OPENAI_*` and `CODEX_*` for Codex…, the lists in `src/runner/environment.ts`), and `passEnv`;
+   * then `env` over them. A cloud key, `GITHUB_TOKEN` or `DATABASE_URL` of the host never reaches it unless named.
+   */
+  inheritEnv?: boolean;
+  /** With `inheritEnv: false`, more of this process's variables to pass, by name; a name ending in `*` is a prefix (`MYCORP_*`). */
+  passEnv?: readonly string[];
   /**
    * Who answers the CLI's permission requests: `'ask'` (default) leaves each to the host
    * (`onApproval`, or `session.approve`); `'allow'` and `'deny'` answer all of them at once. Every
@@ -58,6 +69,20 @@ export interface SessionOptions {
   approvalTimeoutMs?: number;
   /** After `interrupt()`, how long the CLI has to end its turn before the session stops it. Default 15000. */
   interruptTimeoutMs?: number;
+  /**
+   * The session's whole life, in milliseconds: past it the CLI is stopped, and the session (and the
+   * turn it cuts short) ends with an `error` of code `timeout` and a `result` of status `timed_out`.
+   */
+  timeoutMs?: number;
+  /**
+   * A spending limit in USD: once the session's usage (its `cost_update` events, added up as
+   * `RunOutcome.cost`) passes it, the CLI is stopped and the session (and the turn it cuts short)
+   * ends with an `error` of code `budget_exceeded` and a `failed` `result`. A CLI that reports no
+   * price (Codex, Gemini CLI…) is not limited by it: give `maxTokens` too.
+   */
+  maxCostUsd?: number;
+  /** A limit on the session's tokens (input + output, as `RunCost.total_tokens`), enforced as `maxCostUsd`. */
+  maxTokens?: number;
   /**
    * A session id to continue (the CLI's own, as `run_started` announced it), in a new process:
    * Claude Code `--resume`, Codex `thread/resume`, the ACP CLIs `session/load` (the history the
@@ -90,12 +115,14 @@ export interface Session extends AsyncIterable<AnyEvent> {
   /**
    * Starts a turn with `prompt` (or queues it behind the running turn: one turn at a time) and
    * resolves with the `result` event that closes it. Rejects when the session ends before the turn
-   * starts, and throws a TypeError for a prompt that is not a string.
+   * starts, and with a TypeError for a prompt holding a NUL byte (no CLI can take one; the session
+   * goes on); throws a TypeError for a prompt that is not a string.
    */
   send(prompt: string): Promise<Event<'result'>>;
   /**
-   * Answers a pending approval. Answers false when `approvalId` is not pending (never asked,
-   * already answered, timed out, or withdrawn), true otherwise.
+   * Answers a pending approval: `approvalId` is its event's, a random id the session gives each
+   * request (never the CLI's own, which a caller could guess). Answers false when `approvalId` is
+   * not pending (never asked, already answered, timed out, or withdrawn), true otherwise.
    */
   approve(approvalId: string, answer: ApprovalAnswer): boolean;
   /** The approval ids still waiting for an answer, oldest first. */

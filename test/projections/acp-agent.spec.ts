@@ -110,6 +110,19 @@ it('session/cancel ends the turn cancelled; the next prompt completes', async ()
   await agent.end();
 });
 
+it('one NUL prompt wedges an ACP session (fixed): that prompt gets INVALID_PARAMS, the next one its normal answer', async () => {
+  const agent = startAgent('plain');
+  const sessionId = await agent.open();
+  agent.send({ id: 2, method: 'session/prompt', params: { sessionId, prompt: [{ type: 'text', text: 'a\u0000b' }] } });
+  expect((await agent.answer(2)).error).toEqual({ code: -32602, message: expect.stringContaining('prompt must not contain a NUL byte') });
+  agent.send({ id: 3, method: 'session/prompt', params: { sessionId, prompt: [{ type: 'text', text: 'Say hello.' }] } });
+  expect((await agent.answer(3)).result).toEqual({ stopReason: 'end_turn' });
+  await agent.end();
+  const messages = agent.messages();
+  for (const message of messages) expect({ message, errors: acpMessageErrors(message) }).toEqual({ message, errors: [] });
+  expect(said(updatesOf(messages), 'agent_message_chunk')).toBe('Hello from the scripted model.');
+});
+
 it('errors: an unknown method, an unknown session, a line that is not JSON', async () => {
   const agent = startAgent('plain');
   await agent.open();

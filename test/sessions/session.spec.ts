@@ -59,6 +59,15 @@ describe('turns', () => {
     expect(events.filter((event) => event.kind !== 'stderr').at(-1)).toBe(result);
   });
 
+  it('one NUL prompt wedges an ACP session (fixed): send rejects with a TypeError, the next send completes', async () => {
+    const { session, written } = replay('plain');
+    const refused = session.send('a\u0000b');
+    await expect(refused).rejects.toThrow(TypeError);
+    await expect(refused).rejects.toThrow('prompt must not contain a NUL byte');
+    expect((await session.send('Say hello.')).payload).toMatchObject({ status: 'completed', output: 'Hello from the scripted model.' });
+    expect(written().filter((message) => message.method === 'session/prompt')).toHaveLength(1);
+  });
+
   it('two sends at once are played one after the other, in order, in the same process', async () => {
     const { session, written } = replay('two-turns');
     const [first, second] = await Promise.all([session.send('Give the first answer.'), session.send('Give the second answer.')]);
@@ -71,7 +80,6 @@ describe('turns', () => {
   it('a prompt that is not a string is a TypeError; a send after close is refused', async () => {
     const { session } = replay('plain');
     expect(() => session.send(42 as unknown as string)).toThrow(TypeError);
-    expect(() => session.send('a\0b')).toThrow(/NUL/);
     await session.close();
     await expect(session.send('Again?')).rejects.toThrow('the session is closed');
   });
@@ -87,9 +95,9 @@ describe('approvals', () => {
       },
     });
     expect((await session.send('Create made-by-tool.txt.')).payload.status).toBe('completed');
-    expect(seen).toEqual(['0']);
+    expect(seen).toHaveLength(1);
     expect(events.filter((event) => event.kind === 'approval_resolved').map((event) => event.payload)).toEqual([
-      expect.objectContaining({ approval_id: '0', decision: 'allow', metadata: { answered_by: 'callback' } }),
+      expect.objectContaining({ approval_id: seen[0], decision: 'allow', metadata: { answered_by: 'callback' } }),
     ]);
     expect(answers(written())).toContainEqual({ outcome: { outcome: 'selected', optionId: 'proceed_once' } });
     expect(kindsOf(events).indexOf('tool_use')).toBeLessThan(kindsOf(events).indexOf('approval_requested'));
@@ -108,6 +116,28 @@ describe('approvals', () => {
     expect(events.find((event) => event.kind === 'approval_resolved')?.payload).toMatchObject({ decision: 'deny', reason: 'no writes', metadata: { answered_by: 'host' } });
     // Gemini never closes a denied call: it gets its result inside the turn.
     expect(events.find((event) => event.kind === 'tool_result')?.payload).toMatchObject({ is_error: true, metadata: { status: 'denied' } });
+  });
+
+  it("approval ids are opaque: a fresh random id per run, never the CLI's own; answering with it reaches the CLI", async () => {
+    const ids: string[] = [];
+    for (const run of [1, 2]) {
+      const { session, events, written } = replay('deny');
+      const turn = session.send('Create made-by-tool.txt.');
+      const id = await waitFor(`run ${run}'s pending approval`, () => session.pendingApprovals[0]);
+      expect(events.find((event) => event.kind === 'approval_requested')?.payload.approval_id).toBe(id);
+      expect(session.approve(id, { decision: 'deny' })).toBe(true);
+      // The stand-in goes on only once the answer arrived, under the CLI's own id (the capture's 0).
+      expect((await turn).payload.status).toBe('completed');
+      const sent = written().filter((message) => message.method === undefined); // both runs log to one file
+      expect(sent).toHaveLength(run);
+      expect(sent.at(-1)).toEqual({ jsonrpc: '2.0', id: 0, result: { outcome: { outcome: 'selected', optionId: 'cancel' } } });
+      expect(events.find((event) => event.kind === 'approval_resolved')?.payload.approval_id).toBe(id);
+      await session.close();
+      ids.push(id);
+    }
+    expect(ids[0]).not.toBe(ids[1]);
+    for (const id of ids) expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(ids).not.toContain('0');
   });
 
   it("approvals: 'deny' answers every request at once, without the callback", async () => {
@@ -276,6 +306,21 @@ describe('SessionTurns', () => {
     expect(second.at(-1)).toMatchObject({ kind: 'result', payload: { output: 'The second answer.' } });
     await session.close();
     await turns.drained;
-    expect(await collect(turns.send('After the end.'))).toEqual([]);
+    await expect(collect(turns.send('After the end.'))).rejects.toThrow('the session is closed');
+  });
+
+  it('one NUL prompt wedges an ACP session (fixed): its turn throws the refusal, the next turn gets its events and result', async () => {
+    const session = startSession({ provider: 'gemini', executable: AGENT, cwd: dir, killGraceMs: 500, env: { REPLAY_WIRE: join(WIRES, 'wire-plain.jsonl') } });
+    started.push(session);
+    const turns = new SessionTurns(session);
+    const seen: AnyEvent[] = [];
+    const collect = async (events: AsyncIterable<AnyEvent>) => {
+      for await (const event of events) seen.push(event);
+    };
+    await expect(collect(turns.send('a\u0000b'))).rejects.toThrow('prompt must not contain a NUL byte');
+    expect(seen).toEqual([]);
+    await collect(turns.send('Say hello.'));
+    expect(seen.filter((event) => event.kind === 'run_started')).toHaveLength(1);
+    expect(seen.at(-1)).toMatchObject({ kind: 'result', payload: { status: 'completed', output: 'Hello from the scripted model.' } });
   });
 });

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Readable, Writable } from 'node:stream';
-import type { Event } from '../../events/event';
+import type { AnyEvent, Event } from '../../events/event';
 import { arr, obj, str } from '../../providers/drafts';
 import { splitLines } from '../../providers/lines';
 import type { JsonObject, JsonValue } from '../../schema/json';
@@ -178,7 +178,7 @@ export async function serveAcpAgent(options: AcpAgentOptions, input: Readable, o
       const agent = sessionOf(params);
       const text = promptText(params.prompt);
       for (const block of arr(params.prompt)) if (obj(block)) history?.record(sessionId, { update: { sessionUpdate: 'user_message_chunk', content: block } });
-      for await (const event of agent.turns.send(text)) {
+      for await (const event of refusedAsInvalid(agent.turns.send(text))) {
         // The CLI's own session id, which a later `session/load` resumes.
         if (event.kind === 'run_started' && event.provider_session_id) history?.record(sessionId, { cli_session_id: event.provider_session_id });
         for (const update of agent.projector.updates(event)) {
@@ -234,6 +234,18 @@ export async function serveAcpAgent(options: AcpAgentOptions, input: Readable, o
     }
   }
   await Promise.all([...sessions.values()].map((agent) => agent.session.close()));
+}
+
+/**
+ * A turn's events, the session's refusal of its prompt (a TypeError: a NUL byte in it) as the
+ * client's mistake: INVALID_PARAMS with the refusal's message. The session goes on.
+ */
+async function* refusedAsInvalid(events: AsyncIterable<AnyEvent>): AsyncIterable<AnyEvent> {
+  try {
+    yield* events;
+  } catch (error) {
+    throw error instanceof TypeError ? new RpcError(INVALID_PARAMS, error.message) : error;
+  }
 }
 
 /** A prompt's text: its text blocks, and its resource links and embedded resources by their URI. */
