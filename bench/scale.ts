@@ -269,7 +269,7 @@ function loopDelays(dir: string, from: number, to: number): Record<string, numbe
 
 /** A worker process: the `worker` command from the sources, its stderr kept (a worker that complains is reported). */
 function startWorker(url: string, dir: string): Promise<WorkerProcess> {
-  const args = ['-r', join(dir, 'loop-monitor.js'), '-r', require.resolve('ts-node/register/transpile-only'), join(ROOT, 'src', 'cli', 'main.ts'), 'worker', '--redis', url, '--concurrency', String(CONCURRENCY), '--lock', String(LOCK_MS / 1000)];
+  const args = ['-r', join(dir, 'loop-monitor.js'), '-r', require.resolve('ts-node/register/transpile-only'), join(ROOT, 'src', 'cli', 'main.ts'), 'worker', '--redis', url, '--concurrency', String(CONCURRENCY), '--lock', String(LOCK_MS / 1000), '--workspace', 'shared', '--pass-env', TAG_ENV];
   const child = track('worker', spawn(process.execPath, args, { cwd: dir, env: { ...process.env, TS_NODE_PROJECT: join(ROOT, 'tsconfig.json'), [TAG_ENV]: TAG, CSC_BENCH_LOOP_DIR: join(dir, 'loop') }, stdio: ['ignore', 'pipe', 'pipe'] }));
   const worker: WorkerProcess = { child, pid: child.pid as number, stderr: [] };
   child.stderr?.setEncoding('utf8').on('data', (text: string) => worker.stderr.push(text));
@@ -292,7 +292,9 @@ interface Web {
 }
 
 function startWeb(store: RunStore): Promise<Web> {
-  let handle = createRunsHandler(store);
+  // The bench measures the data path from 127.0.0.1: auth and its refusals are tested in test/scale/http-security.spec.ts.
+  const open = { noAuth: true, maxQueued: 100_000, maxRunsPerPrincipal: 100_000 } as const;
+  let handle = createRunsHandler(store, open);
   const pendingSse = new Map<number, { runId: string; response: ServerResponse }>();
   let next = 0;
   const errors: string[] = [];
@@ -318,7 +320,7 @@ function startWeb(store: RunStore): Promise<Web> {
   return new Promise((resolve) =>
     server.listen(0, '127.0.0.1', () => {
       const { port } = server.address() as AddressInfo;
-      resolve({ server, base: `http://127.0.0.1:${port}`, use: (jobDefaults) => (handle = createRunsHandler(store, { jobDefaults })), pendingSse, errors });
+      resolve({ server, base: `http://127.0.0.1:${port}`, use: (jobDefaults) => (handle = createRunsHandler(store, { ...open, jobDefaults })), pendingSse, errors });
     }),
   );
 }

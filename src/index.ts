@@ -45,4 +45,6 @@ export { ExecutableNotFoundError, startRun, type PermissionPreset, type Run, typ
 export { SessionTurns, startSession, type ApprovalAnswer, type ApprovalPolicy, type ApprovalRequestEvent, type Session, type SessionOptions, type SessionProvider } from './sessions';
 export { AcpHistory, AcpProjector, defaultAcpHistoryDir, serveAcpAgent, viewToolCall, type AcpAgentOptions, type SessionHistory, type AcpPermission, type AcpPromptAnswer, type AcpStopReason, type AcpToolKind, type ToolCallView } from './projections/acp';
 export { UI_MESSAGE_STREAM_HEADERS, UIMessageStreamProjector, pipeUIMessageStreamToResponse, toUIMessageStreamResponse, type PlanEntry, type UIApprovalData, type UIFinishReason, type UIMessageChunk, type UIMessageStreamOptions, type UIVersion } from './projections/ui-message-stream';
-export { MemoryRunStore, RedisRunStore, createRunsHandler, createWorker, openRunStore, type RunsHandlerOptions, type JobSignals, type ReadOptions, type RedisStoreOptions, type RunJob, type RunStore, type RunStoreOptions, type StreamEntry, type TakenJob, type WorkerOptions } from './scale';
+export * from './scale';
+export { ANONYMOUS, bearerToken, isLoopbackHost, type AccessOptions, type Authenticate } from './http/access';
+export { HttpError } from './http/http-error';

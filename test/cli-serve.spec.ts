@@ -1,9 +1,10 @@
 import 'reflect-metadata';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Event } from '../src';
+import { waitFor } from './wait-for';
 
 /*
  * The `serve` command, in process (no Redis): the runs API on 127.0.0.1 at a free port, its runs run
@@ -14,21 +15,79 @@ import { Event } from '../src';
 const ROOT = join(__dirname, '..');
 jest.setTimeout(30_000);
 
+const main = (...args: string[]) => [...['-r', require.resolve('ts-node/register/transpile-only'), join(ROOT, 'src', 'cli', 'main.ts')], ...args];
+
+/** `serve` with `args`, its stdout and stderr collected; the first stdout line is its banner. */
+function startServe(args: string[], env: NodeJS.ProcessEnv = {}) {
+  const child = spawn(process.execPath, main('serve', ...args), { env: { ...process.env, REDIS_URL: '', CLI_SUBPROCESS_CORE_TOKEN: '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const output = { stdout: '', stderr: '' };
+  child.stdout.on('data', (chunk: Buffer) => (output.stdout += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (output.stderr += chunk.toString()));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+  return { child, output, exited };
+}
+
+it('serve with no options needs a token: it makes one, prints the page address with it once on stderr, and refuses calls without it', async () => {
+  const serve = startServe(['--port', '0']);
+  try {
+    await waitFor('the banner and the token', () => serve.output.stdout.includes('\n') && serve.output.stderr.includes('#token='));
+    const base = /http:\/\/[^/]+/.exec(serve.output.stdout)?.[0] as string;
+    const token = /#token=(\S+)/.exec(serve.output.stderr)?.[1] as string;
+    expect(serve.output.stderr).toContain(`open ${base}/#token=${token}`);
+    // Never in the banner (stdout is a log), and printed once.
+    expect(serve.output.stdout).not.toContain(token);
+    expect(serve.output.stderr.split(token).length - 1).toBe(1);
+    const body = JSON.stringify({ provider: 'gemini', prompt: 'hi' });
+    expect((await fetch(`${base}/runs`, { method: 'POST', headers: { 'content-type': 'application/json' }, body })).status).toBe(401);
+    // A request may not ask every call to be allowed: the default policy is ask and deny.
+    const allow = await fetch(`${base}/runs`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: JSON.stringify({ provider: 'gemini', prompt: 'hi', approvals: 'allow' }) });
+    expect(allow.status).toBe(403);
+    serve.child.kill('SIGTERM');
+    expect(await serve.exited).toBe(0);
+  } finally {
+    serve.child.kill('SIGKILL');
+  }
+});
+
+it('serve --no-auth warns, and is refused (exit 2, before binding) with a --host that is not loopback; --tokens reads principals', async () => {
+  const open = startServe(['--port', '0', '--no-auth', '--host', '0.0.0.0']);
+  expect(await open.exited).toBe(2);
+  expect(open.output.stderr).toContain('--no-auth is refused with --host 0.0.0.0');
+  const warned = startServe(['--port', '0', '--no-auth']);
+  try {
+    await waitFor('the warning', () => warned.output.stderr.includes('WARNING: --no-auth'));
+    expect(warned.output.stderr).not.toContain('#token=');
+  } finally {
+    warned.child.kill('SIGKILL');
+  }
+  const dir = mkdtempSync(join(tmpdir(), 'serve-tokens-'));
+  try {
+    writeFileSync(join(dir, 'tokens'), '# who may call\nshort alice\n');
+    const bad = startServe(['--port', '0', '--tokens', join(dir, 'tokens')]);
+    expect(await bad.exited).toBe(2);
+    expect(bad.output.stderr).toContain('line 2: the token must be at least 16 characters');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 it('serve: queues a run over HTTP, streams its events as SSE to the end, forgets them --ttl after, stops on SIGTERM', async () => {
   const bin = mkdtempSync(join(tmpdir(), 'serve-bin-'));
   symlinkSync(join(__dirname, 'sessions', 'replay-agent.js'), join(bin, 'gemini'));
-  const child = spawn(process.execPath, ['-r', require.resolve('ts-node/register/transpile-only'), join(ROOT, 'src', 'cli', 'main.ts'), 'serve', '--port', '0', '--cwd', bin, '--ttl', '1'], {
-    env: { ...process.env, PATH: `${bin}:${process.env.PATH ?? ''}`, REPLAY_WIRE: join(__dirname, 'fixtures', 'sessions', 'gemini', 'wire-plain.jsonl'), REDIS_URL: '' },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+  writeFileSync(join(bin, 'tokens'), 'serve-test-token-0123456789 alice\n');
+  // REPLAY_WIRE is the operator's to pass: a CLI gets the allow-list, not this process's environment.
+  const serve = startServe(['--port', '0', '--cwd', bin, '--ttl', '1', '--tokens', join(bin, 'tokens'), '--pass-env', 'REPLAY_WIRE'], { PATH: `${bin}:${process.env.PATH ?? ''}`, REPLAY_WIRE: join(__dirname, 'fixtures', 'sessions', 'gemini', 'wire-plain.jsonl') });
+  const { child } = serve;
+  const auth = { authorization: 'Bearer serve-test-token-0123456789' };
   try {
-    const banner = await new Promise<string>((resolve) => child.stdout.once('data', (chunk: Buffer) => resolve(chunk.toString())));
+    await waitFor('the banner', () => serve.output.stdout.includes('\n'));
+    const banner = serve.output.stdout;
     expect(banner).toMatch(/^cli-subprocess-core serve: http:\/\/127\.0\.0\.1:\d+\/ \(runs in this process, 2 at a time\)/);
     const base = /http:\/\/[^/]+/.exec(banner)?.[0] as string;
-    const created = await fetch(`${base}/runs`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ provider: 'gemini', prompt: 'Say hello.' }) });
+    const created = await fetch(`${base}/runs`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ provider: 'gemini', prompt: 'Say hello.' }) });
     expect(created.status).toBe(201);
     const { id } = (await created.json()) as { id: string };
-    const text = await (await fetch(`${base}/runs/${id}/events`)).text();
+    const text = await (await fetch(`${base}/runs/${id}/events`, { headers: auth })).text();
     const events = text
       .split('\n')
       .filter((line) => line.startsWith('data: ') && line !== 'data: {}')
@@ -36,16 +95,15 @@ it('serve: queues a run over HTTP, streams its events as SSE to the end, forgets
     expect(events.at(-1)).toMatchObject({ kind: 'result', payload: { status: 'completed', output: 'Hello from the scripted model.' } });
     expect(text).toContain('event: end');
     // A second after its end, the run's stream is gone: its SSE ends at once, with no event.
-    let replay = text;
-    for (const deadline = Date.now() + 10_000; replay.includes('data: {"') && Date.now() < deadline; ) {
+    let gone = 200;
+    for (const deadline = Date.now() + 10_000; gone === 200 && Date.now() < deadline; ) {
       await new Promise((resolve) => setTimeout(resolve, 200));
-      replay = await (await fetch(`${base}/runs/${id}/events`)).text();
+      gone = (await fetch(`${base}/runs/${id}/events`, { headers: auth })).status;
     }
-    expect(replay).not.toContain('data: {"');
-    expect(replay).toContain('event: end');
+    expect(gone).toBe(404);
     expect((await fetch(`${base}/nope`)).status).toBe(404);
     child.kill('SIGTERM');
-    expect(await new Promise((resolve) => child.once('exit', resolve))).toBe(0);
+    expect(await serve.exited).toBe(0);
   } finally {
     child.kill('SIGKILL');
     rmSync(bin, { recursive: true, force: true });

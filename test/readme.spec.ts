@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { KINDS, PAYLOAD_CLASSES } from '../src';
+import { ERROR_CODES, KINDS, PAYLOAD_CLASSES } from '../src';
 
 const root = join(__dirname, '..');
 const readme = readFileSync(join(root, 'README.md'), 'utf8');
@@ -9,6 +9,13 @@ describe('README', () => {
   it('lists every kind with its payload class, in order', () => {
     const rows = [...readme.matchAll(/^\| `([a-z_]+)` \| `(\w+Payload)` \|/gm)].map((m) => [m[1], m[2]]);
     expect(rows).toEqual(KINDS.map((kind) => [kind, PAYLOAD_CLASSES[kind].name]));
+  });
+
+  it('lists exactly the error codes of ERROR_CODES in its "Errors" paragraph', () => {
+    const paragraph = /\*\*Errors\*\*[\s\S]*?`ERROR_CODES` lists them/.exec(readme)?.[0] ?? '';
+    // The paragraph names one field beside the codes: the error's `message`.
+    const listed = new Set([...paragraph.matchAll(/`([a-z_]+)`/g)].map((m) => m[1]).filter((word) => word !== 'message'));
+    expect([...listed].sort()).toEqual([...ERROR_CODES].sort());
   });
 
   it('shows the runnable example verbatim', () => {
@@ -22,7 +29,7 @@ describe('README', () => {
   });
 
   it('shows the NestJS server-sent events example verbatim', () => {
-    const example = readFileSync(join(root, 'examples/nest-sse.ts'), 'utf8').replace("from '../src/nest'", "from 'cli-subprocess-core/nest'");
+    const example = readFileSync(join(root, 'examples/nest-sse.ts'), 'utf8').replace("from '../src/nest'", "from 'cli-subprocess-core/nest'").replace("from '../src'", "from 'cli-subprocess-core'");
     expect(readme).toContain(example.trim());
   });
 
@@ -49,7 +56,7 @@ describe('README', () => {
   });
 
   it('shows the useChat back end example verbatim', () => {
-    const example = readFileSync(join(root, 'examples/nest-chat.ts'), 'utf8').replace("from '../src'", "from 'cli-subprocess-core'");
+    const example = readFileSync(join(root, 'examples/nest-chat.ts'), 'utf8').replace("from '../src/nest'", "from 'cli-subprocess-core/nest'").replace("from '../src'", "from 'cli-subprocess-core'");
     expect(readme).toContain(example.trim());
   });
 

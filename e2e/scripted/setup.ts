@@ -88,7 +88,12 @@ export function pointCliAt(name: CliName, home: string, serverUrl: string, optio
       return isolatedEnv(home, { ANTHROPIC_BASE_URL: serverUrl, ANTHROPIC_API_KEY: 'sk-ant-scripted', DISABLE_AUTOUPDATER: '1' });
     case 'codex':
       writeFileSync(join(home, 'config.toml'), codexConfig(serverUrl, options.mcpEcho === true));
-      return { PATH: process.env.PATH ?? '', HOME: home, CODEX_HOME: home, OPENAI_API_KEY: 'sk-scripted', RUST_LOG: 'off', NO_COLOR: '1' };
+      // Codex 0.169 links its codex-linux-sandbox helper (CODEX_HOME/tmp/arg0-linux) only when CODEX_HOME is
+      // not under the temp dir ("Refusing to create helper binaries under temporary dir"); a system
+      // bubblewrap without --argv0 (< 0.9: Debian's 0.8.0) then runs the bare name, and every sandboxed
+      // command fails with `bwrap: execvp codex-linux-sandbox`. A temp dir of its own inside its home fixes it.
+      mkdirSync(join(home, 'tmp'), { recursive: true });
+      return { PATH: process.env.PATH ?? '', HOME: home, CODEX_HOME: home, TMPDIR: join(home, 'tmp'), OPENAI_API_KEY: 'sk-scripted', RUST_LOG: 'off', NO_COLOR: '1' };
     case 'gemini':
       mkdirSync(join(home, '.gemini'), { recursive: true });
       writeFileSync(join(home, '.gemini', 'settings.json'), JSON.stringify(GEMINI_SETTINGS));

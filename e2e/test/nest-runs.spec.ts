@@ -17,6 +17,9 @@ import { SseClient } from '../../test/nest/sse-client';
 import { E2E_BIN, startScriptedCli, type ScriptedCli } from '../scripted/setup';
 import { waitFor } from './harness';
 
+const ALICE = 'alice-token-0123456789';
+const BOB = 'bob-token-0123456789ab';
+const auth = (token: string) => ({ authorization: `Bearer ${token}` });
 const savedEnv = { ...process.env };
 const savedCwd = process.cwd();
 let app: INestApplication;
@@ -24,6 +27,8 @@ let base: string;
 let cli: ScriptedCli;
 let store: RunStore;
 let worker: { close(): Promise<void> };
+/** Whether the last stream read to its end closed with `event: end` (so EventSource does not reconnect). */
+let endedWithEnd = false;
 
 beforeAll(async () => {
   cli = await startScriptedCli('claude', [{ shell: 'touch made-by-tool.txt' }, { text: 'I created the file.' }]);
@@ -31,8 +36,9 @@ beforeAll(async () => {
   Object.assign(process.env, cli.env, { PATH: `${E2E_BIN}:${cli.env.PATH}`, CLAUDE_CODE_MAX_RETRIES: '1' });
   process.chdir(cli.cwd);
   store = openRunStore();
-  worker = createWorker(store);
-  app = await startApp({ imports: [RunsAppModule.forStore(store)] });
+  // The runs work in the endpoint's directory itself (the operator's choice), where the test looks for the file.
+  worker = createWorker(store, { jobDefaults: { workspace: 'shared' } });
+  app = await startApp({ imports: [RunsAppModule.forStore(store, { token: { alice: ALICE, bob: BOB } })] });
   await app.listen(0, '127.0.0.1');
   base = `http://127.0.0.1:${(app.getHttpServer().address() as AddressInfo).port}`;
 });
@@ -49,9 +55,10 @@ afterAll(async () => {
 /** SSE frames (id, kind, data) from `path`: until `until` holds (then the client leaves), or to the end. */
 async function sse(path: string, headers: Record<string, string>, until?: (frames: Frame[]) => boolean): Promise<Frame[]> {
   const client = new SseClient(`${base}${path}`, headers);
-  const frames = () => client.frames.flatMap((frame) => (frame.id === undefined ? [] : [{ id: frame.id, kind: String((JSON.parse(frame.data) as { kind: unknown }).kind), data: JSON.parse(frame.data) as Record<string, unknown> }]));
+  const frames = () => client.frames.flatMap((frame) => (frame.id === undefined || frame.event === 'end' ? [] : [{ id: frame.id, kind: String((JSON.parse(frame.data) as { kind: unknown }).kind), data: JSON.parse(frame.data) as Record<string, unknown> }]));
   if (until === undefined) {
     await client.ended;
+    endedWithEnd = client.frames.at(-1)?.event === 'end';
     return frames();
   }
   await waitFor('the frames the client waits for', () => until(frames()));
@@ -66,16 +73,23 @@ interface Frame {
 }
 
 it('a queued run over HTTP: SSE with entry ids, a resume from Last-Event-ID, an approval answered over HTTP', async () => {
-  const { id } = (await request(app.getHttpServer()).post('/runs').send({ prompt: 'Create made-by-tool.txt.' }).expect(201)).body as { id: string };
+  // Without a token, nothing is queued; a request may not ask every call to be allowed.
+  await request(app.getHttpServer()).post('/runs').send({ prompt: 'Create made-by-tool.txt.' }).expect(401);
+  await request(app.getHttpServer()).post('/runs').set(auth(ALICE)).send({ prompt: 'Create made-by-tool.txt.', approvals: 'allow' }).expect(403);
+  const { id } = (await request(app.getHttpServer()).post('/runs').set(auth(ALICE)).send({ prompt: 'Create made-by-tool.txt.' }).expect(201)).body as { id: string };
+  // Another principal cannot read it, cancel it or answer it: the run does not exist for them.
+  await request(app.getHttpServer()).post(`/runs/${id}/cancel`).set(auth(BOB)).set('content-type', 'application/json').send({}).expect(404);
   // The client reads until the approval is asked, answers it, and leaves.
-  const first = await sse(`/runs/${id}/events`, {}, (frames) => frames.some((frame) => frame.kind === 'approval_requested'));
+  const first = await sse(`/runs/${id}/events`, auth(ALICE), (frames) => frames.some((frame) => frame.kind === 'approval_requested'));
   const asked = first.find((frame) => frame.kind === 'approval_requested')?.data.payload as { approval_id: string };
-  await request(app.getHttpServer()).post(`/runs/${id}/approvals/${encodeURIComponent(asked.approval_id)}`).send({ decision: 'allow' }).expect(202);
-  // It comes back with the last id it saw, and gets exactly the rest.
-  const rest = await sse(`/runs/${id}/events`, { 'last-event-id': first.at(-1)?.id ?? '' });
+  await request(app.getHttpServer()).post(`/runs/${id}/approvals/${encodeURIComponent(asked.approval_id)}`).set(auth(BOB)).send({ decision: 'allow' }).expect(404);
+  await request(app.getHttpServer()).post(`/runs/${id}/approvals/${encodeURIComponent(asked.approval_id)}`).set(auth(ALICE)).send({ decision: 'allow' }).expect(202);
+  // It comes back with the last id it saw, and gets exactly the rest, then the end.
+  const rest = await sse(`/runs/${id}/events`, { ...auth(ALICE), 'last-event-id': first.at(-1)?.id ?? '' });
   const stream: StreamEntry[] = [];
   for await (const entry of store.readRunEvents(id)) stream.push(entry);
   expect([...first, ...rest].map((frame) => frame.id)).toEqual(stream.map((entry) => entry.id));
   expect(rest.at(-1)).toMatchObject({ kind: 'result', data: { payload: { status: 'completed' } } });
+  expect(endedWithEnd).toBe(true);
   expect(existsSync(join(cli.cwd, 'made-by-tool.txt'))).toBe(true);
 });

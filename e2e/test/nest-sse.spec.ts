@@ -15,6 +15,16 @@ import { E2E_BIN, startScriptedCli, type ScriptedCli } from '../scripted/setup';
 import { commandLine, snapshotTree, stillRunning, waitFor } from './harness';
 
 
+const TOKEN = 'sse-test-token-0123456789';
+const auth = { authorization: `Bearer ${TOKEN}` };
+
+/** POST /runs with `prompt` (and the token): the run's events URL. */
+async function startRun(prompt: string): Promise<string> {
+  const created = await fetch(url, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ prompt }) });
+  expect(created.status).toBe(201);
+  return `${url}/${((await created.json()) as { id: string }).id}/events`;
+}
+
 const savedEnv = { ...process.env };
 const savedCwd = process.cwd();
 let app: INestApplication;
@@ -30,9 +40,9 @@ async function scriptClaude(script: Parameters<typeof startScriptedCli>[1]): Pro
 }
 
 beforeAll(async () => {
-  app = await startApp({ imports: [SseAppModule] });
+  app = await startApp({ imports: [SseAppModule.withAccess({ token: TOKEN })] });
   await app.listen(0, '127.0.0.1');
-  url = `http://127.0.0.1:${(app.getHttpServer().address() as AddressInfo).port}/runs/stream`;
+  url = `http://127.0.0.1:${(app.getHttpServer().address() as AddressInfo).port}/runs`;
 });
 afterEach(async () => {
   process.chdir(savedCwd);
@@ -47,7 +57,10 @@ describe('the @Sse() example with the real Claude Code', () => {
   it('streams the run as server-sent events: each message an Event, the last a completed result', async () => {
     const plain = scenario('plain');
     await scriptClaude(plain.script);
-    const client = new SseClient(`${url}?prompt=${encodeURIComponent(plain.prompt)}`);
+    // A GET never starts a run; without the token, nothing starts at all.
+    expect((await fetch(`${url}?prompt=x`, { headers: auth })).status).toBe(404);
+    expect((await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ prompt: 'x' }) })).status).toBe(401);
+    const client = new SseClient(await startRun(plain.prompt), auth);
     expect(await client.status).toBe(200);
     await client.ended;
     const events = client.messages.map((data) => Event.fromJSON(data));
@@ -57,7 +70,7 @@ describe('the @Sse() example with the real Claude Code', () => {
 
   it('a client that disconnects stops the run: Claude Code and everything it started are gone', async () => {
     const scripted = await scriptClaude([ENDLESS_STREAM]);
-    const client = new SseClient(`${url}?prompt=${encodeURIComponent('Answer slowly.')}`);
+    const client = new SseClient(await startRun('Answer slowly.'), auth);
     await client.received(1); // run_started
     await waitFor('the streaming request', () => scripted.server.requests.some((request) => request.url.includes('/v1/messages')));
     // This worker's children: the run's CLI (and whatever it started).

@@ -101,7 +101,7 @@ it("a cancel from this process reaches the worker holding the run: aborted, the 
 it("an approval answered from this process reaches the worker: the real Claude Code's write is allowed", async () => {
   const cli = await startScriptedCli('claude', [{ shell: 'touch made-by-tool.txt' }, { text: 'I created the file.' }]);
   try {
-    const runId = await store.enqueueRun({ provider: 'claude', prompt: 'Create made-by-tool.txt.', cwd: cli.cwd, executable: cli.executable, env: { ...cli.env, CLAUDE_CODE_MAX_RETRIES: '1' } });
+    const runId = await store.enqueueRun({ provider: 'claude', prompt: 'Create made-by-tool.txt.', cwd: cli.cwd, executable: cli.executable, env: { ...cli.env, CLAUDE_CODE_MAX_RETRIES: '1' }, workspace: 'shared' });
     const kinds: string[] = [];
     for await (const { event } of store.readRunEvents(runId)) {
       kinds.push(event.kind);
@@ -145,14 +145,17 @@ it('a worker SIGKILLed mid-run: the other worker fails the run (worker_lost), no
 });
 
 it('SSE from another process: the ids are entry ids, a reconnect with Last-Event-ID gets exactly the rest, leaving does not stop the run', async () => {
-  const server: Server = createServer((request, response) => void createRunsHandler(store)(request, response));
+  const token = 'scale-test-token-0123456789';
+  const handle = createRunsHandler(store, { token });
+  const server: Server = createServer((request, response) => void handle(request, response));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   try {
-    const runId = await store.enqueueRun(replayJob(dir, 'thinking', { REPLAY_DELAY_MS: '100' }));
+    // The default principal's run: the token's.
+    const runId = await store.enqueueRun(replayJob(dir, 'thinking', { REPLAY_DELAY_MS: '100' }), { owner: 'default' });
     // Three messages, then the client leaves.
-    const first = await sse(`${base}/runs/${runId}/events`, {}, 3);
-    const rest = await sse(`${base}/runs/${runId}/events`, { 'last-event-id': first.at(-1) as string });
+    const first = await sse(`${base}/runs/${runId}/events`, { authorization: `Bearer ${token}` }, 3);
+    const rest = await sse(`${base}/runs/${runId}/events`, { authorization: `Bearer ${token}`, 'last-event-id': first.at(-1) as string });
     const stream = await readAll(store.readRunEvents(runId, { follow: false }));
     expect([...first, ...rest]).toEqual(stream.map((entry) => entry.id));
     expect(stream.at(-1)?.event).toMatchObject({ kind: 'result', payload: { status: 'completed' } });

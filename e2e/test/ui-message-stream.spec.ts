@@ -42,6 +42,8 @@ interface ClientCase {
   prompts: string[];
   answers?: ('allow' | 'deny')[];
   approvals?: string;
+  /** Sent with every request (the bearer token). */
+  headers?: Record<string, string>;
 }
 
 /** Runs the client of `ai` `version` over `cases` (one process), and answers what it built. */
@@ -213,12 +215,10 @@ async function* replay(events: readonly AnyEvent[]): AsyncGenerator<AnyEvent> {
 
 describe.each(VERSIONS)('ai %i and a real Claude Code session behind a Nest route', (version) => {
   let cli: ScriptedCli;
-  let session: Session;
   let app: INestApplication;
 
   afterEach(async () => {
     await app?.close();
-    await session?.close();
     await cli?.close();
   });
 
@@ -230,14 +230,14 @@ describe.each(VERSIONS)('ai %i and a real Claude Code session behind a Nest rout
       { text: 'I was not allowed to create the file.' },
       { thinking: 'Six times seven is forty-two.', text: 'The answer is 42.' },
     ]);
-    session = startSession({ provider: 'claude', cwd: cli.cwd, executable: cli.executable, env: { ...cli.env, CLAUDE_CODE_MAX_RETRIES: '1' } });
-    // examples/nest-chat.ts, as the README shows it.
-    app = await startApp({ imports: [ChatAppModule.forSession(session, version)] });
+    // examples/nest-chat.ts, as the README shows it: a session per chat, every call with the token.
+    const token = 'chat-test-token-0123456789';
+    app = await startApp({ imports: [ChatAppModule.forSessions({ provider: 'claude', cwd: cli.cwd, executable: cli.executable, env: { ...cli.env, CLAUDE_CODE_MAX_RETRIES: '1' } }, version, { token })] });
     await app.listen(0, '127.0.0.1');
     const base = `http://127.0.0.1:${(app.getHttpServer().address() as AddressInfo).port}`;
 
     const [chat] = await runClient(version, [
-      { name: 'claude', api: `${base}/chat`, approvals: `${base}/approvals`, prompts: ['Create made-by-tool.txt.', 'Create denied.txt.', 'What is 6 times 7?'], answers: ['allow', 'deny'] },
+      { name: 'claude', api: `${base}/chat`, approvals: `${base}/approvals`, headers: { authorization: `Bearer ${token}` }, prompts: ['Create made-by-tool.txt.', 'Create denied.txt.', 'What is 6 times 7?'], answers: ['allow', 'deny'] },
     ]);
 
     expect(chat.invalid).toBeNull();

@@ -42,10 +42,12 @@ Commands:
                                                an Agent Client Protocol agent on stdio (for Zed, JetBrains, Neovim)
                                                fronting the CLI: each ACP session is a session of it,
                                                kept for session/load in --history-dir
-  serve [--redis URL] [--host H] [--port P] [--concurrency N] [--cwd DIR] [--ttl S]
+  serve [--redis URL] [--host H] [--port P] [--token T | --tokens FILE | --no-auth] [options]
                                                the runs API over HTTP (queue, SSE that resumes, cancel,
-                                               approvals) and a page at /; without Redis, runs in this process
-  worker --redis URL [--concurrency N] [--lock S] [--ttl S]
+                                               approvals) and a page at /; without Redis, runs in this process.
+                                               Needs a bearer token: without one, makes one and prints the
+                                               page's address with it on stderr
+  worker --redis URL [--concurrency N] [--lock S] [--ttl S] [options]
                                                take queued runs from Redis and run them here
 
 Options:
@@ -59,7 +61,8 @@ Options:
                      qwen, or auto (named by the first line a provider recognises); run, session: the CLI to run
   --keep-raw <which> decode, run, session: which events carry the native line in "raw": all, unmapped, none (default: all for decode, none for run and session)
   --model <name>     run, session: the model, passed to the CLI
-  --cwd <dir>        run, session: the CLI's working directory (default: the current one)
+  --cwd <dir>        run, session: the CLI's working directory (default: the current one); serve, worker: the
+                     directory runs work in (each in its own workspace of it)
   --permission <p>   run: default (the CLI's own), accept-edits, bypass, or plan (read-only)
   --allowed-tools <list>
                      run: comma-separated tools the CLI may use without asking (claude, gemini)
@@ -68,7 +71,8 @@ Options:
   --idle-timeout <s> run: stop the run when the CLI prints nothing for this many seconds (it ends timed_out)
   --bin <path>       run, session: the CLI's executable (default: its usual name on PATH)
   --approvals <who>  session: ask (default: each request is an approval_requested event, answered on stdin),
-                     allow or deny (every request answered at once)
+                     allow or deny (every request answered at once); serve: the policies a request may ask
+                     for, comma-separated (default ask,deny: allow only when listed)
   --approval-timeout <s>
                      session: a request not answered within this many seconds is denied (default 300)
   --history-dir <dir>
@@ -81,7 +85,31 @@ Options:
   --concurrency <n>  serve, worker: runs at once in this process (default 2)
   --lock <s>         worker, serve with Redis: a worker's hold on a run, renewed while it lives; a dead worker's
                      runs are noticed about this long after (default 15)
-  --ttl <s>          serve, worker: how long a finished run's events stay readable (default 86400, a day)
+  --ttl <s>          serve, worker: how long a finished run's events (and its workspace) stay (default 86400, a day)
+  --token <t>        serve: the bearer token every API call must carry (default: $CLI_SUBPROCESS_CORE_TOKEN,
+                     else one made at start); at least 16 characters
+  --tokens <file>    serve: several principals, one "TOKEN NAME" per line (# comments); a run is its principal's
+  --no-auth          serve: no token (a warning; refused with a --host that is not loopback)
+  --allowed-host <names>
+                     serve: host names the server answers to besides loopback and --host (comma-separated)
+  --models <list>    serve: the models a request may name (default: any, unless the server sets one)
+  --max-prompt-bytes <n>
+                     serve: the longest prompt (default 1048576); longer is 413
+  --max-queued <n>   serve: runs waiting to start past which POST /runs is 429 (default 100)
+  --max-runs-per-principal <n>
+                     serve: runs one principal may have waiting or running (default 20)
+  --max-run-seconds <s>
+                     serve, worker: a run's longest life (default 3600; 0 none); it then ends timed_out
+  --max-run-bytes <n>
+                     serve, worker: a run's stored events (default 67108864); past it the run fails output_limit
+  --max-cost-usd <x>, --max-tokens <n>
+                     serve, worker: a run's budget, added up from its usage; past it the run fails
+                     budget_exceeded (a CLI that reports no price is limited by tokens only)
+  --pass-env <names> serve, worker: more variables for the CLI beyond the allow-list (comma-separated, NAME_* a
+                     prefix): the basics and its own credentials and endpoints pass, nothing else
+  --workspace <w>    serve, worker: worktree (a git worktree and branch per run; default in a git repository),
+                     temp (an empty directory per run; the default elsewhere) or shared (--cwd itself)
+  --keep-worktrees   serve, worker: keep each run's worktree (or directory) after its stream expires
   -h, --help         show this help
 
 Blank lines are skipped. "-" reads standard input. validate reports at most 10 issues per line (then
@@ -111,20 +139,35 @@ const OPTIONS: Readonly<Record<string, { readonly takesValue: boolean; readonly 
   '--provider': { takesValue: true, commands: ['decode', 'run', 'session', 'acp'] },
   '--keep-raw': { takesValue: true, commands: ['decode', 'run', 'session', 'acp'] },
   '--model': { takesValue: true, commands: ['run', 'session', 'acp'] },
-  '--cwd': { takesValue: true, commands: ['run', 'session', 'serve'] },
+  '--cwd': { takesValue: true, commands: ['run', 'session', 'serve', 'worker'] },
   '--permission': { takesValue: true, commands: ['run'] },
   '--allowed-tools': { takesValue: true, commands: ['run'] },
   '--partial': { takesValue: false, commands: ['run'] },
   '--timeout': { takesValue: true, commands: ['run'] },
   '--idle-timeout': { takesValue: true, commands: ['run'] },
   '--bin': { takesValue: true, commands: ['run', 'session', 'acp'] },
-  '--approvals': { takesValue: true, commands: ['session'] },
+  '--approvals': { takesValue: true, commands: ['session', 'serve'] },
   '--redis': { takesValue: true, commands: ['serve', 'worker'] },
   '--host': { takesValue: true, commands: ['serve'] },
   '--port': { takesValue: true, commands: ['serve'] },
   '--concurrency': { takesValue: true, commands: ['serve', 'worker'] },
   '--lock': { takesValue: true, commands: ['serve', 'worker'] },
   '--ttl': { takesValue: true, commands: ['serve', 'worker'] },
+  '--token': { takesValue: true, commands: ['serve'] },
+  '--tokens': { takesValue: true, commands: ['serve'] },
+  '--no-auth': { takesValue: false, commands: ['serve'] },
+  '--allowed-host': { takesValue: true, commands: ['serve'] },
+  '--models': { takesValue: true, commands: ['serve'] },
+  '--max-prompt-bytes': { takesValue: true, commands: ['serve'] },
+  '--max-queued': { takesValue: true, commands: ['serve'] },
+  '--max-runs-per-principal': { takesValue: true, commands: ['serve'] },
+  '--max-run-seconds': { takesValue: true, commands: ['serve', 'worker'] },
+  '--max-run-bytes': { takesValue: true, commands: ['serve', 'worker'] },
+  '--max-cost-usd': { takesValue: true, commands: ['serve', 'worker'] },
+  '--max-tokens': { takesValue: true, commands: ['serve', 'worker'] },
+  '--pass-env': { takesValue: true, commands: ['serve', 'worker'] },
+  '--workspace': { takesValue: true, commands: ['serve', 'worker'] },
+  '--keep-worktrees': { takesValue: false, commands: ['serve', 'worker'] },
   '--approval-timeout': { takesValue: true, commands: ['session', 'acp'] },
   '--history-dir': { takesValue: true, commands: ['acp'] },
 };

@@ -1,7 +1,10 @@
 // The package root first: it loads reflect-metadata before any decorated class.
 import { createRunsHandler, createWorker, openRunStore } from '../index';
+import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { AccessOptions } from '../http/access';
+import type { JobDefaults, RequestAllowance } from '../scale/request-policy';
 import type { CliIo } from './io';
 
 /** Options of `serve` and `worker`. */
@@ -14,44 +17,61 @@ export interface ServeOptions {
   port: number;
   /** How many runs at once in this process (serve without Redis, worker). */
   concurrency: number;
-  /** serve: where the CLIs of runs started over HTTP run (the request never says). */
-  cwd?: string;
   /** How long a worker's hold on a run lasts without renewal (a dead worker's runs are noticed after it), in ms. */
   lockMs?: number;
-  /** How long a finished run's stream stays readable, in seconds (the store's default when absent). */
+  /** How long a finished run's stream (and its workspace) stays, in seconds (the store's default when absent). */
   ttlSeconds?: number;
+  /** serve: who may call (no token given: one is made at start and printed once). */
+  access: AccessOptions & { allowedHosts: string[] };
+  /** serve: what a request may choose. */
+  allow: RequestAllowance;
+  maxPromptBytes: number;
+  maxQueued: number;
+  maxRunsPerPrincipal: number;
+  /** What every run gets from the operator: cwd, workspace, environment, limits. */
+  jobDefaults: JobDefaults;
 }
 
 /**
- * `serve [--redis URL] [--host H] [--port P] [--concurrency N] [--cwd DIR]`: the runs API and its
- * page over HTTP. Without Redis it also runs the runs, in this process; with Redis, workers
- * (`cli-subprocess-core worker`) do. Prints the address; stops on SIGINT and SIGTERM (its own runs
- * stopped with it), exit 0.
+ * `serve [options]`: the runs API and its page over HTTP. Without Redis it also runs the runs, in
+ * this process; with Redis, workers (`cli-subprocess-core worker`) do. Safe with no flag: a token
+ * (made at start when none is given, and printed once on stderr with the page's address), same-origin
+ * only, requests may ask `ask` or `deny` only, CLIs get an allow-listed environment and a workspace
+ * per run, and the limits of `scale/limits.ts`. Prints the address; stops on SIGINT and SIGTERM (its
+ * own runs stopped with it), exit 0.
  */
 export async function serveCommand(options: ServeOptions, io: CliIo, signals: NodeJS.EventEmitter = process): Promise<number> {
+  const made = options.access.token === undefined && options.access.authenticate === undefined && !options.access.noAuth;
+  const access: AccessOptions = made ? { ...options.access, token: randomBytes(24).toString('base64url') } : options.access;
   const store = storeOf(options);
-  const worker = options.redis ? null : createWorker(store, { concurrency: options.concurrency });
-  const handle = createRunsHandler(store, { jobDefaults: options.cwd ? { cwd: options.cwd } : {} });
+  const worker = options.redis ? null : createWorker(store, { concurrency: options.concurrency, jobDefaults: options.jobDefaults, ttlSeconds: options.ttlSeconds });
+  const handle = createRunsHandler(store, {
+    ...access,
+    jobDefaults: options.jobDefaults,
+    allow: options.allow,
+    maxPromptBytes: options.maxPromptBytes,
+    maxQueued: options.maxQueued,
+    maxRunsPerPrincipal: options.maxRunsPerPrincipal,
+    onError: (error) => io.stderr.write(`cli-subprocess-core: ${(error as Error).message}\n`),
+  });
   const server = createServer((request, response) => {
-    handle(request, response).then(
-      (handled) => {
-        if (handled) return;
-        response.writeHead(404, { 'content-type': 'application/json' });
-        response.end(JSON.stringify({ error: 'not found' }));
-      },
-      (error: unknown) => {
-        io.stderr.write(`cli-subprocess-core: ${(error as Error).message}\n`);
-        if (!response.headersSent) response.writeHead(500, { 'content-type': 'application/json' });
-        response.end(JSON.stringify({ error: 'internal error' }));
-      },
-    );
+    void handle(request, response).then((handled) => {
+      if (handled) return;
+      response.writeHead(404, { 'content-type': 'application/json' });
+      response.end(JSON.stringify({ error: 'not found' }));
+    });
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port, options.host, resolve);
   });
   const { address, port } = server.address() as AddressInfo;
-  io.stdout.write(`cli-subprocess-core serve: http://${address}:${port}/ (${options.redis ? `runs on Redis ${options.redis}` : `runs in this process, ${options.concurrency} at a time`})\n`);
+  const base = `http://${address.includes(':') ? `[${address}]` : address}:${port}/`;
+  const where = options.redis ? `runs on Redis ${options.redis}` : `runs in this process, ${options.concurrency} at a time`;
+  io.stdout.write(`cli-subprocess-core serve: ${base} (${where})\n`);
+  if (access.noAuth) io.stderr.write('cli-subprocess-core serve: WARNING: --no-auth: any program on this machine can run agents through this server\n');
+  // Printed once, never logged again: the page reads it from the fragment, which no request carries.
+  if (made) io.stderr.write(`cli-subprocess-core serve: open ${base}#token=${access.token as string}\n`);
   await stopped(signals);
   server.closeAllConnections();
   await new Promise<void>((resolve) => server.close(() => resolve()));
@@ -66,7 +86,7 @@ export async function serveCommand(options: ServeOptions, io: CliIo, signals: No
  */
 export async function workerCommand(options: ServeOptions, io: CliIo, signals: NodeJS.EventEmitter = process): Promise<number> {
   const store = storeOf(options);
-  const worker = createWorker(store, { concurrency: options.concurrency });
+  const worker = createWorker(store, { concurrency: options.concurrency, jobDefaults: options.jobDefaults, ttlSeconds: options.ttlSeconds });
   io.stdout.write(`cli-subprocess-core worker: taking runs from ${options.redis ?? ''}, ${options.concurrency} at a time\n`);
   await stopped(signals);
   await worker.close();

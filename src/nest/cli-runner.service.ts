@@ -30,14 +30,15 @@ export class CliRunner {
    * event's JSON (what `JSON.stringify(event)` writes, so a client reads it back with
    * `Event.fromJSON(message.data)`), and the Observable completes when the run is over.
    *
-   * The run starts on subscription, one run per subscriber. Unsubscribing stops it: Nest
-   * unsubscribes an `@Sse()` route's Observable when the client disconnects, so a client that
-   * leaves stops the CLI and every process it started. A missing CLI is an error notification
-   * (`ExecutableNotFoundError`).
+   * Given options, the run starts on subscription, one run per subscriber; given a run already
+   * started (by a POST: a GET route must never start one), it is streamed (a run is read once).
+   * Unsubscribing stops it: Nest unsubscribes an `@Sse()` route's Observable when the client
+   * disconnects, so a client that leaves stops the CLI and every process it started. A missing
+   * CLI is an error notification (`ExecutableNotFoundError`).
    */
-  events$(options: RunOptions): Observable<MessageEvent> {
+  events$(optionsOrRun: RunOptions | Run): Observable<MessageEvent> {
     return new Observable<MessageEvent>((subscriber) => {
-      const run = this.start(options);
+      const run = 'done' in optionsOrRun ? optionsOrRun : this.start(optionsOrRun);
       streamTo(run, subscriber);
       return () => run.abort('unsubscribed');
     });

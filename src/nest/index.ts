@@ -15,3 +15,4 @@ export { ParsePayloadPipe, type ParsableClass } from './parse-payload.pipe';
 export { SchemaErrorFilter } from './schema-error.filter';
 export { pipeUIMessageStreamToResponse } from '../projections/ui-message-stream/node-response';
 export { runEvents$ } from './run-events';
+export { AccessGuard, HttpErrorFilter, Principal, RUNS_ACCESS } from './access.guard';

@@ -6,8 +6,9 @@ import type { RunStore } from '../scale/store';
 /**
  * A queued run's events as server-sent events for an `@Sse()` route: each message's `id` is the
  * run's stream entry id and its `data` the event, so a browser's `EventSource` that reconnects
- * sends `Last-Event-ID` and gets exactly the events after it (pass the header here). Completes when
- * the run is over; unsubscribing (the client leaves) stops only the reading, never the run.
+ * sends `Last-Event-ID` and gets exactly the events after it (pass the header here). Ends with an
+ * `end` message and completes when the run is over; unsubscribing (the client leaves) stops only the
+ * reading, never the run. Check the caller may read the run first (`isOwnedRun`).
  *
  * ```ts
  * @Sse(':id/events')
@@ -22,7 +23,14 @@ export function runEvents$(store: RunStore, runId: string, lastEventId?: string)
     const after = lastEventId !== undefined && isEntryId(lastEventId) ? lastEventId : undefined;
     void (async () => {
       try {
-        for await (const { id, event } of store.readRunEvents(runId, { after, signal: reading.signal })) subscriber.next({ id, data: event });
+        let last = after;
+        for await (const { id, event } of store.readRunEvents(runId, { after, signal: reading.signal })) {
+          last = id;
+          subscriber.next({ id, data: event });
+        }
+        // The run is over: the client is told, so that EventSource does not reconnect for more. Nest
+        // numbers a message without an id: this one keeps the last entry's, a cursor that still resumes.
+        if (!reading.signal.aborted) subscriber.next({ id: last, type: 'end', data: {} });
         subscriber.complete();
       } catch (error) {
         subscriber.error(error);

@@ -1,107 +1,111 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { authenticatorOf, checkSameOrigin, principalOf, requireJson, type AccessOptions } from '../http/access';
 import { drainedOrGone } from '../http/drained-or-gone';
+import { HttpError, sendJson } from '../http/http-error';
+import { PAGE_HEADERS } from '../http/page-headers';
 import { SSE_HEADERS } from '../http/sse-headers';
-import { SESSION_CLIS } from '../sessions/clis';
-import type { ApprovalPolicy, SessionProvider } from '../sessions/types';
-import { APPROVAL_POLICIES } from '../sessions/types';
 import { isEntryId } from './entry-id';
+import { BODY_ROOM_BYTES, DEFAULT_MAX_PROMPT_BYTES } from './limits';
+import { isOwnedRun } from './owned-run';
 import { RUNS_PAGE } from './page';
-import type { RunJob } from './run-job';
+import { queueRequestedRun, type RunPolicy } from './request-policy';
 import type { RunStore } from './store';
 
-/** Options of `createRunsHandler`. */
-export interface RunsHandlerOptions {
-  /**
-   * What every run started over HTTP gets from the server, never from the request: where the CLI
-   * runs (`cwd`), which executable, its environment and arguments. A request names only the CLI,
-   * the prompt, the model and who answers approvals.
-   */
-  jobDefaults?: Omit<RunJob, 'provider' | 'prompt'>;
+/**
+ * Options of `createRunsHandler`: who may call (`AccessOptions`: exactly one of `token`,
+ * `authenticate` or `noAuth`), what a request may ask, and the limits.
+ */
+export interface RunsHandlerOptions extends AccessOptions, RunPolicy {
   /** Milliseconds between SSE comments that keep idle connections open; default 15000. */
   keepAliveMs?: number;
+  /** Called with an error the handler did not expect (it answers 500, or ends a stream already begun). */
+  onError?: (error: unknown) => void;
 }
 
-const PROVIDERS = Object.keys(SESSION_CLIS) as SessionProvider[];
-/** A request body larger than this is refused (a prompt is text, not an upload). */
-const MAX_BODY_BYTES = 1024 * 1024;
-
 /**
- * The runs API as a plain Node request handler (`http.createServer(handler)`), over any store:
- * - `POST /runs` `{provider, prompt, model?, approvals?}` → 201 `{id}`: queues a run;
+ * The runs API as a plain Node request handler (`http.createServer(handler)`), over any store.
+ * Every API call needs the caller's principal (`Authorization: Bearer <token>` by default: 401
+ * without), a `Host` of this server's and no foreign `Origin` (403), and a POST body sent as
+ * `application/json` (415); a run is its principal's alone (another principal's answers 404, as an
+ * unknown one does):
+ * - `POST /runs` `{provider, prompt, model?, approvals?}` → 201 `{id}`: queues a run (403 for a
+ *   policy or model the operator does not allow, 413 for a prompt too long, 429 past the limits);
  * - `GET /runs/:id/events`: its events as server-sent events, each message's `id:` the stream entry
  *   id, so a client that reconnects with `Last-Event-ID` (or `?after=`) gets exactly the events after
- *   it; the stream ends with the run. Disconnecting never stops the run;
+ *   it; the stream ends with the run (`event: end`). Disconnecting never stops the run;
+ * - `GET /runs/:id/diff`: what the run changed in its worktree, as a patch (`text/x-diff`);
  * - `POST /runs/:id/cancel` → 202: cancels it (wherever it runs);
  * - `POST /runs/:id/approvals/:approvalId` `{decision: 'allow'|'deny', reason?}` → 202: answers an
  *   approval (to the worker holding the run);
- * - `GET /`: a page to start runs and watch them (`page.ts`).
- * Answers false for a request it does not handle (404 unless the caller serves it).
+ * - `GET /`: a page to start runs and watch them (`page.ts`), which reads its token from the URL's
+ *   fragment (`/#token=…`).
+ * Answers false for a request it does not handle (404 unless the caller serves it); no request
+ * makes it throw.
  */
-export function createRunsHandler(store: RunStore, options: RunsHandlerOptions = {}): (request: IncomingMessage, response: ServerResponse) => Promise<boolean> {
-  return async (request, response) => {
+export function createRunsHandler(store: RunStore, options: RunsHandlerOptions): (request: IncomingMessage, response: ServerResponse) => Promise<boolean> {
+  const authenticate = authenticatorOf(options);
+  const maxBodyBytes = (options.maxPromptBytes ?? DEFAULT_MAX_PROMPT_BYTES) + BODY_ROOM_BYTES;
+  const route = async (request: IncomingMessage, response: ServerResponse): Promise<boolean> => {
     const url = new URL(request.url ?? '/', 'http://localhost');
+    const parts = url.pathname.split('/').filter((part) => part !== '').map(decodePart);
+    if (request.method === 'GET' && parts.length === 0) {
+      checkSameOrigin(request, options.allowedHosts);
+      response.writeHead(200, PAGE_HEADERS);
+      response.end(RUNS_PAGE);
+      return true;
+    }
+    if (parts[0] !== 'runs') return false;
+    checkSameOrigin(request, options.allowedHosts);
+    if (request.method === 'POST') requireJson(request);
+    const principal = await principalOf(request, authenticate);
+    if (request.method === 'POST' && parts.length === 1) {
+      sendJson(response, 201, { id: await queueRequestedRun(store, await readJson(request, maxBodyBytes), principal, options) });
+      return true;
+    }
+    const runId = parts[1] ?? '';
+    const what = `${request.method} ${parts.length === 3 || parts.length === 4 ? parts[2] : ''}`;
+    if (!['GET events', 'GET diff', 'POST cancel', 'POST approvals'].includes(what) || parts.length !== (what === 'POST approvals' ? 4 : 3)) return false;
+    if (!(await isOwnedRun(store, runId, principal))) throw new HttpError(404, 'no such run');
+    if (what === 'GET events') {
+      await streamEvents(store, runId, request, response, url, options.keepAliveMs ?? 15_000);
+    } else if (what === 'GET diff') {
+      const patch = await store.readDiff(runId);
+      if (patch === null) throw new HttpError(404, 'this run has no diff: it changed nothing yet, or it did not run in a worktree');
+      response.writeHead(200, { 'content-type': 'text/x-diff; charset=utf-8', 'cache-control': 'no-store' });
+      response.end(patch);
+    } else if (what === 'POST cancel') {
+      await store.cancel(runId);
+      sendJson(response, 202, {});
+    } else {
+      const body = await readJson(request, BODY_ROOM_BYTES);
+      if (body.decision !== 'allow' && body.decision !== 'deny') throw new HttpError(400, "decision must be 'allow' or 'deny'");
+      if (body.reason !== undefined && typeof body.reason !== 'string') throw new HttpError(400, 'reason must be a string');
+      await store.approve(runId, parts[3], { decision: body.decision, reason: body.reason as string | undefined });
+      sendJson(response, 202, {});
+    }
+    return true;
+  };
+  return async (request, response) => {
     try {
-      const parts = url.pathname.split('/').filter((part) => part !== '').map(decodePart);
-      if (request.method === 'GET' && parts.length === 0) {
-        response.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' });
-        response.end(RUNS_PAGE);
-        return true;
-      }
-      if (parts[0] !== 'runs') return false;
-      if (request.method === 'POST' && parts.length === 1) {
-        const job = jobOf(await readJson(request), options.jobDefaults ?? {});
-        sendJson(response, 201, { id: await store.enqueueRun(job) });
-        return true;
-      }
-      const runId = parts[1] ?? '';
-      if (request.method === 'GET' && parts.length === 3 && parts[2] === 'events') {
-        await streamEvents(store, runId, request, response, url, options.keepAliveMs ?? 15_000);
-        return true;
-      }
-      if (request.method === 'POST' && parts.length === 3 && parts[2] === 'cancel') {
-        await store.cancel(runId);
-        sendJson(response, 202, {});
-        return true;
-      }
-      if (request.method === 'POST' && parts.length === 4 && parts[2] === 'approvals') {
-        const body = await readJson(request);
-        if (body.decision !== 'allow' && body.decision !== 'deny') throw new BadRequest("decision must be 'allow' or 'deny'");
-        if (body.reason !== undefined && typeof body.reason !== 'string') throw new BadRequest('reason must be a string');
-        await store.approve(runId, parts[3], { decision: body.decision, reason: body.reason as string | undefined });
-        sendJson(response, 202, {});
-        return true;
-      }
-      return false;
+      return await route(request, response);
     } catch (error) {
-      if (!(error instanceof BadRequest)) throw error;
-      sendJson(response, 400, { error: error.message });
+      if (!(error instanceof HttpError)) options.onError?.(error);
+      // A response already begun (an SSE stream) is ended, never answered twice.
+      if (response.headersSent) response.end();
+      else if (error instanceof HttpError) sendJson(response, error.status, { error: error.message }, error.headers);
+      else sendJson(response, 500, { error: 'internal error' });
       return true;
     }
   };
 }
-
-class BadRequest extends Error {}
 
 /** A path segment, decoded; a malformed escape is the client's mistake. */
 function decodePart(part: string): string {
   try {
     return decodeURIComponent(part);
   } catch {
-    throw new BadRequest(`a malformed path: ${part}`);
+    throw new HttpError(400, `a malformed path: ${part}`);
   }
-}
-
-/** The job a request asks for: what it may choose, over the server's own defaults. */
-function jobOf(body: Record<string, unknown>, defaults: Omit<RunJob, 'provider' | 'prompt'>): RunJob {
-  const { provider, prompt, model, approvals } = body;
-  if (typeof provider !== 'string' || !(PROVIDERS as string[]).includes(provider)) throw new BadRequest(`provider must be one of ${PROVIDERS.join(', ')}`);
-  if (typeof prompt !== 'string' || prompt.trim() === '') throw new BadRequest('prompt must be a non-empty string');
-  if (model !== undefined && typeof model !== 'string') throw new BadRequest('model must be a string');
-  if (approvals !== undefined && !(APPROVAL_POLICIES as readonly unknown[]).includes(approvals)) throw new BadRequest(`approvals must be one of ${APPROVAL_POLICIES.join(', ')}`);
-  const job: RunJob = { ...defaults, provider: provider as SessionProvider, prompt };
-  if (model !== undefined) job.model = model;
-  if (approvals !== undefined) job.approvals = approvals as ApprovalPolicy;
-  return job;
 }
 
 /**
@@ -135,12 +139,15 @@ async function streamEvents(store: RunStore, runId: string, request: IncomingMes
   }
 }
 
-async function readJson(request: IncomingMessage): Promise<Record<string, unknown>> {
+/** The request's body as a JSON object; 413 past `maxBytes`, 400 when it is not an object. */
+async function readJson(request: IncomingMessage, maxBytes: number): Promise<Record<string, unknown>> {
+  const tooLarge = () => new HttpError(413, `the body is larger than ${maxBytes} bytes`);
+  if (Number(request.headers['content-length'] ?? 0) > maxBytes) throw tooLarge();
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of request as AsyncIterable<Buffer>) {
     size += chunk.length;
-    if (size > MAX_BODY_BYTES) throw new BadRequest(`the body is larger than ${MAX_BODY_BYTES} bytes`);
+    if (size > maxBytes) throw tooLarge();
     chunks.push(chunk);
   }
   try {
@@ -149,10 +156,5 @@ async function readJson(request: IncomingMessage): Promise<Record<string, unknow
   } catch {
     // reported below
   }
-  throw new BadRequest('the body must be a JSON object');
-}
-
-function sendJson(response: ServerResponse, status: number, body: unknown): void {
-  response.writeHead(status, { 'content-type': 'application/json' });
-  response.end(JSON.stringify(body));
+  throw new HttpError(400, 'the body must be a JSON object');
 }

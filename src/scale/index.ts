@@ -6,3 +6,8 @@ export { RedisRunStore, type RedisStoreOptions } from './redis-store';
 export type { JobSignals, ReadOptions, RunStore, StreamEntry, TakenJob } from './store';
 export type { RunJob } from './run-job';
 export { createRunsHandler, type RunsHandlerOptions } from './http';
+export type { EnqueueOptions, RunCounts, RunRecord } from './store';
+export { isOwnedRun, isRunId } from './owned-run';
+export { jobFromRequest, queueRequestedRun, DEFAULT_REQUEST_APPROVALS, type JobDefaults, type RequestAllowance, type RunPolicy } from './request-policy';
+export { openWorkspace, defaultWorkspaceMode, WORKSPACE_MODES, type Workspace, type WorkspaceChanges, type WorkspaceMode } from './workspace';
+export * from './limits';

@@ -4,12 +4,14 @@ import type { AnyEvent } from '../events/event';
 import type { ApprovalAnswer } from '../sessions/types';
 import { isAfter, nextId } from './entry-id';
 import type { RunJob } from './run-job';
-import { DEFAULT_TTL_SECONDS, type JobSignals, type ReadOptions, type RunStore, type StreamEntry, type TakenJob } from './store';
+import { DEFAULT_TTL_SECONDS, timerMs, type EnqueueOptions, type JobSignals, type ReadOptions, type RunCounts, type RunRecord, type RunStore, type StreamEntry, type TakenJob } from './store';
 
 /** A run's stream in memory. */
 interface MemoryStream {
   readonly entries: StreamEntry[];
   complete: boolean;
+  owner: string | null;
+  diff: string | null;
   /** Readers waiting for more. */
   readonly waiting: Set<() => void>;
 }
@@ -27,12 +29,32 @@ export class MemoryRunStore implements RunStore {
 
   constructor(private readonly options: { ttlMs?: number } = {}) {}
 
-  async enqueueRun(job: RunJob): Promise<string> {
+  async enqueueRun(job: RunJob, options: EnqueueOptions = {}): Promise<string> {
     const runId = randomUUID();
-    this.stream(runId);
+    this.stream(runId).owner = options.owner ?? null;
     this.queue.push({ runId, job });
     for (const pull of this.pullers) pull();
     return runId;
+  }
+
+  async findRun(runId: string): Promise<RunRecord | null> {
+    const stream = this.streams.get(runId);
+    return stream ? { owner: stream.owner } : null;
+  }
+
+  async countRuns(owner?: string): Promise<RunCounts> {
+    let owned = 0;
+    if (owner !== undefined) for (const stream of this.streams.values()) if (stream.owner === owner && !stream.complete) owned++;
+    return { waiting: this.queue.length, owned };
+  }
+
+  async saveDiff(runId: string, patch: string): Promise<void> {
+    const stream = this.streams.get(runId);
+    if (stream) stream.diff = patch;
+  }
+
+  async readDiff(runId: string): Promise<string | null> {
+    return this.streams.get(runId)?.diff ?? null;
   }
 
   async append(runId: string, event: AnyEvent): Promise<string | null> {
@@ -52,7 +74,7 @@ export class MemoryRunStore implements RunStore {
     this.wake(stream);
     this.signals.delete(runId);
     this.cancelled.delete(runId);
-    setTimeout(() => this.streams.delete(runId), this.options.ttlMs ?? DEFAULT_TTL_SECONDS * 1000).unref();
+    setTimeout(() => this.streams.delete(runId), timerMs(this.options.ttlMs ?? DEFAULT_TTL_SECONDS * 1000)).unref();
     return true;
   }
 
@@ -131,7 +153,7 @@ export class MemoryRunStore implements RunStore {
   private stream(runId: string): MemoryStream {
     let stream = this.streams.get(runId);
     if (!stream) {
-      stream = { entries: [], complete: false, waiting: new Set() };
+      stream = { entries: [], complete: false, owner: null, diff: null, waiting: new Set() };
       this.streams.set(runId, stream);
     }
     return stream;

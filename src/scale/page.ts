@@ -7,6 +7,11 @@
  * from its first event, so the view is rebuilt from the events alone and then follows the run.
  * Event data only ever reaches the page as `textContent`, never as markup.
  *
+ * The API's token comes in the URL's fragment (`/#token=…`, which no request carries): the page keeps
+ * it in the tab's sessionStorage, takes it out of the address bar, and sends it as a bearer token
+ * with every call. The event stream is read with `fetch` (EventSource cannot send a header), resuming
+ * from the last entry id with `Last-Event-ID` as EventSource would.
+ *
  * Test ids (`data-testid`): the form `start-form`, `provider`, `model`, `approvals`, `prompt`,
  * `start`, `form-error`; the run `run`, `run-id`, `status` (`data-state`), `cost`, `cancel`,
  * `connection`, `transcript`, `notice`; in the transcript `assistant-text`, `thinking`, `tool-call`
@@ -99,7 +104,7 @@ export const RUNS_PAGE = String.raw`<!doctype html>
     <label>Approvals
       <select id="approvals" data-testid="approvals">
         <option value="ask" selected>ask me</option>
-        <option value="allow">allow every call</option>
+        <option value="allow">allow every call (if the server allows it)</option>
         <option value="deny">deny every call</option>
       </select>
     </label>
@@ -124,6 +129,19 @@ export const RUNS_PAGE = String.raw`<!doctype html>
   var $ = function (id) { return document.getElementById(id); };
   /** The run on screen: its id and its event stream. */
   var current = null;
+
+  /** The bearer token: from the fragment once (then out of the address bar), else the tab's copy. */
+  var token = (function () {
+    var params = new URLSearchParams(location.hash.slice(1));
+    var given = params.get('token');
+    if (given) {
+      sessionStorage.setItem('cli-subprocess-core-token', given);
+      params.delete('token');
+      history.replaceState(null, '', location.pathname + (params.toString() ? '#' + params.toString() : ''));
+    }
+    return sessionStorage.getItem('cli-subprocess-core-token') || '';
+  })();
+  function authorized(headers) { headers.authorization = 'Bearer ' + token; return headers; }
 
   /**
    * One stream of text, the rule of the library's StreamedText (src/projections/streamed-text.ts):
@@ -155,7 +173,7 @@ export const RUNS_PAGE = String.raw`<!doctype html>
   function runPath(runId, rest) { return '/runs/' + encodeURIComponent(runId) + rest; }
 
   function post(path, body) {
-    return fetch(path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body || {}) }).then(function (response) {
+    return fetch(path, { method: 'POST', headers: authorized({ 'content-type': 'application/json' }), body: JSON.stringify(body || {}) }).then(function (response) {
       return response.json().catch(function () { return {}; }).then(function (answer) {
         if (!response.ok) throw new Error(answer.error || 'HTTP ' + response.status);
         return answer;
@@ -208,9 +226,62 @@ export const RUNS_PAGE = String.raw`<!doctype html>
     $('status').textContent = text;
   }
 
+  /**
+   * Follows a server-sent event stream with fetch, as EventSource would: each message's data to
+   * onMessage, then onEnd at 'event: end' (or a 404: the run is unknown); a broken connection is
+   * opened again a second later from the last id seen. Answers a function that stops it.
+   */
+  function followEvents(path, onMessage, onEnd, onState) {
+    var stopped = false;
+    var lastId = null;
+    var controller = null;
+    function connect() {
+      if (stopped) return;
+      controller = new AbortController();
+      var headers = authorized({ accept: 'text/event-stream' });
+      if (lastId !== null) headers['last-event-id'] = lastId;
+      fetch(path, { headers: headers, signal: controller.signal }).then(function (response) {
+        if (response.status === 404) { stopped = true; onEnd(); return; }
+        if (!response.ok || !response.body) throw new Error('HTTP ' + response.status);
+        onState(true);
+        var reader = response.body.getReader();
+        var decoder = new TextDecoder();
+        var buffer = '';
+        function pump() {
+          return reader.read().then(function (chunk) {
+            if (chunk.done) throw new Error('the stream broke off');
+            buffer += decoder.decode(chunk.value, { stream: true });
+            var at;
+            while ((at = buffer.indexOf('\n\n')) >= 0) {
+              var frame = buffer.slice(0, at);
+              buffer = buffer.slice(at + 2);
+              var id = null, name = 'message', data = [];
+              frame.split('\n').forEach(function (line) {
+                if (line.indexOf('id: ') === 0) id = line.slice(4);
+                else if (line.indexOf('event: ') === 0) name = line.slice(7);
+                else if (line.indexOf('data: ') === 0) data.push(line.slice(6));
+              });
+              if (name === 'end') { stopped = true; controller.abort(); onEnd(); return; }
+              if (id !== null) lastId = id;
+              if (data.length > 0 && name === 'message') onMessage(data.join('\n'));
+            }
+            return pump();
+          });
+        }
+        return pump();
+      }).catch(function () {
+        if (stopped) return;
+        onState(false);
+        setTimeout(connect, 1000);
+      });
+    }
+    connect();
+    return function () { stopped = true; if (controller) controller.abort(); };
+  }
+
   /** Shows the run runId from its first event on (or nothing when there is none). */
   function show(runId) {
-    if (current) current.source.close();
+    if (current) current.stop();
     current = null;
     $('transcript').replaceChildren();
     $('run').hidden = !runId;
@@ -221,19 +292,13 @@ export const RUNS_PAGE = String.raw`<!doctype html>
     $('cancel').disabled = false;
     setStatus('waiting', 'waiting for a worker');
     // Without a Last-Event-ID the stream starts at the run's first event: the view is rebuilt from them.
-    var source = new EventSource(runPath(runId, '/events'));
     var view = new RunView(runId);
-    current = { runId: runId, source: source };
-    source.onopen = function () { $('connection').hidden = true; };
-    // EventSource reconnects by itself with Last-Event-ID, and the stream goes on after the last event seen.
-    source.onerror = function () { $('connection').hidden = source.readyState === EventSource.CLOSED; };
-    source.onmessage = function (message) { view.render(JSON.parse(message.data)); };
-    // The run is over: closing stops EventSource from reconnecting for more.
-    source.addEventListener('end', function () {
-      source.close();
-      $('connection').hidden = true;
-      view.ended();
-    });
+    var stop = followEvents(runPath(runId, '/events'),
+      function (data) { view.render(JSON.parse(data)); },
+      // The run is over (or unknown): nothing more to follow.
+      function () { $('connection').hidden = true; view.ended(); },
+      function (connected) { $('connection').hidden = connected; });
+    current = { runId: runId, stop: stop };
   }
 
   /** The transcript of one run, built event by event. */

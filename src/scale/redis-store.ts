@@ -3,7 +3,7 @@ import { EventEmitter } from 'node:events';
 import { Event, type AnyEvent } from '../events/event';
 import type { ApprovalAnswer } from '../sessions/types';
 import type { RunJob } from './run-job';
-import { DEFAULT_TTL_SECONDS, type JobSignals, type ReadOptions, type RunStore, type StreamEntry, type TakenJob } from './store';
+import { DEFAULT_TTL_SECONDS, type EnqueueOptions, type JobSignals, type ReadOptions, type RunCounts, type RunRecord, type RunStore, type StreamEntry, type TakenJob } from './store';
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- bullmq and ioredis are optional peers, loaded at run time */
 
@@ -35,13 +35,14 @@ const APPEND_IF_OPEN = `if redis.call('EXISTS', KEYS[2]) == 1 then return false 
 return redis.call('XADD', KEYS[1], '*', 'e', ARGV[1])`;
 
 /**
- * Ends a run once, its ending events and the end marker at once. KEYS: events, ended, cancel.
- * ARGV: the ttl in seconds, then the ending events' JSON.
+ * Ends a run once, its ending events and the end marker at once; its record expires with its
+ * stream. KEYS: events, ended, cancel, record. ARGV: the ttl in seconds, then the ending events' JSON.
  */
 const END_ONCE = `if not redis.call('SET', KEYS[2], '1', 'EX', ARGV[1], 'NX') then return 0 end
 for i = 2, #ARGV do redis.call('XADD', KEYS[1], '*', 'e', ARGV[i]) end
 redis.call('XADD', KEYS[1], '*', 'end', '1')
 redis.call('EXPIRE', KEYS[1], ARGV[1])
+redis.call('EXPIRE', KEYS[4], ARGV[1])
 redis.call('DEL', KEYS[3])
 return 1`;
 
@@ -70,15 +71,46 @@ export class RedisRunStore implements RunStore {
     const Redis = modules.ioredis.default ?? modules.ioredis;
     this.redis = new Redis(options.url, { maxRetriesPerRequest: null });
     this.redis.defineCommand('cscAppendIfOpen', { numberOfKeys: 2, lua: APPEND_IF_OPEN });
-    this.redis.defineCommand('cscEndOnce', { numberOfKeys: 3, lua: END_ONCE });
+    this.redis.defineCommand('cscEndOnce', { numberOfKeys: 4, lua: END_ONCE });
     this.queue = new modules.bullmq.Queue(`${this.prefix}-runs`, { connection: this.connectionOptions() });
   }
 
-  async enqueueRun(job: RunJob): Promise<string> {
+  async enqueueRun(job: RunJob, options: EnqueueOptions = {}): Promise<string> {
     const runId = randomUUID();
+    // The record first: a run is known (to its owner) from the moment it can be taken.
+    await this.redis.set(this.key(runId, 'record'), JSON.stringify({ owner: options.owner ?? null }));
+    if (options.owner !== undefined) await this.redis.sadd(this.ownerKey(options.owner), runId);
     // The job's id is the run's: a run is queued once. Finished jobs are dropped: the stream is the record.
     await this.queue.add('run', { runId, job }, { jobId: runId, removeOnComplete: true, removeOnFail: { age: this.ttl } });
     return runId;
+  }
+
+  async findRun(runId: string): Promise<RunRecord | null> {
+    const text: string | null = await this.redis.get(this.key(runId, 'record'));
+    if (text === null) return null;
+    const { owner } = JSON.parse(text) as { owner?: unknown };
+    return { owner: typeof owner === 'string' ? owner : null };
+  }
+
+  async countRuns(owner?: string): Promise<RunCounts> {
+    const waiting = Number(await this.queue.getWaitingCount());
+    if (owner === undefined) return { waiting, owned: 0 };
+    // The owner's set is pruned as it is read: a run that ended (or expired) is no longer theirs to count.
+    let owned = 0;
+    for (const runId of (await this.redis.smembers(this.ownerKey(owner))) as string[]) {
+      const [known, ended] = (await this.redis.pipeline().exists(this.key(runId, 'record')).exists(this.key(runId, 'ended')).exec()).map(([, value]: [unknown, number]) => value === 1);
+      if (known && !ended) owned++;
+      else await this.redis.srem(this.ownerKey(owner), runId);
+    }
+    return { waiting, owned };
+  }
+
+  async saveDiff(runId: string, patch: string): Promise<void> {
+    await this.redis.set(this.key(runId, 'diff'), patch, 'EX', this.ttl);
+  }
+
+  async readDiff(runId: string): Promise<string | null> {
+    return this.redis.get(this.key(runId, 'diff'));
   }
 
   async append(runId: string, event: AnyEvent): Promise<string | null> {
@@ -86,7 +118,7 @@ export class RedisRunStore implements RunStore {
   }
 
   async complete(runId: string, ending: readonly AnyEvent[] = []): Promise<boolean> {
-    const ended = await this.redis.cscEndOnce(this.key(runId, 'events'), this.key(runId, 'ended'), this.key(runId, 'cancel'), this.ttl, ...ending.map((event) => JSON.stringify(event)));
+    const ended = await this.redis.cscEndOnce(this.key(runId, 'events'), this.key(runId, 'ended'), this.key(runId, 'cancel'), this.key(runId, 'record'), this.ttl, ...ending.map((event) => JSON.stringify(event)));
     return ended === 1;
   }
 
@@ -130,6 +162,8 @@ export class RedisRunStore implements RunStore {
   }
 
   async cancel(runId: string): Promise<void> {
+    // A made-up id leaves no key behind (2,000 cancels of unknown ids once left 2,000 keys for a day).
+    if ((await this.redis.exists(this.key(runId, 'record'))) === 0 || (await this.isComplete(runId))) return;
     // The flag for a worker yet to take the run; the message for the one holding it.
     await this.redis.set(this.key(runId, 'cancel'), '1', 'EX', this.ttl);
     await this.redis.publish(this.key(runId, 'control'), JSON.stringify({ type: 'cancel' }));
@@ -198,8 +232,13 @@ export class RedisRunStore implements RunStore {
     this.redis.disconnect();
   }
 
-  private key(runId: string, what: 'events' | 'ended' | 'cancel' | 'control'): string {
+  private key(runId: string, what: 'events' | 'ended' | 'cancel' | 'control' | 'record' | 'diff'): string {
     return `${this.prefix}:run:${runId}:${what}`;
+  }
+
+  /** The set of an owner's runs not yet seen ended. */
+  private ownerKey(owner: string): string {
+    return `${this.prefix}:owner:${encodeURIComponent(owner)}:runs`;
   }
 
   /** BullMQ's own connections, from the same URL. */

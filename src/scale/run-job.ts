@@ -3,6 +3,7 @@ import { Event } from '../events/event';
 import type { ErrorCode } from '../providers/error-codes';
 import { startSession } from '../sessions/session';
 import type { ApprovalAnswer, ApprovalPolicy, SessionOptions, SessionProvider } from '../sessions/types';
+import type { WorkspaceMode } from './workspace';
 
 /**
  * A run to queue: one prompt to one CLI, run by a worker as a session of one turn (`startSession`),
@@ -17,8 +18,31 @@ export interface RunJob {
   /** The CLI's executable on the worker's machine; default its usual name on PATH. */
   executable?: string;
   args?: string[];
-  /** Environment variables for the CLI, over the worker's own. */
+  /** Environment variables for the CLI, set over the allow-list (values the operator chose). */
   env?: Record<string, string>;
+  /**
+   * Names of the worker's own environment variables the CLI may have beyond the allow-list (the
+   * basics, and the credentials and endpoints its CLI documents); `NAME_*` is a prefix.
+   */
+  passEnv?: string[];
+  /** Give the CLI the worker's whole environment, secrets and all (default false: the allow-list). */
+  inheritEnv?: boolean;
+  /**
+   * Where the CLI runs: `worktree` (a git worktree of `cwd` on a branch of its own, so concurrent
+   * runs never edit the same files; its changes are reported), `temp` (an empty directory) or
+   * `shared` (`cwd` itself). Default: `worktree` when `cwd` is a git repository, else `temp`.
+   */
+  workspace?: WorkspaceMode;
+  /** Keep the run's worktree or directory after its stream expires (default: removed with it). */
+  keepWorkspace?: boolean;
+  /** The run's whole life in seconds; past it the CLI is stopped and the run ends `timed_out`. 0: none. Default 3600. */
+  maxRunSeconds?: number;
+  /** Its stored events in bytes of JSON; past it the CLI is stopped and the run fails `output_limit`. Default 64 MiB. */
+  maxRunBytes?: number;
+  /** Its price in USD, added up by the usage rules; past it the run fails `budget_exceeded`. A CLI that reports no price is limited by `maxTokens` only. */
+  maxCostUsd?: number;
+  /** Its tokens (input and output), added up by the usage rules; past them the run fails `budget_exceeded`. */
+  maxTokens?: number;
   /** Who answers the CLI's permission requests: `ask` (default: the host, through `answerApproval`), `allow`, `deny`. */
   approvals?: ApprovalPolicy;
   /** An unanswered request is denied after this long; default 5 minutes. */
@@ -46,14 +70,22 @@ export function endingEvents(provider: string, code: ErrorCode, message: string,
   ];
 }
 
+/** What `executeJob` leaves to its caller: the run's `result` (held back, for the caller to complete), and the ending it owes when it has none. */
+export interface ExecutedJob {
+  /** The session's `result`, not yet appended: the worker adds what the run changed to it first. */
+  readonly result: Event<'result'> | null;
+  /** The events that end the run when the session's own cannot (its stored output passed its limit). */
+  readonly ending: AnyEvent[];
+}
+
 /**
- * Runs `job` on this machine: a session of its CLI, its prompt as the one turn, every event handed
- * to `append` in order (awaited: a slow store slows the run rather than losing events; an append
- * refused, the run ended elsewhere, stops the CLI). `control` cancels it (the turn ends `aborted`)
- * and answers its approvals. Resolves with the result's status once the CLI and every process it
- * started are gone.
+ * Runs `job` on this machine: a session of its CLI, its prompt as the one turn, every event but the
+ * `result` handed to `append` in order (awaited: a slow store slows the run rather than losing
+ * events; an append refused, the run ended elsewhere, stops the CLI). `control` cancels it (the turn
+ * ends `aborted`) and answers its approvals. Its time, budget and stored output are limited as the
+ * job says. Resolves once the CLI and every process it started are gone.
  */
-export async function executeJob(job: RunJob, append: (event: AnyEvent) => Promise<boolean>, control: RunControl, resume?: string): Promise<string> {
+export async function executeJob(job: RunJob, append: (event: AnyEvent) => Promise<boolean>, control: RunControl, resume?: string): Promise<ExecutedJob> {
   const options: SessionOptions = {
     provider: job.provider,
     cwd: job.cwd,
@@ -61,8 +93,13 @@ export async function executeJob(job: RunJob, append: (event: AnyEvent) => Promi
     executable: job.executable,
     args: job.args,
     env: job.env,
+    inheritEnv: job.inheritEnv ?? false,
+    passEnv: job.passEnv,
     approvals: job.approvals ?? 'ask',
     approvalTimeoutMs: job.approvalTimeoutMs,
+    timeoutMs: job.maxRunSeconds ? job.maxRunSeconds * 1000 : undefined,
+    maxCostUsd: job.maxCostUsd,
+    maxTokens: job.maxTokens,
     resume,
   };
   let session;
@@ -70,26 +107,36 @@ export async function executeJob(job: RunJob, append: (event: AnyEvent) => Promi
     session = startSession(options);
   } catch (error) {
     // A missing executable on this worker, an option the CLI cannot take: the run fails, said in its stream.
-    for (const event of endingEvents(job.provider, 'spawn_failed', (error as Error).message, 'failed')) if (!(await append(event))) break;
-    return 'failed';
+    return { result: null, ending: endingEvents(job.provider, 'spawn_failed', (error as Error).message, 'failed') };
   }
   control.onCancel(() => void session.close());
   control.onApprove((approvalId, answer) => session.approve(approvalId, answer));
-  let status = 'failed';
+  let ending: AnyEvent[] = [];
   const turn = session.send(job.prompt).then(
-    (result) => {
-      status = String(result.payload.status);
+    () => session.close(),
+    (error: Error) => {
+      // A prompt the CLI cannot be given (a NUL byte): the run fails and says why.
+      ending = endingEvents(job.provider, 'invalid_request', error.message, 'failed');
       return session.close();
     },
-    () => session.close(),
   );
+  let result: Event<'result'> | null = null;
+  let stored = 0;
   let open = true;
   for await (const event of session) {
-    if (open && !(await append(event))) {
-      open = false;
-      void session.close();
+    if (!open) continue;
+    if (event.kind === 'result') {
+      result = event;
+      continue;
     }
+    stored += Buffer.byteLength(JSON.stringify(event));
+    if (job.maxRunBytes && stored > job.maxRunBytes) {
+      // Nothing is dropped silently: the run stops here and its stream says why.
+      open = false;
+      ending = endingEvents(job.provider, 'output_limit', `the run's events passed ${job.maxRunBytes} bytes: it was stopped`, 'failed');
+    } else if (!(await append(event))) open = false;
+    if (!open) void session.close();
   }
   await turn;
-  return status;
+  return { result: open ? result : null, ending: result && open ? [] : ending };
 }

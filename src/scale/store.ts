@@ -5,6 +5,11 @@ import type { RunJob } from './run-job';
 /** How long a completed run's stream stays readable by default, in seconds: a day. */
 export const DEFAULT_TTL_SECONDS = 86_400;
 
+/** A delay `setTimeout` can hold: longer ones (past about 24.8 days) would fire at once, so they are cut to the longest. */
+export function timerMs(ms: number): number {
+  return Math.min(ms, 2 ** 31 - 1);
+}
+
 /** One event of a run's stream, and its entry id: the cursor a reader resumes after. */
 export interface StreamEntry {
   /** The stream's entry id (Redis's `<ms>-<seq>`, the in-process store's likewise): ordered, unique in the run. */
@@ -19,6 +24,26 @@ export interface ReadOptions {
   /** Wait for entries appended later, until the stream is complete (default true). */
   follow?: boolean;
   signal?: AbortSignal;
+}
+
+/** What a store knows of a run besides its events. */
+export interface RunRecord {
+  /** The principal that queued it (the runs API's caller), or null when none was given. */
+  readonly owner: string | null;
+}
+
+/** Options of `RunStore.enqueueRun`. */
+export interface EnqueueOptions {
+  /** The principal the run belongs to: only it may read, cancel or answer the run over HTTP. */
+  owner?: string;
+}
+
+/** How many runs wait, and how many of them and of the running ones are one principal's. */
+export interface RunCounts {
+  /** Runs queued and not yet taken by a worker, of every principal. */
+  readonly waiting: number;
+  /** Runs of the principal asked about that are waiting or running. */
+  readonly owned: number;
 }
 
 /** A queued job as a worker receives it. */
@@ -44,8 +69,16 @@ export interface JobSignals {
  * for the messages), so that web processes and workers can be different machines.
  */
 export interface RunStore {
-  /** Queues `job` and answers its run id. */
-  enqueueRun(job: RunJob): Promise<string>;
+  /** Queues `job` and answers its run id (a UUID). */
+  enqueueRun(job: RunJob, options?: EnqueueOptions): Promise<string>;
+  /** The run's record, or null for a run the store does not know (never queued, or expired). */
+  findRun(runId: string): Promise<RunRecord | null>;
+  /** How many runs wait to start, and how many of `owner`'s wait or run (for the API's limits). */
+  countRuns(owner?: string): Promise<RunCounts>;
+  /** Keeps the patch of what the run changed in its workspace, for as long as its stream. */
+  saveDiff(runId: string, patch: string): Promise<void>;
+  /** The patch `saveDiff` kept, or null. */
+  readDiff(runId: string): Promise<string | null>;
   /**
    * Appends an event to the run's stream; answers its entry id, or null when the stream is complete
    * (the run was ended elsewhere: its worker must stop it).
@@ -66,7 +99,7 @@ export interface RunStore {
    * to the store yields nothing.
    */
   readRunEvents(runId: string, options?: ReadOptions): AsyncIterable<StreamEntry>;
-  /** Asks the worker holding the run to cancel it (or the worker that takes it not to start it). */
+  /** Asks the worker holding the run to cancel it (or the worker that takes it not to start it); a run the store does not know is left alone. */
   cancel(runId: string): Promise<void>;
   /** Sends an approval's answer to the worker holding the run. */
   approve(runId: string, approvalId: string, answer: ApprovalAnswer): Promise<void>;

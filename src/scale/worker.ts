@@ -1,14 +1,28 @@
 import type { AnyEvent } from '../events/event';
 import { Event } from '../events/event';
 import { SESSION_CLIS } from '../sessions/clis';
+import { DEFAULT_MAX_RUN_BYTES, DEFAULT_MAX_RUN_SECONDS } from './limits';
+import type { JobDefaults } from './request-policy';
 import { endingEvents, executeJob } from './run-job';
-import type { RunStore, TakenJob, JobSignals } from './store';
+import { DEFAULT_TTL_SECONDS, timerMs, type RunStore, type TakenJob, type JobSignals } from './store';
+import { defaultWorkspaceMode, openWorkspace, type Workspace } from './workspace';
 
 /** Options of `createWorker`. */
 export interface WorkerOptions {
   /** How many runs at once; default 2. */
   concurrency?: number;
+  /**
+   * What a job leaves unset, this worker's operator sets: where CLIs run (`cwd`, `workspace`), the
+   * variables they may have (`passEnv`, `env`), and the limits. Over the safe defaults: an
+   * allow-listed environment, a workspace per run, 3600 s and 64 MiB of events per run.
+   */
+  jobDefaults?: JobDefaults;
+  /** How long after its end a run's worktree or temp directory is removed, in seconds: with its stream (default a day). */
+  ttlSeconds?: number;
 }
+
+/** What every job gets unless its operator says otherwise. */
+const SAFE_JOB_DEFAULTS: JobDefaults = { maxRunSeconds: DEFAULT_MAX_RUN_SECONDS, maxRunBytes: DEFAULT_MAX_RUN_BYTES };
 
 /** A retried run is given up after this many attempts (each one lost its worker). */
 const MAX_ATTEMPTS = 3;
@@ -32,6 +46,8 @@ const MAX_ATTEMPTS = 3;
 export function createWorker(store: RunStore, options: WorkerOptions = {}): { close(): Promise<void> } {
   /** How to stop each run this worker holds: closing the worker stops them (their streams end `aborted`). */
   const stops = new Set<() => void>();
+  const defaults: JobDefaults = { ...SAFE_JOB_DEFAULTS, ...options.jobDefaults };
+  const ttlMs = (options.ttlSeconds ?? DEFAULT_TTL_SECONDS) * 1000;
   const taking = store.work(
     async (taken, signals) => {
       const own: (() => void)[] = [];
@@ -44,7 +60,7 @@ export function createWorker(store: RunStore, options: WorkerOptions = {}): { cl
         },
       };
       try {
-        await runTaken(store, taken, held);
+        await runTaken(store, { ...taken, job: { ...defaults, ...taken.job } }, held, ttlMs);
       } finally {
         for (const stop of own) stops.delete(stop);
       }
@@ -59,7 +75,7 @@ export function createWorker(store: RunStore, options: WorkerOptions = {}): { cl
   };
 }
 
-async function runTaken(store: RunStore, { runId, job, attempt }: TakenJob, signals: JobSignals): Promise<void> {
+async function runTaken(store: RunStore, { runId, job, attempt }: TakenJob, signals: JobSignals, ttlMs: number): Promise<void> {
   const append = async (event: AnyEvent): Promise<boolean> => (await store.append(runId, event)) !== null;
   // Whoever completes the stream first writes the ending, at once: one per run.
   const end = async (events: AnyEvent[]): Promise<void> => void (await store.complete(runId, events));
@@ -74,8 +90,25 @@ async function runTaken(store: RunStore, { runId, job, attempt }: TakenJob, sign
     const how = resume === undefined ? 'starts over' : `resumes the CLI's session ${resume}`;
     await append(Event.create('error', { provider: job.provider, payload: { message: `attempt ${attempt}: the worker running this run died; the run ${how}`, code: 'worker_lost', severity: 'warning', metadata: { attempt } } }));
   }
-  await executeJob(job, append, signals, resume);
-  await store.complete(runId);
+  let workspace: Workspace;
+  try {
+    const base = job.cwd ?? process.cwd();
+    workspace = await openWorkspace({ runId, mode: job.workspace ?? (await defaultWorkspaceMode(base)), cwd: base });
+  } catch (error) {
+    return end(endingEvents(job.provider, 'spawn_failed', `could not prepare the run's workspace: ${(error as Error).message}`, 'failed'));
+  }
+  const { result, ending } = await executeJob({ ...job, cwd: workspace.cwd }, append, signals, resume);
+  if (result) {
+    const changed = await workspace.changes().catch(() => null);
+    if (changed) {
+      await store.saveDiff(runId, changed.patch);
+      result.payload.metadata = { ...result.payload.metadata, changes: { ...changed.changes } };
+    }
+    await append(result);
+  }
+  await store.complete(runId, ending);
+  // The workspace goes with the run's stream: until then its diff and files can be looked at.
+  if (!job.keepWorkspace) setTimeout(() => void workspace.remove().catch(() => undefined), timerMs(ttlMs)).unref();
 }
 
 /** The CLI's session id the run's stream announced last (a lost attempt's). */

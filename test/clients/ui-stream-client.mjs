@@ -8,7 +8,8 @@
  *
  *   node test/clients/ui-stream-client.mjs <5|6|7> <cases.json>
  *
- * cases.json: [{ name, api, prompts: [text…], answers?: ['allow'|'deny'…], approvals?: url }].
+ * cases.json: [{ name, api, prompts: [text…], answers?: ['allow'|'deny'…], approvals?: url, headers?: {…} }]
+ * (headers go with every request: the bearer token).
  * Each prompt is one `sendMessage`. The approvals the stream asks (a tool part in state
  * `approval-requested` in ai 6 and 7, a `data-approval` part without a decision in ai 5) take the
  * `answers` in order, as a user clicking would: `addToolApprovalResponse` (ai 6 and 7) and a POST
@@ -62,7 +63,7 @@ async function run(testCase) {
     const decision = answers.shift();
     if (native) void chat.addToolApprovalResponse({ id: approvalId, approved: decision === 'allow' });
     if (testCase.approvals) {
-      posts.push(fetch(testCase.approvals, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ approval_id: approvalId, decision }) }).then((response) => response.status));
+      posts.push(fetch(testCase.approvals, { method: 'POST', headers: { ...testCase.headers, 'content-type': 'application/json' }, body: JSON.stringify({ approval_id: approvalId, decision }) }).then((response) => response.status));
     }
   };
   const onChange = () => {
@@ -73,7 +74,7 @@ async function run(testCase) {
       if (part.type === 'data-approval' && part.data.decision === null) answer(part.data.approval_id, false);
     }
   };
-  const chat = new Chat({ transport: new ai.DefaultChatTransport({ api: testCase.api }) }, onChange);
+  const chat = new Chat({ transport: new ai.DefaultChatTransport({ api: testCase.api, headers: testCase.headers }) }, onChange);
   // A turn that failed leaves the chat in status `error`; the next prompt is sent all the same, as a user would.
   const turns = [];
   for (const text of testCase.prompts) {

@@ -136,7 +136,7 @@ describe('the runs API over HTTP (createRunsHandler)', () => {
   let server: Server;
   let base: string;
   beforeEach(async () => {
-    const handle = createRunsHandler(store, { jobDefaults: { cwd: dir, executable: AGENT, env: { REPLAY_WIRE: wire('plain') } } });
+    const handle = createRunsHandler(store, { token: TOKEN, jobDefaults: { cwd: dir, executable: AGENT, env: { REPLAY_WIRE: wire('plain') } } });
     server = createServer((request, response) => {
       void handle(request, response).then((handled) => {
         if (!handled) response.writeHead(404).end();
@@ -150,14 +150,15 @@ describe('the runs API over HTTP (createRunsHandler)', () => {
     await new Promise<void>((resolve) => server.close(() => resolve()));
   });
 
-  const post = (path: string, body: unknown) => fetch(`${base}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const TOKEN = 'memory-spec-token-0123456789';
+  const auth = { authorization: `Bearer ${TOKEN}` };
+  const post = (path: string, body: unknown) => fetch(`${base}${path}`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify(body) });
 
   it('refuses a bad request with a clear 400; a request never chooses where or what runs', async () => {
     expect([(await post('/runs', { provider: 'nope', prompt: 'x' })).status, await (await post('/runs', { provider: 'nope', prompt: 'x' })).json()]).toEqual([400, { error: 'provider must be one of claude, codex, gemini, opencode, qwen, copilot' }]);
     expect((await post('/runs', { provider: 'gemini', prompt: ' ' })).status).toBe(400);
-    expect((await post('/runs/x/approvals/1', { decision: 'maybe' })).status).toBe(400);
-    expect((await fetch(`${base}/runs`, { method: 'POST', body: 'not json' })).status).toBe(400);
-    expect((await fetch(`${base}/runs/%E0%A4%A/events`)).status).toBe(400);
+    expect((await fetch(`${base}/runs`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: 'not json' })).status).toBe(400);
+    expect((await fetch(`${base}/runs/%E0%A4%A/events`, { headers: auth })).status).toBe(400);
     worker = createWorker(store);
     const created = await post('/runs', { provider: 'gemini', prompt: 'Say hello.', executable: '/bin/rm', cwd: '/', env: { X: '1' } });
     expect(created.status).toBe(201);
@@ -171,13 +172,13 @@ describe('the runs API over HTTP (createRunsHandler)', () => {
   it('SSE: each message carries its entry id; a reconnect with Last-Event-ID gets exactly the rest', async () => {
     worker = createWorker(store);
     const { id } = (await (await post('/runs', { provider: 'gemini', prompt: 'Say hello.' })).json()) as { id: string };
-    const full = await sse(`${base}/runs/${id}/events`);
+    const full = await sse(`${base}/runs/${id}/events`, auth);
     expect(full.ended).toBe(true);
     const stream = await readAll(store.readRunEvents(id));
     expect(full.messages.map((message) => message.id)).toEqual(stream.map((entry) => entry.id));
     expect(full.messages.map((message) => (JSON.parse(message.data) as { kind: string }).kind)).toEqual(stream.map((entry) => entry.event.kind));
     const cursor = full.messages[2].id;
-    const rest = await sse(`${base}/runs/${id}/events`, { 'last-event-id': cursor });
+    const rest = await sse(`${base}/runs/${id}/events`, { ...auth, 'last-event-id': cursor });
     expect(rest.messages.map((message) => message.id)).toEqual(stream.slice(3).map((entry) => entry.id));
   });
 });

@@ -1,0 +1,19 @@
+import type { RunStore } from './store';
+
+/** Run ids as the stores make them (`randomUUID`): anything else never reaches a store. */
+const RUN_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+/** Whether `runId` has the shape of a run id (`GET /runs/events/events` once named one of BullMQ's own keys). */
+export function isRunId(runId: string): boolean {
+  return RUN_ID.test(runId);
+}
+
+/**
+ * Whether `runId` names a run of `principal`'s. A run of another principal's is answered exactly as
+ * one that does not exist (404 over HTTP): its id tells a caller nothing.
+ */
+export async function isOwnedRun(store: RunStore, runId: string, principal: string): Promise<boolean> {
+  if (!isRunId(runId)) return false;
+  const record = await store.findRun(runId);
+  return record !== null && record.owner === principal;
+}
