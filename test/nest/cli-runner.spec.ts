@@ -94,39 +94,23 @@ describe('CliRunner', () => {
   });
 });
 
-describe('the @Sse() example (examples/nest-sse.ts)', () => {
+describe('the @Sse() example (examples/nest-sse.ts): its refusals (its runs, with the real Claude Code: e2e/test/nest-sse.spec.ts)', () => {
+  const TOKEN = 'cli-runner-spec-token-0123';
   let app: INestApplication;
   let url: string;
   beforeAll(async () => {
-    app = await startApp({ imports: [SseAppModule] });
+    app = await startApp({ imports: [SseAppModule.withAccess({ token: TOKEN })] });
     await app.listen(0, '127.0.0.1');
-    url = `http://127.0.0.1:${(app.getHttpServer().address() as AddressInfo).port}/runs/stream`;
+    url = `http://127.0.0.1:${(app.getHttpServer().address() as AddressInfo).port}/runs`;
   });
   afterAll(() => app.close());
 
-  it('streams the run as server-sent events, one Event JSON per message, ending with the result', async () => {
-    process.env.REPLAY_FILE = CAPTURED_PLAIN;
-    const client = new SseClient(`${url}?prompt=${encodeURIComponent('Say hello.')}`);
-    expect(await client.status).toBe(200);
-    await client.ended;
-    const events = client.messages.map((data) => Event.fromJSON(data));
-    expect(events.map((event) => event.kind)).toEqual(['run_started', 'assistant_message', 'cost_update', 'result']);
-    expect(events.at(-1)?.payload).toMatchObject({ status: 'completed', output: 'Hello from the scripted model.' });
-    expect(events.map((event) => event.raw)).toEqual([null, null, null, null]); // keepRaw 'none'
-  });
-
-  it('a client that disconnects stops the run: the CLI process is gone', async () => {
-    const pidFile = replayThatHolds('disconnect');
-    const client = new SseClient(`${url}?prompt=${encodeURIComponent('Say hello.')}`);
-    await client.received(1);
-    const pid = pidFrom(pidFile);
-    expect(processExists(pid)).toBe(true);
-    client.disconnect();
-    await processGone(pid);
-  });
-
-  it('answers 400 without a prompt', async () => {
-    const client = new SseClient(url);
-    expect(await client.status).toBe(400);
+  it('a GET never starts a run, nothing starts without the token, and a prompt without text or with a NUL byte is 400', async () => {
+    const post = (body: unknown, token: string | null = TOKEN) => fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) }, body: JSON.stringify(body) });
+    expect((await fetch(`${url}/stream?prompt=hi`, { headers: { authorization: `Bearer ${TOKEN}` } })).status).toBe(404);
+    expect((await post({ prompt: 'hi' }, null)).status).toBe(401);
+    expect((await post({})).status).toBe(400);
+    expect((await post({ prompt: 'a\u0000b' })).status).toBe(400);
+    expect((await fetch(`${url}/00000000-0000-4000-8000-000000000000/events`, { headers: { authorization: `Bearer ${TOKEN}` } })).status).toBe(404);
   });
 });
