@@ -59,17 +59,9 @@ function watchProcesses(cli: ScriptedCli): { readonly seen: Set<string>; stop():
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** A POST to the runs API from this process, as a client holding the token sends it. */
-function post(url: string, token: string, body: unknown): Promise<{ status: number; body: string }> {
-  return new Promise((resolve, reject) => {
-    const outgoing = httpRequest(url, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` } }, (response) => {
-      const chunks: Buffer[] = [];
-      response.on('data', (chunk: Buffer) => chunks.push(chunk));
-      response.on('end', () => resolve({ status: response.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
-      response.on('error', reject);
-    });
-    outgoing.on('error', reject);
-    outgoing.end(JSON.stringify(body));
-  });
+async function post(url: string, token: string, body: unknown): Promise<{ status: number; body: string }> {
+  const answer = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: JSON.stringify(body) });
+  return { status: answer.status, body: await answer.text() };
 }
 
 /** A run's events as the API streams them (SSE), read to the stream's end. */

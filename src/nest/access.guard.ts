@@ -47,7 +47,7 @@ export const Principal = createParamDecorator((_data: unknown, context: Executio
 /** An `HttpError` (the runs API's refusals: 400, 403, 404, 413, 429…) as Nest's exception, its headers set on `response`. */
 function toHttpException(error: unknown, response: ServerResponse): unknown {
   if (!(error instanceof HttpError)) return error;
-  for (const [name, value] of Object.entries(error.headers)) response.setHeader(name, value);
+  setHeaders(response, error);
   return new HttpException({ statusCode: error.status, error: error.message }, error.status);
 }
 
@@ -60,8 +60,13 @@ export class HttpErrorFilter implements ExceptionFilter<HttpError> {
   catch(error: HttpError, host: ArgumentsHost): void {
     if (host.getType() !== 'http') throw error;
     const response = host.switchToHttp().getResponse<ServerResponse>();
-    for (const [name, value] of Object.entries(error.headers)) response.setHeader(name, value);
+    setHeaders(response, error);
     response.writeHead(error.status, { 'content-type': 'application/json' });
     response.end(JSON.stringify({ statusCode: error.status, error: error.message }));
   }
+}
+
+/** The headers an `HttpError` answers with (`WWW-Authenticate`, `Retry-After`). */
+function setHeaders(response: ServerResponse, error: HttpError): void {
+  for (const [name, value] of Object.entries(error.headers)) response.setHeader(name, value);
 }
