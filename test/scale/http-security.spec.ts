@@ -305,8 +305,10 @@ describe('what a run can reach', () => {
     expect(diff.headers.get('content-type')).toContain('text/x-diff');
     expect(await diff.text()).toContain('+++ b/made-by-run.txt');
     // The worktree goes with the run's stream (ttl 1 s here).
-    for (let i = 0; i < 50 && existsSync(cwd); i++) await new Promise((resolve) => setTimeout(resolve, 100));
+    // Its branch goes last: until then git is still writing in the repository (which afterEach removes).
+    for (let i = 0; i < 100 && (existsSync(cwd) || git('branch', '--list', `cli-subprocess-core/${id}`) !== ''); i++) await new Promise((resolve) => setTimeout(resolve, 100));
     expect(existsSync(cwd)).toBe(false);
+    expect(git('branch', '--list', `cli-subprocess-core/${id}`)).toBe('');
   });
 
   it('a run may run forever: past maxRunSeconds its CLI is stopped and its result is timed_out', async () => {
