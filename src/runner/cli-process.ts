@@ -1,11 +1,13 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import type { Writable } from 'node:stream';
+import type { Socket } from 'node:net';
+import type { Readable, Writable } from 'node:stream';
 import { Event, type AnyEvent } from '../events/event';
 import type { ErrorSeverity } from '../payloads/error.payload';
 import { laterOf, type ExitInfo } from '../providers/decoder';
 import type { ErrorCode } from '../providers/error-codes';
 import { splitLines } from '../providers/lines';
 import { EventQueue } from './event-queue';
+import { drainOutput } from './drain-output';
 import { trackLiveTree } from './host-exit';
 import { ProcessTree, watchTree } from './process-tree';
 import { StderrLines } from './stderr-lines';
@@ -174,14 +176,18 @@ export abstract class CliProcess {
       if (this.tree.running().length > 0) await this.tree.stop(this.graceMs);
     }
     for (const cleanup of this.cleanups) cleanup();
-    // A process outside the known tree may still hold the pipes open: after a grace period the
-    // output is cut off, so that the stream always ends.
-    const drained = Promise.all(this.pumps);
-    if ((await Promise.race([drained.then(() => true), delay(this.graceMs).then(() => false)])) === false) {
-      this.child?.stdout?.destroy();
-      this.child?.stderr?.destroy();
-    }
-    await drained;
+    const { stdout, stderr } = this.child ?? {};
+    await drainOutput(
+      {
+        drained: Promise.all(this.pumps),
+        bytesRead: () => bytesRead(stdout) + bytesRead(stderr),
+        cutOff: () => {
+          stdout?.destroy();
+          stderr?.destroy();
+        },
+      },
+      this.graceMs,
+    );
     return { exit, spawnError };
   }
 
@@ -296,13 +302,15 @@ function toError(error: unknown): Error {
   return typeof error === 'object' && error !== null && typeof (error as { message?: unknown }).message === 'string' ? (error as Error) : new Error(String(error));
 }
 
-export function delay(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms).unref());
-}
 
 /** A reason's text; duck-typed: an Error (or DOMException) made in another realm is not `instanceof Error` here. */
 export function describeReason(reason: unknown): string | undefined {
   if (reason === undefined) return undefined;
   if (typeof reason === 'object' && reason !== null && typeof (reason as { message?: unknown }).message === 'string') return (reason as { message: string }).message;
   return String(reason);
+}
+
+/** Bytes read so far from a child's pipe (a `net.Socket` in Node). */
+function bytesRead(pipe: Readable | null | undefined): number {
+  return (pipe as Socket | null | undefined)?.bytesRead ?? 0;
 }
