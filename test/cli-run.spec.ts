@@ -23,6 +23,9 @@ const claudeCapture = (name: string) => join(__dirname, 'fixtures', 'providers',
 const build = usePrivateBuild('cli-run-test');
 const mainJs = (): string => join(build.dir, 'cli/main.js');
 
+// Each test starts Node twice (the command, the stand-in CLI): on a loaded machine that alone took over 5 s.
+jest.setTimeout(60_000);
+
 let scratch: string;
 beforeAll(() => {
   scratch = mkdtempSync(join(tmpdir(), 'cli-run-test-'));
@@ -133,7 +136,8 @@ describe('cli-subprocess-core run: a replayed Claude Code run', () => {
 
   it('--timeout → exit 1, an error with code timeout and a timed_out result; the CLI is gone', () => {
     const pidFile = join(scratch, 'timeout.pid');
-    const { status, stdout } = cli(run('--timeout', '0.3', 'Say hello.'), { REPLAY_FILE: claudeCapture('plain'), REPLAY_LINES: '1', REPLAY_HOLD: '1', REPLAY_PID_FILE: pidFile });
+    // 2 s, not less: on a loaded machine a shorter timeout stopped the stand-in before it had even written its pid.
+    const { status, stdout } = cli(run('--timeout', '2', 'Say hello.'), { REPLAY_FILE: claudeCapture('plain'), REPLAY_LINES: '1', REPLAY_HOLD: '1', REPLAY_PID_FILE: pidFile });
     expect(status).toBe(1);
     const written = events(stdout);
     expect(written.slice(-2).map((event) => [event.kind, event.kind === 'error' ? event.payload.code : resultStatus(event)])).toEqual([
@@ -145,7 +149,7 @@ describe('cli-subprocess-core run: a replayed Claude Code run', () => {
 
   it('--idle-timeout → exit 1, an error with code idle_timeout and a timed_out result; the CLI is gone', () => {
     const pidFile = join(scratch, 'idle.pid');
-    const { status, stdout } = cli(run('--idle-timeout', '0.3', 'Say hello.'), { REPLAY_FILE: claudeCapture('plain'), REPLAY_LINES: '1', REPLAY_HOLD: '1', REPLAY_PID_FILE: pidFile });
+    const { status, stdout } = cli(run('--idle-timeout', '2', 'Say hello.'), { REPLAY_FILE: claudeCapture('plain'), REPLAY_LINES: '1', REPLAY_HOLD: '1', REPLAY_PID_FILE: pidFile });
     expect(status).toBe(1);
     expect(events(stdout).slice(-2).map((event) => [event.kind, event.kind === 'error' ? event.payload.code : resultStatus(event)])).toEqual([
       ['error', 'idle_timeout'],

@@ -6,7 +6,7 @@
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { SESSION_CLIS } from '../../src/sessions/clis';
+import { CLIS } from '../../src/clis';
 import { acpErrors } from '../../test/projections/acp-schema';
 import type { SessionUpdate } from '@agentclientprotocol/sdk';
 import type { ResponsesTurn } from '../scripted/openai-responses';
@@ -95,7 +95,7 @@ export function describeAcpAgent(name: CliName): void {
     expect(said(run, 1)).toBe('After the interrupt.');
   });
 
-  if (SESSION_CLIS[name].resume === null) {
+  if (CLIS[name].session.resume === null) {
     it("session/load is not offered: the CLI cannot resume (clis.ts says why)", async () => {
       const { run } = await drive('plain');
       expect(run.initialize.agentCapabilities?.loadSession).toBe(false);

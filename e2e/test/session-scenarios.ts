@@ -6,7 +6,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { startSession, type AnyEvent, type Session, type SessionOptions } from '../../src';
 import { isRunning, type ProcessRef } from '../../src/runner/process-tree';
-import { SESSION_CLIS } from '../../src/sessions/clis';
+import { CLIS } from '../../src/clis';
 import type { ResponsesTurn } from '../scripted/openai-responses';
 import { startScriptedCli, type CliName, type ScriptedCli } from '../scripted/setup';
 import { commandLine, kinds, SLOW_TEXT, snapshotTree, stillRunning, waitFor } from './harness';
@@ -174,7 +174,7 @@ export function describeSessionScenarios(name: CliName, expected: SessionExpecta
     expect(resolved[0]).toMatchObject({ payload: { decision: 'deny', metadata: { answered_by: 'timeout' } } });
   });
 
-  if (SESSION_CLIS[name].resume === null) {
+  if (CLIS[name].session.resume === null) {
     it('resume: refused (a TypeError), as clis.ts says why', () => {
       expect(() => startSession({ provider: name, resume: 'any-session' })).toThrow(new TypeError(`${name} sessions cannot be resumed`));
     });

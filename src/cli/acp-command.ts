@@ -3,7 +3,7 @@ import { serveAcpAgent } from '../index';
 import type { SessionOptions } from '../sessions/types';
 import { ExecutableNotFoundError } from '../runner/errors';
 import { resolveExecutable } from '../runner/executable';
-import { SESSION_CLIS } from '../sessions/clis';
+import { CLIS } from '../clis';
 import type { CliIo } from './io';
 
 /** Exit code when the CLI's executable is missing, as for `run`. */
@@ -19,7 +19,7 @@ export async function acpCommand(options: SessionOptions, io: CliIo, historyDir?
   const { provider, cwd: _cwd, ...session } = options;
   // Checked now: an editor shows a command that exits at once with its stderr, not a session that fails later.
   try {
-    resolveExecutable(options.executable ?? SESSION_CLIS[provider].executable, provider, process.env.PATH, process.cwd());
+    resolveExecutable(options.executable ?? CLIS[provider].executable, provider, process.env.PATH, process.cwd());
   } catch (error) {
     if (!(error instanceof ExecutableNotFoundError)) throw error;
     io.stderr.write(`cli-subprocess-core: ${error.message}\n`);

@@ -1,3 +1,4 @@
+import { CLIS, DECODE_CLI_IDS, RUN_CLI_IDS, SESSION_CLI_IDS } from '../clis';
 import { assertProviderId, type ProviderId } from '../providers/provider-id';
 import type { RunOptions } from '../runner/types';
 import { keepRawOption, type KeepRaw } from './keep-raw';
@@ -24,6 +25,9 @@ export type Command =
   | { readonly name: 'serve' | 'worker'; readonly options: ServeOptions }
   | { readonly name: 'help' };
 
+/** The run CLIs with a flag for `option` (an empty flag list or null: none). */
+const runClisWith = (option: 'allowedTools' | 'partial') => RUN_CLI_IDS.filter((id) => { const flag = CLIS[id].run[option]; return flag !== null && flag.length !== 0; }).join(', ');
+
 export const USAGE = `Usage: cli-subprocess-core <command> [options]
 
 Commands:
@@ -31,14 +35,14 @@ Commands:
                                                check each line as an Event; print errors and a summary
   decode --provider <id|auto> <file.jsonl | -> decode an agent CLI's stdout into events (JSONL on stdout, summary on stderr)
   schema [kind]                                print the JSON Schema of the Event, or of one kind's payload
-  run --provider <claude|codex|gemini> [options] [--] <prompt>
+  run --provider <${RUN_CLI_IDS.join('|')}> [options] [--] <prompt>
                                                run the agent CLI on a prompt; its events as JSONL on stdout
-  session --provider <claude|codex|gemini|opencode|qwen|copilot> [options]
+  session --provider <${SESSION_CLI_IDS.join('|')}> [options]
                                                hold a session: commands as JSON lines on stdin
                                                ({"type":"prompt","text":…}, {"type":"approve","approval_id":…,
                                                "decision":"allow"|"deny"}, {"type":"interrupt"}; end of input
                                                closes it once the prompts sent are answered), events as JSONL on stdout
-  acp --provider <claude|codex|gemini|opencode|qwen|copilot> [options]
+  acp --provider <${SESSION_CLI_IDS.join('|')}> [options]
                                                an Agent Client Protocol agent on stdio (for Zed, JetBrains, Neovim)
                                                fronting the CLI: each ACP session is a session of it,
                                                kept for session/load in --history-dir
@@ -57,16 +61,16 @@ Options:
                      reported (line_too_long) and skipped without being held in memory
   --allow-invalid-utf8
                      validate: read invalid UTF-8 with U+FFFD replacements instead of reporting the line (invalid_utf8)
-  --provider <id>    decode: the CLI that printed the input: claude, codex, gemini, cursor, opencode, amp,
-                     qwen, or auto (named by the first line a provider recognises); run, session: the CLI to run
+  --provider <id>    decode: the CLI that printed the input: ${DECODE_CLI_IDS.join(', ')},
+                     or auto (named by the first line a provider recognises); run, session: the CLI to run
   --keep-raw <which> decode, run, session: which events carry the native line in "raw": all, unmapped, none (default: all for decode, none for run and session)
   --model <name>     run, session: the model, passed to the CLI
   --cwd <dir>        run, session: the CLI's working directory (default: the current one); serve, worker: the
                      directory runs work in (each in its own workspace of it)
   --permission <p>   run: default (the CLI's own), accept-edits, bypass, or plan (read-only)
   --allowed-tools <list>
-                     run: comma-separated tools the CLI may use without asking (claude, gemini)
-  --partial          run: claude's partial messages, so text arrives as assistant_delta events
+                     run: comma-separated tools the CLI may use without asking (${runClisWith('allowedTools')})
+  --partial          run: partial messages, so text arrives as assistant_delta events (${runClisWith('partial')})
   --timeout <s>      run: stop the run after this many seconds (it ends timed_out)
   --idle-timeout <s> run: stop the run when the CLI prints nothing for this many seconds (it ends timed_out)
   --bin <path>       run, session: the CLI's executable (default: its usual name on PATH)

@@ -1,12 +1,12 @@
 import { statSync } from 'node:fs';
 import { refuseFlagLike } from '../runner/argument-value';
-import type { PermissionPreset, RunOptions, RunProvider } from '../runner/types';
+import { isCliId, RUN_CLI_IDS } from '../clis';
+import type { PermissionPreset, RunOptions } from '../runner/types';
 import type { GivenOptions } from './args';
 import { keepRawOption } from './keep-raw';
 import { UsageError } from './usage-error';
 
-// Written as records so that a provider or preset added to the runner's types fails to compile here until listed.
-const RUN_PROVIDERS = Object.keys({ claude: 0, codex: 0, gemini: 0 } satisfies Record<RunProvider, 0>) as RunProvider[];
+// Written as a record so that a preset added to the runner's types fails to compile here until listed.
 const PERMISSIONS = Object.keys({ default: 0, 'accept-edits': 0, bypass: 0, plan: 0 } satisfies Record<PermissionPreset, 0>) as PermissionPreset[];
 
 /** A positive, finite decimal number of seconds ("30", "0.5"); `Number()` alone would take "", "0x10" and "1e3". */
@@ -19,13 +19,13 @@ const SECONDS = /^(\d+(\.\d*)?|\.\d+)$/;
  */
 export function runOptions(given: GivenOptions, positionals: readonly string[]): RunOptions {
   const provider = given.get('--provider');
-  if (provider === undefined) throw new UsageError(`run needs --provider <${RUN_PROVIDERS.join('|')}>`);
-  if (!(RUN_PROVIDERS as string[]).includes(provider)) {
-    throw new UsageError(`unknown provider ${JSON.stringify(provider)}: run takes one of ${RUN_PROVIDERS.join(', ')}`);
+  if (provider === undefined) throw new UsageError(`run needs --provider <${RUN_CLI_IDS.join('|')}>`);
+  if (!isCliId(provider, RUN_CLI_IDS)) {
+    throw new UsageError(`unknown provider ${JSON.stringify(provider)}: run takes one of ${RUN_CLI_IDS.join(', ')}`);
   }
   if (positionals.length === 0 || positionals[0].trim() === '') throw new UsageError('run needs a prompt');
   if (positionals.length > 1) throw new UsageError('run takes one prompt: quote it (and put -- before one that starts with a dash)');
-  const options: RunOptions = { provider: provider as RunProvider, prompt: positionals[0] };
+  const options: RunOptions = { provider, prompt: positionals[0] };
 
   launchOptions(given, options);
   const permission = given.get('--permission');

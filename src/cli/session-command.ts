@@ -1,7 +1,7 @@
 // The package root first: it loads reflect-metadata before any decorated class.
 import { startSession, type Session, type SessionOptions, type SessionProvider } from '../index';
 import { splitLines } from '../providers/lines';
-import { SESSION_CLIS } from '../sessions/clis';
+import { isCliId, SESSION_CLI_IDS } from '../clis';
 import { APPROVAL_POLICIES } from '../sessions/types';
 import type { GivenOptions } from './args';
 import type { CliIo } from './io';
@@ -10,20 +10,18 @@ import { streamCommand } from './run-command';
 import { launchOptions, milliseconds } from './run-args';
 import { UsageError } from './usage-error';
 
-const SESSION_PROVIDERS = Object.keys(SESSION_CLIS) as SessionProvider[];
-
 /**
  * The `startSession` options of `session --provider <p> [options]` (and of `acp`), checked: every mistake is a
  * `UsageError` (exit 2) before any process starts. The CLI inherits this process's environment.
  */
 export function sessionOptions(given: GivenOptions, positionals: readonly string[], command: 'session' | 'acp' = 'session'): SessionOptions {
   const provider = given.get('--provider');
-  if (provider === undefined) throw new UsageError(`${command} needs --provider <${SESSION_PROVIDERS.join('|')}>`);
-  if (!(SESSION_PROVIDERS as string[]).includes(provider)) {
-    throw new UsageError(`unknown provider ${JSON.stringify(provider)}: ${command} takes one of ${SESSION_PROVIDERS.join(', ')}`);
+  if (provider === undefined) throw new UsageError(`${command} needs --provider <${SESSION_CLI_IDS.join('|')}>`);
+  if (!isCliId(provider, SESSION_CLI_IDS)) {
+    throw new UsageError(`unknown provider ${JSON.stringify(provider)}: ${command} takes one of ${SESSION_CLI_IDS.join(', ')}`);
   }
   if (positionals.length > 0) throw new UsageError(command === 'acp' ? 'acp takes no prompt: the ACP client sends them' : 'session takes no prompt: send {"type":"prompt","text":…} lines on stdin');
-  const options: SessionOptions = { provider: provider as SessionProvider };
+  const options: SessionOptions = { provider };
   launchOptions(given, options);
   const approvals = given.get('--approvals');
   if (approvals !== undefined) {

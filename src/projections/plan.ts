@@ -1,3 +1,4 @@
+import { CLI_IDS, CLIS } from '../clis';
 import { arr, obj, str } from '../providers/drafts';
 import type { JsonObject } from '../schema/json';
 
@@ -9,11 +10,11 @@ export interface PlanEntry {
 }
 
 /**
- * The tools that restate an agent's whole to-do list, by the name each CLI gives it: Claude's
- * `TodoWrite`, Codex's `todo_list` (and what the ACP and app-server sessions name so), OpenCode's
- * `todowrite`, Qwen Code's `todo_write`, Gemini CLI's `write_todos`.
+ * The tools that restate an agent's whole to-do list, by the name each CLI gives it (its registry
+ * file's `planTools`: Claude's `TodoWrite`, Codex's `todo_list`, OpenCode's `todowrite`…). A name
+ * is read for every CLI: the ACP and app-server sessions name a CLI's plan tool as its own output does.
  */
-const PLAN_TOOLS = new Set(['TodoWrite', 'todo_list', 'todowrite', 'todo_write', 'write_todos']);
+const PLAN_TOOLS: ReadonlySet<string> = new Set(CLI_IDS.flatMap((id) => CLIS[id].planTools));
 
 /** The plan a `tool_use` of a to-do tool states, or null for any other tool. */
 export function planOf(toolName: string | null, input: JsonObject): PlanEntry[] | null {

@@ -40,8 +40,8 @@ export interface DecoderOptions {
 
 /** A stateful decoder of one run's stdout lines. */
 export interface Decoder {
-  /** The provider being decoded; for `'auto'`, null until a line has named it. */
-  readonly provider: ProviderId | null;
+  /** The CLI being decoded (its registry id); for `'auto'`, null until a line has named it. */
+  readonly provider: string | null;
   /** The session id the CLI announced so far, or null. */
   readonly sessionId: string | null;
   /** Maps one stdout line to events; never throws. A blank line gives none, any other line at least one. */
@@ -171,7 +171,8 @@ class LineDecoder implements Decoder {
     this.kept = keep(this, profile);
   }
 
-  get provider(): ProviderId | null {
+  /** The CLI whose lines these are (a session protocol's profile may be of a CLI that is not a `ProviderId`). */
+  get provider(): string | null {
     return this.profile?.id ?? null;
   }
 

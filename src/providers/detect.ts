@@ -1,6 +1,6 @@
 import type { JsonObject } from '../schema/json';
 import { obj } from './drafts';
-import { detectProfile } from './profiles';
+import { detectProviderId } from './profiles';
 import type { ProviderId } from './provider-id';
 
 /**
@@ -11,7 +11,7 @@ import type { ProviderId } from './provider-id';
 export function detectProvider(line: string | object): ProviderId | null {
   const value = typeof line === 'string' ? parse(line) : line;
   const object = obj(value);
-  return object ? (detectProfile(object as JsonObject)?.id ?? null) : null;
+  return object ? detectProviderId(object as JsonObject) : null;
 }
 
 function parse(text: string): unknown {

@@ -2,7 +2,6 @@ import type { EventKind } from '../registry/kinds';
 import type { PayloadFor } from '../registry/payload-classes';
 import type { JsonObject } from '../schema/json';
 import type { ModelInput } from '../schema/model';
-import type { ProviderId } from './provider-id';
 
 /**
  * An event a provider profile asks for: its kind and payload attributes. The decoder adds
@@ -18,7 +17,8 @@ export type EventDraft = {
  * lost" rule and the end of stream, so each provider file holds only its own format.
  */
 export interface ProviderProfile<S = unknown> {
-  readonly id: ProviderId;
+  /** The CLI's id (its registry file's), carried by every event as `provider`. */
+  readonly id: string;
   /** True when a parsed JSON object line is this provider's output (`detectProvider` asks each profile). */
   detect(line: JsonObject): boolean;
   /** A fresh per-run state (open text, running usage totals, pending tool calls…). */

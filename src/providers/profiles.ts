@@ -1,40 +1,27 @@
-import { ampProfile } from './amp';
-import { claudeProfile } from './claude';
-import { codexProfile } from './codex';
-import { cursorProfile } from './cursor';
-import { geminiProfile } from './gemini';
-import { opencodeProfile } from './opencode';
-import { qwenProfile } from './qwen';
+import { CLIS } from '../clis';
+import type { JsonObject } from '../schema/json';
 import type { ProviderProfile } from './profile';
 import { PROVIDERS, type ProviderId } from './provider-id';
-import type { JsonObject } from '../schema/json';
 
-/** The profile of each provider; `satisfies` makes a missing provider a compile error. */
-const PROFILES = {
-  claude: claudeProfile,
-  codex: codexProfile,
-  gemini: geminiProfile,
-  cursor: cursorProfile,
-  opencode: opencodeProfile,
-  amp: ampProfile,
-  qwen: qwenProfile,
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- each profile has its own state type
-} satisfies Record<ProviderId, ProviderProfile<any>>;
-
-/** The profile of a known provider id. */
+/** The profile of a known provider id (its registry file's `decode`). */
 export function profileFor(id: ProviderId): ProviderProfile {
-  return PROFILES[id] as ProviderProfile;
+  return CLIS[id].decode as ProviderProfile;
 }
 
-/** The first profile, in `PROVIDERS` order, that recognises the line; null when none does. */
-export function detectProfile(line: JsonObject): ProviderProfile | null {
+/** The first provider, in `PROVIDERS` order, whose profile recognises the line; null when none does. */
+export function detectProviderId(line: JsonObject): ProviderId | null {
   for (const id of PROVIDERS) {
-    const profile = profileFor(id);
     try {
-      if (profile.detect(line)) return profile;
+      if (profileFor(id).detect(line)) return id;
     } catch {
       // A detector that trips on an odd line simply does not recognise it.
     }
   }
   return null;
+}
+
+/** The profile of the first provider that recognises the line; null when none does. */
+export function detectProfile(line: JsonObject): ProviderProfile | null {
+  const id = detectProviderId(line);
+  return id === null ? null : profileFor(id);
 }

@@ -1,12 +1,14 @@
-/** The provider CLIs the decoders understand, in the order `detectProvider` asks them. */
-export const PROVIDERS = ['claude', 'codex', 'gemini', 'cursor', 'opencode', 'amp', 'qwen'] as const;
+import { DECODE_CLI_IDS, isCliId, type DecodeCli } from '../clis';
+
+/** The provider CLIs the decoders understand, in the order `detectProvider` asks them: the registry's (`src/clis`). */
+export const PROVIDERS = DECODE_CLI_IDS;
 
 /** One of `PROVIDERS`. */
-export type ProviderId = (typeof PROVIDERS)[number];
+export type ProviderId = DecodeCli;
 
 /** True when `value` names a provider in `PROVIDERS`. */
 export function isProviderId(value: unknown): value is ProviderId {
-  return (PROVIDERS as readonly unknown[]).includes(value);
+  return isCliId(value, PROVIDERS);
 }
 
 /** Checks a provider id from a caller; an unknown one is a TypeError that lists the known ids. */

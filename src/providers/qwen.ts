@@ -13,7 +13,7 @@ import { usageDraft } from './usage';
  * assistant message `[API Error: 400 …]` followed by a `success` result.
  */
 
-interface QwenState extends ClaudeState {
+export interface QwenState extends ClaudeState {
   /** The turn's answer was an API error: its result is a failure. */
   apiError: boolean;
 }

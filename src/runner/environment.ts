@@ -1,3 +1,4 @@
+import { CLIS } from '../clis';
 import { refuseNul } from './flags';
 import type { AgentCli } from './types';
 
@@ -7,7 +8,7 @@ import type { AgentCli } from './types';
  * for requests must not hand them its secrets (cloud keys, database URLs, CI tokens): the agent
  * runs shell commands a prompt asks for, and can print any variable it sees. With
  * `inheritEnv: false` the CLI sees only an allow-list: what any program needs (`BASE_ENV`), what
- * its CLI's documentation names (`CLI_ENV`), and what the operator names (`passEnv`).
+ * its CLI's documentation names (its registry file's `env.documented`), and what the operator names (`passEnv`).
  *
  * A name ending in `*` stands for every name it starts (`LC_*`).
  */
@@ -25,39 +26,13 @@ export const BASE_ENV: readonly string[] = [
   'http_proxy', 'https_proxy', 'no_proxy', 'all_proxy',
 ];
 
-/** The variables each CLI's own documentation names for its credentials, endpoints and configuration. */
-export const CLI_ENV: Readonly<Record<AgentCli, readonly string[]>> = {
-  // Claude Code's settings docs ("Environment variables"): ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL,
-  // ANTHROPIC_MODEL…, CLAUDE_CONFIG_DIR, CLAUDE_CODE_* (CLAUDE_CODE_MAX_RETRIES, CLAUDE_CODE_USE_BEDROCK…), and these.
-  claude: [
-    'ANTHROPIC_*', 'CLAUDE_*',
-    'DISABLE_AUTOUPDATER', 'DISABLE_TELEMETRY', 'DISABLE_ERROR_REPORTING', 'DISABLE_NON_ESSENTIAL_MODEL_CALLS',
-    'MAX_THINKING_TOKENS', 'API_TIMEOUT_MS', 'BASH_DEFAULT_TIMEOUT_MS', 'BASH_MAX_TIMEOUT_MS', 'MCP_TIMEOUT',
-  ],
-  // Codex's config docs: OPENAI_API_KEY (a model provider's `env_key`), OPENAI_BASE_URL, CODEX_HOME;
-  // RUST_LOG sets its log level (the e2e setup turns it off).
-  codex: ['OPENAI_*', 'CODEX_*', 'RUST_LOG'],
-  // Gemini CLI's authentication and configuration docs: GEMINI_API_KEY, GEMINI_MODEL, GOOGLE_API_KEY,
-  // GOOGLE_CLOUD_PROJECT, GOOGLE_APPLICATION_CREDENTIALS, GOOGLE_GEMINI_BASE_URL, CODE_ASSIST_ENDPOINT.
-  gemini: ['GEMINI_*', 'GOOGLE_*', 'CODE_ASSIST_ENDPOINT'],
-  // OpenCode's docs: OPENCODE_CONFIG, OPENCODE_DISABLE_*…; its providers (the AI SDK's) read their keys and base URLs.
-  opencode: ['OPENCODE_*', 'ANTHROPIC_*', 'OPENAI_*'],
-  // Qwen Code's docs: its openai auth reads OPENAI_API_KEY, OPENAI_BASE_URL, OPENAI_MODEL; QWEN_HOME,
-  // QWEN_CODE_*…; DASHSCOPE_API_KEY and DASHSCOPE_BASE_URL for Alibaba's endpoint.
-  qwen: ['QWEN_*', 'OPENAI_*', 'DASHSCOPE_*'],
-  // Copilot CLI's help ("Environment variables"): COPILOT_* (COPILOT_HOME, COPILOT_PROVIDER_*…), GH_TOKEN, GH_HOST.
-  // Not GITHUB_TOKEN, which Copilot also reads: in CI it is commonly a token with write access to
-  // the repository; an operator who means Copilot to use it names it in `passEnv`.
-  copilot: ['COPILOT_*', 'GH_TOKEN', 'GH_HOST'],
-};
-
 /** What decides a CLI's environment: the part of `LaunchOptions` (and so of `RunOptions` and `SessionOptions`) read here. */
 export interface EnvironmentOptions {
   /** Environment variables set over the inherited ones (a value of `undefined` removes the variable). */
   env?: Readonly<Record<string, string | undefined>>;
   /**
    * Whether the CLI inherits the host's whole environment, as `child_process` does; default true.
-   * False (for a server running CLIs for requests): only `BASE_ENV`, the CLI's own `CLI_ENV`, and `passEnv`.
+   * False (for a server running CLIs for requests): only `BASE_ENV`, the CLI's own documented variables, and `passEnv`.
    */
   inheritEnv?: boolean;
   /** With `inheritEnv: false`, more host variables to pass, by name; a name ending in `*` is a prefix (`MYCORP_*`). */
@@ -89,7 +64,7 @@ function inherited(cli: AgentCli, options: EnvironmentOptions, host: NodeJS.Proc
   if (typeof inheritEnv !== 'boolean') throw new TypeError(`inheritEnv must be a boolean; got ${JSON.stringify(inheritEnv)}`);
   checkPassEnv(passEnv);
   if (inheritEnv) return { ...host };
-  const allowed = [...BASE_ENV, ...CLI_ENV[cli], ...passEnv];
+  const allowed = [...BASE_ENV, ...CLIS[cli].env.documented, ...passEnv];
   const env: NodeJS.ProcessEnv = {};
   for (const [key, value] of Object.entries(host)) if (value !== undefined && allowed.some((name) => matches(name, key))) env[key] = value;
   return env;

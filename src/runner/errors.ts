@@ -1,13 +1,5 @@
+import { CLIS } from '../clis';
 import type { AgentCli } from './types';
-
-const INSTALL_HINT: Record<AgentCli, string> = {
-  claude: 'install @anthropic-ai/claude-code',
-  codex: 'install @openai/codex',
-  gemini: 'install @google/gemini-cli',
-  opencode: 'install opencode-ai',
-  qwen: 'install @qwen-code/qwen-code',
-  copilot: 'install @github/copilot',
-};
 
 /**
  * The CLI's executable was not found (on `PATH`, or at the path given). `startRun` throws it
@@ -23,6 +15,6 @@ export class ExecutableNotFoundError extends Error {
     readonly provider: AgentCli,
   ) {
     const where = executable.includes('/') ? `${executable} not found or not executable` : `${executable} not found on PATH`;
-    super(`${where}: ${INSTALL_HINT[provider]} or pass executable`);
+    super(`${where}: ${CLIS[provider].install} or pass executable`);
   }
 }

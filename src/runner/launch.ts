@@ -1,6 +1,7 @@
 import { statSync } from 'node:fs';
 import { cliEnvironment, type EnvironmentOptions } from './environment';
 import { resolveExecutable } from './executable';
+import { CLIS } from '../clis';
 import { refuseNul } from './flags';
 import type { AgentCli } from './types';
 
@@ -20,17 +21,17 @@ export interface LaunchOptions extends EnvironmentOptions {
 
 /**
  * The checked launch of `cli`: a `cwd` that is a directory, the environment `cliEnvironment` picks
- * (the host's, whole or allow-listed, without `dropEnv`, with the caller's variables over it), and
- * the executable found (`ExecutableNotFoundError` when it is not). Throws before any process
+ * (the host's, whole or allow-listed, without what the CLI's registry file drops, with the caller's
+ * variables over it), and the executable found (the registry's name unless the caller gives one) (`ExecutableNotFoundError` when it is not). Throws before any process
  * starts; a NUL byte anywhere is a clear TypeError (no process argument can carry one).
  */
-export function prepareLaunch(cli: AgentCli, options: LaunchOptions, defaults: { executable: string; dropEnv: readonly string[] }): Launch {
+export function prepareLaunch(cli: AgentCli, options: LaunchOptions): Launch {
   const cwd = options.cwd ?? process.cwd();
   refuseNul('cwd', cwd);
   // Checked here: a spawn in a missing directory fails with ENOENT, which reads like a missing executable.
   if (!statSync(cwd, { throwIfNoEntry: false })?.isDirectory()) throw new TypeError(`cwd is not a directory: ${cwd}`);
-  const env = cliEnvironment(cli, options, defaults.dropEnv);
-  const executable = resolveExecutable(options.executable ?? defaults.executable, cli, env.PATH, cwd);
+  const env = cliEnvironment(cli, options, CLIS[cli].env.drop);
+  const executable = resolveExecutable(options.executable ?? CLIS[cli].executable, cli, env.PATH, cwd);
   return { cwd, executable, env };
 }
 

@@ -1,7 +1,7 @@
 import type { AnyEvent } from '../events/event';
 import { createDecoder, type Decoder } from '../providers/decoder';
 import { CliProcess, describeReason, type Backpressure } from './cli-process';
-import { buildArgv, defaultExecutable, FLAGS, promptGoesOnStdin } from './flags';
+import { buildArgv, promptGoesOnStdin } from './flags';
 import { checkDuration, prepareLaunch } from './launch';
 import { OutcomeTally, STOP_ENDINGS, type StopReason } from './outcome';
 import { resumeBaseline } from './resume-baseline';
@@ -31,7 +31,7 @@ export function startRun(options: RunOptions): Run {
   checkDuration('idleTimeoutMs', options.idleTimeoutMs);
   checkDuration('killGraceMs', options.killGraceMs);
   checkDuration('resultGraceMs', options.resultGraceMs);
-  const { cwd, executable, env } = prepareLaunch(provider, options, { executable: defaultExecutable(provider), dropEnv: FLAGS[provider].dropEnv });
+  const { cwd, executable, env } = prepareLaunch(provider, options);
   return new ChildRun(provider, executable, argv, cwd, env, options);
 }
 

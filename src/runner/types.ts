@@ -1,11 +1,12 @@
+import type { RunCli, StartedCli } from '../clis';
 import type { AnyEvent } from '../events/event';
 import type { EventKind } from '../registry/kinds';
 
-/** The CLIs `startRun` can run (and that this package's decoders read). */
-export type RunProvider = 'claude' | 'codex' | 'gemini';
+/** The CLIs `startRun` can run: those of the registry (`src/clis`) with a one-shot mode. */
+export type RunProvider = RunCli;
 
-/** Every agent CLI this package starts: runs take the first three, sessions all of them. */
-export type AgentCli = RunProvider | 'opencode' | 'qwen' | 'copilot';
+/** Every agent CLI this package starts (runs, sessions, or both). */
+export type AgentCli = StartedCli;
 
 /**
  * A permission preset, mapped to each CLI's own flags (the table in `src/runner/flags.ts`):

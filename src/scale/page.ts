@@ -20,7 +20,11 @@
  * `approval-subject`, `approval-details`, `approval-allow`, `approval-deny`, `approval-decision`,
  * then `error` and `result`.
  */
+import { CLIS, SESSION_CLI_IDS } from '../clis';
 // String.raw keeps the script's escapes (`'\n'`) as written; the script uses no backticks or `${`.
+/** The CLIs a run can use, from the registry (ids and names are the registry's own text, no markup). */
+const CLI_OPTIONS = SESSION_CLI_IDS.map((id) => `        <option value="${id}">${CLIS[id].name}</option>`).join('\n');
+
 export const RUNS_PAGE = String.raw`<!doctype html>
 <html lang="en">
 <head>
@@ -90,12 +94,7 @@ export const RUNS_PAGE = String.raw`<!doctype html>
     </label>
     <label>CLI
       <select id="provider" data-testid="provider">
-        <option value="claude">Claude Code</option>
-        <option value="codex">Codex</option>
-        <option value="gemini">Gemini CLI</option>
-        <option value="opencode">OpenCode</option>
-        <option value="qwen">Qwen Code</option>
-        <option value="copilot">Copilot CLI</option>
+${CLI_OPTIONS}
       </select>
     </label>
     <label>Model

@@ -1,6 +1,6 @@
 import { HttpError } from '../http/http-error';
 import { refuseFlagLike } from '../runner/argument-value';
-import { SESSION_CLIS } from '../sessions/clis';
+import { isCliId, SESSION_CLI_IDS } from '../clis';
 import type { ApprovalPolicy, SessionProvider } from '../sessions/types';
 import { APPROVAL_POLICIES } from '../sessions/types';
 import { DEFAULT_MAX_PROMPT_BYTES, DEFAULT_MAX_QUEUED, DEFAULT_MAX_RUNS_PER_PRINCIPAL, RETRY_AFTER_SECONDS } from './limits';
@@ -62,19 +62,17 @@ export async function queueRequestedRun(store: RunStore, body: Record<string, un
   return store.enqueueRun(job, { owner: principal });
 }
 
-const PROVIDERS = Object.keys(SESSION_CLIS) as SessionProvider[];
-
 /**
  * The job a request body asks for, under `allow` and over `defaults`; an `HttpError` (400 bad
  * input, 403 not allowed, 413 too long) for anything else.
  */
 export function jobFromRequest(body: Record<string, unknown>, allow: RequestAllowance, defaults: JobDefaults, maxPromptBytes = DEFAULT_MAX_PROMPT_BYTES): RunJob {
   const { provider, prompt, model, approvals } = body;
-  if (typeof provider !== 'string' || !(PROVIDERS as string[]).includes(provider)) throw new HttpError(400, `provider must be one of ${PROVIDERS.join(', ')}`);
+  if (!isCliId(provider, SESSION_CLI_IDS)) throw new HttpError(400, `provider must be one of ${SESSION_CLI_IDS.join(', ')}`);
   if (typeof prompt !== 'string' || prompt.trim() === '') throw new HttpError(400, 'prompt must be a non-empty string');
   if (prompt.includes('\0')) throw new HttpError(400, 'prompt must not contain a NUL byte (\\0): no CLI can be given one');
   if (Buffer.byteLength(prompt, 'utf8') > maxPromptBytes) throw new HttpError(413, `prompt is longer than ${maxPromptBytes} bytes`);
-  const job: RunJob = { ...defaults, provider: provider as SessionProvider, prompt };
+  const job: RunJob = { ...defaults, provider, prompt };
   if (model !== undefined) job.model = allowedModel(model, allow, defaults);
   const policies = allow.approvals ?? DEFAULT_REQUEST_APPROVALS;
   if (approvals !== undefined) {

@@ -1,6 +1,6 @@
 import type { AnyEvent } from '../events/event';
 import { Event } from '../events/event';
-import { SESSION_CLIS } from '../sessions/clis';
+import { CLIS } from '../clis';
 import { DEFAULT_MAX_RUN_BYTES, DEFAULT_MAX_RUN_SECONDS } from './limits';
 import type { JobDefaults } from './request-policy';
 import { endingEvents, executeJob } from './run-job';
@@ -86,7 +86,7 @@ async function runTaken(store: RunStore, { runId, job, attempt }: TakenJob, sign
     if (!job.retry || attempt > MAX_ATTEMPTS) {
       return end(endingEvents(job.provider, 'worker_lost', `the worker running this run died (attempt ${attempt - 1}); it is not run again${job.retry ? ` after ${MAX_ATTEMPTS - 1} attempts` : ' (an agent run repeats its side effects; queue it with retry to allow that)'}`, 'failed'));
     }
-    resume = SESSION_CLIS[job.provider].resume === null ? undefined : await lastSessionId(store, runId);
+    resume = CLIS[job.provider].session.resume === null ? undefined : await lastSessionId(store, runId);
     const how = resume === undefined ? 'starts over' : `resumes the CLI's session ${resume}`;
     await append(Event.create('error', { provider: job.provider, payload: { message: `attempt ${attempt}: the worker running this run died; the run ${how}`, code: 'worker_lost', severity: 'warning', metadata: { attempt } } }));
   }

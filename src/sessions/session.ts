@@ -8,7 +8,8 @@ import { refuseNul } from '../runner/flags';
 import { checkDuration, prepareLaunch } from '../runner/launch';
 import { OutcomeTally } from '../runner/outcome';
 import type { RunOutcome, RunStatus } from '../runner/types';
-import { SESSION_CLIS, sessionArgv } from './clis';
+import { CLIS, isCliId, SESSION_CLI_IDS, type SessionSetup } from '../clis';
+import { sessionArgv } from './session-argv';
 import type { SessionProtocol } from './protocol';
 import type { ApprovalAnswer, ApprovalRequestEvent, Session, SessionOptions, SessionProvider } from './types';
 import { APPROVAL_POLICIES } from './types';
@@ -34,8 +35,7 @@ const DEFAULT_INTERRUPT_TIMEOUT_MS = 15_000;
  */
 export function startSession(options: SessionOptions): Session {
   const { provider } = options;
-  const cli = Object.prototype.hasOwnProperty.call(SESSION_CLIS, provider) ? SESSION_CLIS[provider] : undefined;
-  if (!cli) throw new TypeError(`provider must be one of ${Object.keys(SESSION_CLIS).join(', ')}; got ${JSON.stringify(provider)}`);
+  if (!isCliId(provider, SESSION_CLI_IDS)) throw new TypeError(`provider must be one of ${SESSION_CLI_IDS.join(', ')}; got ${JSON.stringify(provider)}`);
   checkDuration('approvalTimeoutMs', options.approvalTimeoutMs);
   checkDuration('interruptTimeoutMs', options.interruptTimeoutMs);
   checkDuration('killGraceMs', options.killGraceMs);
@@ -46,9 +46,9 @@ export function startSession(options: SessionOptions): Session {
     throw new TypeError(`approvals must be one of ${APPROVAL_POLICIES.join(', ')}; got ${JSON.stringify(options.approvals)}`);
   }
   if (options.onApproval !== undefined && typeof options.onApproval !== 'function') throw new TypeError('onApproval must be a function');
-  const args = [...sessionArgv(provider, cli, options.model, options.resume), ...(options.args ?? []).map(String)];
+  const args = [...sessionArgv(provider, CLIS[provider].session, options.model, options.resume), ...(options.args ?? []).map(String)];
   for (const element of args) refuseNul('an argument', element);
-  const launch = prepareLaunch(provider, options, cli);
+  const launch = prepareLaunch(provider, options);
   return new ChildSession(provider, launch.executable, args, launch.cwd, launch.env, options);
 }
 
@@ -105,10 +105,13 @@ class ChildSession extends CliProcess implements Session {
   /** The session stopped the CLI itself (a failed handshake, an interrupt it ignored, a limit passed). */
   private stopped: SessionStop | null = null;
   private ended = false;
+  /** The CLI's session setup, from its registry file. */
+  private readonly setup: SessionSetup;
 
   constructor(provider: SessionProvider, executable: string, args: string[], cwd: string, env: NodeJS.ProcessEnv, private readonly options: SessionOptions) {
     super(provider, { executable, args, cwd, env, stdin: 'open', graceMs: options.killGraceMs ?? DEFAULT_GRACE_MS });
-    this.protocol = SESSION_CLIS[provider].protocol({ write: (message) => this.write(message), fail: (message) => this.stopWith({ message, code: 'execution', status: 'failed' }) }, provider, options);
+    this.setup = CLIS[provider].session;
+    this.protocol = this.setup.protocol({ write: (message) => this.write(message), fail: (message) => this.stopWith({ message, code: 'execution', status: 'failed' }) }, provider, options);
     this.decoder = decoderFor(this.protocol.profile, { keepRaw: options.keepRaw ?? 'none', live: true });
     this.startPumps();
     this.watchSignal();
@@ -172,7 +175,7 @@ class ChildSession extends CliProcess implements Session {
       for (const turn of this.queued.splice(0)) turn.reject(new Error('the session was closed before this prompt was sent'));
       this.withdrawApprovals();
       // End of input ends the session for every protocol here; a CLI that lingers is stopped.
-      const saving = Math.max(0, this.lastTurnEndedAt + (SESSION_CLIS[this.provider].savesTurnWithinMs ?? 0) - Date.now());
+      const saving = Math.max(0, this.lastTurnEndedAt + (this.setup.savesTurnWithinMs ?? 0) - Date.now());
       this.closeTimer = setTimeout(() => {
         this.stdin?.end();
         this.closeTimer = setTimeout(() => this.stopTree(), this.graceMs);

@@ -3,7 +3,7 @@ import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pointCliAt, type CliName } from '../../e2e/scripted/setup';
-import { BASE_ENV, CLI_ENV, cliEnvironment } from '../../src/runner/environment';
+import { BASE_ENV, cliEnvironment } from '../../src/runner/environment';
 import { startRun } from '../../src/runner/run';
 import type { AgentCli, RunOptions } from '../../src/runner/types';
 import { startSession } from '../../src/sessions/session';
@@ -17,7 +17,6 @@ import { startSession } from '../../src/sessions/session';
 const FAKE = join(__dirname, 'fake-cli.js');
 const CLAUDE_PLAIN = join(__dirname, '..', 'fixtures', 'providers', 'claude', 'captured-plain.jsonl');
 const SECRETS = { AWS_SECRET_ACCESS_KEY: 'aws-secret', GITHUB_TOKEN: 'ghs_ci', DATABASE_URL: 'postgres://u:p@db/x', STRIPE_SECRET_KEY: 'sk_live_x' };
-const CLIS = Object.keys(CLI_ENV) as AgentCli[];
 
 jest.setTimeout(20_000);
 
@@ -30,6 +29,9 @@ const OWN: Record<AgentCli, { sees: Record<string, string>; notOthers: string }>
   qwen: { sees: { OPENAI_API_KEY: 'sk-o', OPENAI_BASE_URL: 'http://o', OPENAI_MODEL: 'm', QWEN_HOME: '/q', DASHSCOPE_API_KEY: 'd' }, notOthers: 'COPILOT_PROVIDER_API_KEY' },
   copilot: { sees: { COPILOT_PROVIDER_API_KEY: 'c', COPILOT_HOME: '/c', GH_TOKEN: 'gho_x', GH_HOST: 'github.example' }, notOthers: 'OPENAI_API_KEY' },
 };
+
+// OWN is a Record of every CLI this package starts (the registry's): a CLI added there without a case here fails to compile.
+const CLIS = Object.keys(OWN) as AgentCli[];
 
 /** A host environment with the base variables, every CLI's own, other CLIs' and the secrets. */
 function hostEnv(): NodeJS.ProcessEnv {

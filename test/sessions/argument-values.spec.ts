@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { launchOptions, runOptions } from '../../src/cli/run-args';
 import { UsageError } from '../../src/cli/usage-error';
-import { SESSION_CLIS, sessionArgv } from '../../src/sessions/clis';
+import { CLIS, SESSION_CLI_IDS } from '../../src/clis';
+import { sessionArgv } from '../../src/sessions/session-argv';
 import { startSession } from '../../src/sessions/session';
 import type { SessionProvider } from '../../src/sessions/types';
 
@@ -14,7 +15,7 @@ import type { SessionProvider } from '../../src/sessions/types';
  * a resume id by flag or by protocol; either way, one that reads as a flag is refused.
  */
 
-const PROVIDERS = Object.keys(SESSION_CLIS) as SessionProvider[];
+const PROVIDERS = SESSION_CLI_IDS;
 const FLAG_LIKE = ['--mcp-config={"mcpServers":{"x":{"command":"sh","args":["-c","touch /tmp/pwned"]}}}', '--yolo', '-m', 'qwen3-coder-plus\n--yolo', 'qwen3-coder-plus\0'];
 const ORDINARY = ['gpt-4o', 'claude-sonnet-4-5', 'qwen3-coder-plus', 'models/gemini-2.5-pro', 'openai/gpt-4.1'];
 const cases = PROVIDERS.flatMap((provider) => FLAG_LIKE.map((value) => [provider, value] as const));
@@ -28,11 +29,11 @@ afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
 describe("a request's model never becomes a CLI flag", () => {
   it.each(cases)('%s: sessionArgv refuses the model %j (Codex too, whose protocol sets the model)', (provider, model) => {
-    expect(() => sessionArgv(provider, SESSION_CLIS[provider], model, undefined)).toThrow(refusal('model', model));
+    expect(() => sessionArgv(provider, CLIS[provider].session, model, undefined)).toThrow(refusal('model', model));
   });
 
   it.each(cases)('%s: sessionArgv refuses the resume id %j', (provider, resume) => {
-    expect(() => sessionArgv(provider, SESSION_CLIS[provider], undefined, resume)).toThrow(refusal('resume', resume));
+    expect(() => sessionArgv(provider, CLIS[provider].session, undefined, resume)).toThrow(refusal('resume', resume));
   });
 
   it.each(cases)('%s: startSession refuses the model %j before it starts anything', (provider, model) => {
@@ -40,8 +41,8 @@ describe("a request's model never becomes a CLI flag", () => {
     expect(() => startSession({ provider, model, executable: process.execPath, cwd: dir })).toThrow(refusal('model', model));
   });
 
-  it.each(PROVIDERS.filter((provider) => SESSION_CLIS[provider].model !== null))('%s: ordinary models still pass', (provider) => {
-    const cli = SESSION_CLIS[provider];
+  it.each(PROVIDERS.filter((provider) => CLIS[provider].session.model !== null))('%s: ordinary models still pass', (provider) => {
+    const cli = CLIS[provider].session;
     for (const model of ORDINARY) {
       const argv = sessionArgv(provider, cli, model, undefined);
       // Codex takes the model in `thread/start`, not in its argv.
@@ -51,7 +52,7 @@ describe("a request's model never becomes a CLI flag", () => {
   });
 
   it('ordinary session ids still pass', () => {
-    expect(sessionArgv('claude', SESSION_CLIS.claude, undefined, '0b9e7c1a-58f3-4c1e-9a57-1f0e2d3c4b5a')).toEqual([...SESSION_CLIS.claude.args, '--resume', '0b9e7c1a-58f3-4c1e-9a57-1f0e2d3c4b5a']);
+    expect(sessionArgv('claude', CLIS.claude.session, undefined, '0b9e7c1a-58f3-4c1e-9a57-1f0e2d3c4b5a')).toEqual([...CLIS.claude.session.args, '--resume', '0b9e7c1a-58f3-4c1e-9a57-1f0e2d3c4b5a']);
   });
 
   // `launchOptions` reads --model for run, session and acp alike (parseArgs gives it `--model=-m` as `-m` too).

@@ -10,7 +10,8 @@ import { join } from 'node:path';
 import type { AnyEvent } from '../../src';
 import { decoderFor } from '../../src/providers/decoder';
 import type { JsonObject } from '../../src/schema/json';
-import { SESSION_CLIS } from '../../src/sessions/clis';
+import { CLIS, SESSION_CLI_IDS } from '../../src/clis';
+import type { SessionProtocol } from '../../src/sessions/protocol';
 import type { ApprovalAnswer, SessionProvider } from '../../src/sessions/types';
 
 export const SESSION_FIXTURES = join(__dirname, '..', 'fixtures', 'sessions');
@@ -26,7 +27,7 @@ export interface Capture {
 /** Every capture of every CLI (the `wire-*.jsonl` files). */
 export function captures(): Capture[] {
   const found: Capture[] = [];
-  for (const cli of Object.keys(SESSION_CLIS) as SessionProvider[]) {
+  for (const cli of SESSION_CLI_IDS) {
     const dir = join(SESSION_FIXTURES, cli);
     if (!existsSync(dir)) continue;
     for (const file of readdirSync(dir).sort()) {
@@ -59,7 +60,7 @@ export function play(capture: Capture): Played {
   // A capture that loads an earlier session is played as a session resuming it.
   const load = entries.find((entry) => entry.from === 'host' && (entry.line as JsonObject).method === 'session/load')?.line as JsonObject | undefined;
   const resume = load ? String((load.params as JsonObject).sessionId) : undefined;
-  const protocol = SESSION_CLIS[capture.cli].protocol({ write: (message) => written.push(message), fail: (message) => failures.push(message) }, capture.cli, { provider: capture.cli, cwd: '/tmp/capture', resume });
+  const protocol = CLIS[capture.cli].session.protocol({ write: (message) => written.push(message), fail: (message) => failures.push(message) }, capture.cli, { provider: capture.cli, cwd: '/tmp/capture', resume });
   const decoder = decoderFor(protocol.profile, { clock: CLOCK, keepRaw: 'none' });
   const events: AnyEvent[] = [];
   const recorded: JsonObject[] = [];
@@ -81,7 +82,7 @@ export function play(capture: Capture): Played {
 }
 
 /** What the host did at a recorded line, asked of the protocol (the handshake is the protocol's own). */
-function act(message: JsonObject, protocol: ReturnType<(typeof SESSION_CLIS)[SessionProvider]['protocol']>): void {
+function act(message: JsonObject, protocol: SessionProtocol): void {
   const action = hostAction(message);
   if (!action) return;
   if (action.type === 'prompt') protocol.prompt(action.text);

@@ -7,7 +7,7 @@ import type { JsonObject, JsonValue } from '../../schema/json';
 import { startSession } from '../../sessions/session';
 import { SessionTurns } from '../../sessions/turns';
 import type { ApprovalPolicy, Session, SessionOptions, SessionProvider } from '../../sessions/types';
-import { SESSION_CLIS } from '../../sessions/clis';
+import { CLIS } from '../../clis';
 import { AcpHistory, defaultAcpHistoryDir } from './history';
 import { AcpProjector } from './projector';
 
@@ -79,7 +79,7 @@ function methodNotFound(method: string): RpcError {
  */
 export async function serveAcpAgent(options: AcpAgentOptions, input: Readable, output: Writable): Promise<void> {
   const sessions = new Map<string, AgentSession>();
-  const canResume = SESSION_CLIS[options.provider].resume !== null;
+  const canResume = CLIS[options.provider].session.resume !== null;
   const history = options.historyDir === null || !canResume ? null : new AcpHistory(options.historyDir ?? defaultAcpHistoryDir());
   /** The client's answers to our requests, by id. */
   const waiting = new Map<number, (message: JsonObject) => void>();

@@ -1,71 +1,18 @@
+import { CLI_IDS, CLIS } from '../../clis';
 import { arr, obj, str } from '../../providers/drafts';
 import type { JsonObject, JsonValue } from '../../schema/json';
+import { ACP_TOOL_KINDS, type AcpToolKind } from '../../tools/acp-tool-kind';
 
-/** ACP's tool kinds (`ToolKind` in the protocol's schema): how a client shows a tool call. */
-export type AcpToolKind = 'read' | 'edit' | 'delete' | 'move' | 'search' | 'execute' | 'think' | 'fetch' | 'switch_mode' | 'other';
+export type { AcpToolKind } from '../../tools/acp-tool-kind';
 
-const ACP_KINDS: ReadonlySet<string> = new Set(['read', 'edit', 'delete', 'move', 'search', 'execute', 'think', 'fetch', 'switch_mode', 'other']);
+const ACP_KINDS: ReadonlySet<string> = new Set(ACP_TOOL_KINDS);
 
 /**
- * Each CLI's tool names, by what they do: one table for every CLI (read from each CLI's tool
- * declarations and captures). Claude Code: Bash, Read, Write, Edit, MultiEdit, NotebookEdit, Glob,
- * Grep, LS, WebFetch, WebSearch, Task, ExitPlanMode. Codex: command_execution / commandExecution,
- * file_change / fileChange, web_search / webSearch. Gemini CLI and Qwen Code: run_shell_command,
- * read_file, read_many_files, list_directory, write_file, replace / edit, glob, search_file_content /
- * grep_search, web_fetch, google_web_search. OpenCode: bash, read, list, write, edit, glob, grep,
- * webfetch, task. Copilot CLI: bash, view, create, edit, str_replace_editor. Cursor: its `…ToolCall`
- * keys. A name not listed is `other`; an ACP agent's own kind (in `metadata.kind`) wins.
+ * Every CLI's tool names, by what they do: the union of the registry files' `tools` (each read
+ * from the CLI's tool declarations and captures). A name not listed is `other`; an ACP agent's own
+ * kind (in `metadata.kind`) wins. CLIs that share a name agree on its kind (a registry test checks it).
  */
-const TOOL_KINDS: Readonly<Record<string, AcpToolKind>> = {
-  Bash: 'execute',
-  command_execution: 'execute',
-  commandExecution: 'execute',
-  run_shell_command: 'execute',
-  bash: 'execute',
-  shellToolCall: 'execute',
-  Read: 'read',
-  read_file: 'read',
-  read_many_files: 'read',
-  read: 'read',
-  view: 'read',
-  LS: 'read',
-  list_directory: 'read',
-  list: 'read',
-  readToolCall: 'read',
-  lsToolCall: 'read',
-  Write: 'edit',
-  Edit: 'edit',
-  MultiEdit: 'edit',
-  NotebookEdit: 'edit',
-  file_change: 'edit',
-  fileChange: 'edit',
-  write_file: 'edit',
-  replace: 'edit',
-  edit: 'edit',
-  write: 'edit',
-  create: 'edit',
-  str_replace_editor: 'edit',
-  editToolCall: 'edit',
-  deleteToolCall: 'delete',
-  Glob: 'search',
-  Grep: 'search',
-  glob: 'search',
-  grep: 'search',
-  search_file_content: 'search',
-  grep_search: 'search',
-  globToolCall: 'search',
-  grepToolCall: 'search',
-  WebSearch: 'search',
-  web_search: 'search',
-  webSearch: 'search',
-  google_web_search: 'search',
-  WebFetch: 'fetch',
-  web_fetch: 'fetch',
-  webfetch: 'fetch',
-  Task: 'think',
-  task: 'think',
-  ExitPlanMode: 'switch_mode',
-};
+const TOOL_KINDS: Readonly<Record<string, AcpToolKind>> = Object.assign({}, ...CLI_IDS.map((id) => CLIS[id].tools));
 
 /** A tool call as a client shows it: ACP's `tool_call` fields that describe it. */
 export interface ToolCallView {

@@ -1,0 +1,73 @@
+import { claudeProfile } from '../providers/claude';
+import { claudeResumeBaseline } from '../providers/session-store';
+import { claudeControl } from '../sessions/claude-control';
+import type { CliDefinition } from './definition';
+
+/*
+ * Claude Code (`@anthropic-ai/claude-code`). Flags as the pinned version's `--help` has them
+ * (2.1.328): flags drift between versions.
+ */
+export const claude = {
+  id: 'claude',
+  name: 'Claude Code',
+  executable: 'claude',
+  install: 'install @anthropic-ai/claude-code',
+  npmPackage: '@anthropic-ai/claude-code',
+  env: {
+    // Claude Code's settings docs ("Environment variables"): ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL,
+    // ANTHROPIC_MODEL…, CLAUDE_CONFIG_DIR, CLAUDE_CODE_* (CLAUDE_CODE_MAX_RETRIES, CLAUDE_CODE_USE_BEDROCK…), and these.
+    documented: [
+      'ANTHROPIC_*', 'CLAUDE_*',
+      'DISABLE_AUTOUPDATER', 'DISABLE_TELEMETRY', 'DISABLE_ERROR_REPORTING', 'DISABLE_NON_ESSENTIAL_MODEL_CALLS',
+      'MAX_THINKING_TOKENS', 'API_TIMEOUT_MS', 'BASH_DEFAULT_TIMEOUT_MS', 'BASH_MAX_TIMEOUT_MS', 'MCP_TIMEOUT',
+    ],
+    // Set in every process Claude Code starts; a Claude Code that inherits it refuses to start
+    // ("cannot be launched inside another Claude Code session"), so a host run from one could run none.
+    drop: ['CLAUDECODE'],
+  },
+  decode: claudeProfile,
+  run: {
+    base: ['--print', '--output-format', 'stream-json', '--verbose'],
+    model: (model) => ['--model', model],
+    permission: {
+      default: [],
+      'accept-edits': ['--permission-mode', 'acceptEdits'],
+      // Refused by Claude Code when run as root.
+      bypass: ['--dangerously-skip-permissions'],
+      plan: ['--permission-mode', 'plan'],
+    },
+    allowedTools: (tools) => ['--allowedTools', ...tools],
+    resume: (id) => ['--resume', id],
+    partial: ['--include-partial-messages'],
+    // `--allowedTools` is variadic: without `--` it would swallow the prompt as one more tool.
+    prompt: (prompt) => ['--', prompt],
+    // `--print` with no prompt argument reads it from stdin.
+    promptOnStdin: [],
+    // The first result of `claude --resume` already counts the earlier runs.
+    resumeBaseline: claudeResumeBaseline,
+  },
+  session: {
+    protocolName: 'stream-json control protocol',
+    // Deltas always: a session feeds a live view (the other protocols stream text deltas too).
+    args: ['--print', '--input-format', 'stream-json', '--output-format', 'stream-json', '--verbose', '--include-partial-messages', '--permission-prompt-tool', 'stdio'],
+    model: (model) => ['--model', model],
+    resume: (id) => ['--resume', id],
+    protocol: claudeControl,
+  },
+  tools: {
+    Bash: 'execute',
+    Read: 'read',
+    LS: 'read',
+    Write: 'edit',
+    Edit: 'edit',
+    MultiEdit: 'edit',
+    NotebookEdit: 'edit',
+    Glob: 'search',
+    Grep: 'search',
+    WebSearch: 'search',
+    WebFetch: 'fetch',
+    Task: 'think',
+    ExitPlanMode: 'switch_mode',
+  },
+  planTools: ['TodoWrite'],
+} satisfies CliDefinition;

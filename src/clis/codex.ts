@@ -1,0 +1,62 @@
+import { codexProfile } from '../providers/codex';
+import { codexResumeBaseline } from '../providers/session-store';
+import { codexAppServer } from '../sessions/codex-app-server';
+import type { CliDefinition } from './definition';
+
+/*
+ * Codex (`@openai/codex`). Flags as the pinned version's `--help` has them (0.169.0): flags drift
+ * between versions (`codex exec --full-auto` is gone in 0.169).
+ */
+export const codex = {
+  id: 'codex',
+  name: 'Codex',
+  executable: 'codex',
+  install: 'install @openai/codex',
+  npmPackage: '@openai/codex',
+  env: {
+    // Codex's config docs: OPENAI_API_KEY (a model provider's `env_key`), OPENAI_BASE_URL, CODEX_HOME;
+    // RUST_LOG sets its log level (the e2e setup turns it off).
+    documented: ['OPENAI_*', 'CODEX_*', 'RUST_LOG'],
+    drop: [],
+  },
+  decode: codexProfile,
+  run: {
+    // Outside a git repository `codex exec` refuses to run without --skip-git-repo-check.
+    base: ['exec', '--json', '--skip-git-repo-check'],
+    model: (model) => ['--model', model],
+    permission: {
+      default: [],
+      'accept-edits': ['--sandbox', 'workspace-write'],
+      bypass: ['--dangerously-bypass-approvals-and-sandbox'],
+      plan: ['--sandbox', 'read-only'],
+    },
+    allowedTools: null,
+    // `codex exec resume <id> <prompt>`: a subcommand, so it goes right before the prompt.
+    resume: (id) => ['resume', id],
+    // `--json` has no text deltas.
+    partial: [],
+    prompt: (prompt) => ['--', prompt],
+    // `codex exec -` reads the prompt from stdin.
+    promptOnStdin: ['-'],
+    // The first `turn.completed` of `codex exec resume` already counts the earlier runs.
+    resumeBaseline: codexResumeBaseline,
+  },
+  session: {
+    protocolName: 'app-server (JSON-RPC)',
+    args: ['app-server'],
+    model: 'protocol',
+    // `thread/resume` instead of `thread/start` (codex-app-server.ts).
+    resume: 'protocol',
+    protocol: codexAppServer,
+  },
+  // `exec --json` names its items in snake_case, the app-server in camelCase.
+  tools: {
+    command_execution: 'execute',
+    commandExecution: 'execute',
+    file_change: 'edit',
+    fileChange: 'edit',
+    web_search: 'search',
+    webSearch: 'search',
+  },
+  planTools: ['todo_list'],
+} satisfies CliDefinition;

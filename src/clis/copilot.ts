@@ -1,0 +1,36 @@
+import { acpClient } from '../sessions/acp';
+import type { CliDefinition } from './definition';
+
+/*
+ * GitHub Copilot CLI (`@github/copilot`). Flags as the pinned version's `--help` has them (1.0.102).
+ */
+export const copilot = {
+  id: 'copilot',
+  name: 'Copilot CLI',
+  executable: 'copilot',
+  install: 'install @github/copilot',
+  npmPackage: '@github/copilot',
+  env: {
+    // Copilot CLI's help ("Environment variables"): COPILOT_* (COPILOT_HOME, COPILOT_PROVIDER_*…), GH_TOKEN, GH_HOST.
+    // Not GITHUB_TOKEN, which Copilot also reads: in CI it is commonly a token with write access to
+    // the repository; an operator who means Copilot to use it names it in `passEnv`.
+    documented: ['COPILOT_*', 'GH_TOKEN', 'GH_HOST'],
+    drop: [],
+  },
+  session: {
+    protocolName: 'ACP',
+    args: ['--acp'],
+    model: (model) => ['--model', model],
+    resume: 'protocol',
+    // Copilot's prompt answers carry the session's running total of usage.
+    protocol: acpClient({ promptUsage: 'cumulative' }),
+  },
+  tools: {
+    bash: 'execute',
+    view: 'read',
+    create: 'edit',
+    edit: 'edit',
+    str_replace_editor: 'edit',
+  },
+  planTools: [],
+} satisfies CliDefinition;

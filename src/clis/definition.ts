@@ -1,0 +1,85 @@
+import type { ProviderProfile } from '../providers/profile';
+import type { UsageFigures } from '../providers/usage';
+import type { PermissionPreset, RunOptions } from '../runner/types';
+import type { ProtocolFactory } from '../sessions/protocol';
+import type { AcpToolKind } from '../tools/acp-tool-kind';
+
+/*
+ * What the project knows about one agent CLI, in one file per CLI (`src/clis/<id>.ts`, after the
+ * Elixir original's one module per provider). Every list of CLIs, every id type and every per-CLI
+ * table elsewhere is derived from these definitions (`src/clis/index.ts`).
+ */
+
+/** The part of `RunOptions` that decides a one-shot run's argv. */
+export type ArgvOptions = Pick<RunOptions, 'prompt' | 'model' | 'args' | 'permission' | 'allowedTools' | 'resume' | 'partial'>;
+
+/** A CLI's one-shot mode (`startRun`): each entry answers the argv elements for one option (none when unset). */
+export interface RunFlags {
+  /** The fixed head: headless mode and JSON lines on stdout. */
+  readonly base: readonly string[];
+  readonly model: (model: string) => string[];
+  readonly permission: Readonly<Record<PermissionPreset, readonly string[]>>;
+  /** Null: the CLI has no such flag, and asking for it is an error rather than silently ignored. */
+  readonly allowedTools: ((tools: readonly string[]) => string[]) | null;
+  readonly resume: (sessionId: string) => string[];
+  /** The flag for text deltas, where the CLI needs one. */
+  readonly partial: readonly string[];
+  /** The prompt's argv elements, always last; the prompt itself is one element. */
+  readonly prompt: (prompt: string) => string[];
+  /** What stands in for `prompt` when the prompt goes on stdin instead (each CLI reads it there; measured with the pinned versions). */
+  readonly promptOnStdin: readonly string[];
+  /**
+   * A resumed session's usage before the run, from the CLI's own session store, when the CLI
+   * carries a session's running total over into a resumed process (null or a throw: no baseline).
+   */
+  readonly resumeBaseline?: (sessionId: string, env: NodeJS.ProcessEnv) => UsageFigures | null;
+}
+
+/** A CLI's interactive mode (`startSession`): its command line, the protocol it speaks and its quirks. */
+export interface SessionSetup {
+  /** The protocol, for the README's table and errors. */
+  readonly protocolName: string;
+  /** The fixed argv after the executable. */
+  readonly args: readonly string[];
+  /** The argv that sets the model; `'protocol'`: the protocol sets it (Codex's `thread/start`); null: neither can. */
+  readonly model: ((model: string) => string[]) | 'protocol' | null;
+  /** The same for a session id to continue. */
+  readonly resume: ((sessionId: string) => string[]) | 'protocol' | null;
+  readonly protocol: ProtocolFactory;
+  /**
+   * How long after a turn the CLI may still be saving it: `close()` ends the CLI's input no sooner
+   * (a CLI that exits at end of input would lose the turn from the session it resumes later).
+   */
+  readonly savesTurnWithinMs?: number;
+}
+
+/** One agent CLI. */
+export interface CliDefinition {
+  /** The id events carry in `provider` and every API takes. */
+  readonly id: string;
+  /** Its name for people: "Claude Code". */
+  readonly name: string;
+  /** The executable's usual name, looked up on `PATH`. */
+  readonly executable: string;
+  /** How to install it, for the error when the executable is missing. */
+  readonly install: string;
+  /** The npm package the e2e suite pins, where it is on npm. */
+  readonly npmPackage: string | null;
+  readonly env: {
+    /** The variables its own documentation names for its credentials, endpoints and configuration (`*`: a prefix). */
+    readonly documented: readonly string[];
+    /** Variables of the host's environment it must not inherit unless the caller sets them. */
+    readonly drop: readonly string[];
+  };
+  /** Its JSON-lines output, read into events (`decodeLines`, `detectProvider`); absent: not decoded. */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- each profile has its own state type
+  readonly decode?: ProviderProfile<any>;
+  /** Its one-shot mode; absent: `startRun` does not run it. */
+  readonly run?: RunFlags;
+  /** Its interactive mode; absent: `startSession` does not hold it. */
+  readonly session?: SessionSetup;
+  /** Its tool names, by what they do (how an editor shows a call); a name not listed is `other`. */
+  readonly tools: Readonly<Record<string, AcpToolKind>>;
+  /** Its to-do tools: their calls state a plan. */
+  readonly planTools: readonly string[];
+}

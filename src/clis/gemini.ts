@@ -1,0 +1,67 @@
+import { geminiProfile } from '../providers/gemini';
+import { str } from '../providers/drafts';
+import { acpClient } from '../sessions/acp';
+import type { CliDefinition } from './definition';
+
+/*
+ * Gemini CLI (`@google/gemini-cli`). Flags as the pinned version's `--help` has them (0.61.0).
+ */
+export const gemini = {
+  id: 'gemini',
+  name: 'Gemini CLI',
+  executable: 'gemini',
+  install: 'install @google/gemini-cli',
+  npmPackage: '@google/gemini-cli',
+  env: {
+    // Gemini CLI's authentication and configuration docs: GEMINI_API_KEY, GEMINI_MODEL, GOOGLE_API_KEY,
+    // GOOGLE_CLOUD_PROJECT, GOOGLE_APPLICATION_CREDENTIALS, GOOGLE_GEMINI_BASE_URL, CODE_ASSIST_ENDPOINT.
+    documented: ['GEMINI_*', 'GOOGLE_*', 'CODE_ASSIST_ENDPOINT'],
+    drop: [],
+  },
+  decode: geminiProfile,
+  run: {
+    base: ['--output-format', 'stream-json'],
+    model: (model) => ['--model', model],
+    permission: {
+      default: [],
+      'accept-edits': ['--approval-mode', 'auto_edit'],
+      bypass: ['--yolo'],
+      plan: ['--approval-mode', 'plan'],
+    },
+    allowedTools: (tools) => ['--allowed-tools', ...tools],
+    resume: (id) => ['--resume', id],
+    // Gemini CLI always streams text as deltas.
+    partial: [],
+    // `-p` takes the prompt as its value; a value starting with "-" would be read as a flag, `=` keeps it one value.
+    prompt: (prompt) => [`--prompt=${prompt}`],
+    // Without `--prompt`, with stdin not a terminal, Gemini CLI runs headless on what stdin holds.
+    promptOnStdin: [],
+    // No resumeBaseline: Gemini CLI counts each process's usage afresh.
+  },
+  session: {
+    protocolName: 'ACP',
+    args: ['--acp'],
+    model: (model) => ['--model', model],
+    // Gemini CLI 0.61.0 offers `session/load`, but it starts recording the session it loads before
+    // reading it, which overwrites the saved conversation: the load fails ("No previous sessions
+    // found") and the session is lost. Not offered until a Gemini CLI that loads what it saved.
+    resume: null,
+    // Gemini names a tool call after its tool: `run_shell_command__run_shell_command_1796…_0`.
+    protocol: acpClient({ toolName: (call) => /^([A-Za-z0-9_.-]+?)__/.exec(str(call.toolCallId) ?? '')?.[1] ?? null }),
+  },
+  tools: {
+    run_shell_command: 'execute',
+    read_file: 'read',
+    read_many_files: 'read',
+    list_directory: 'read',
+    write_file: 'edit',
+    replace: 'edit',
+    edit: 'edit',
+    glob: 'search',
+    search_file_content: 'search',
+    grep_search: 'search',
+    google_web_search: 'search',
+    web_fetch: 'fetch',
+  },
+  planTools: ['write_todos'],
+} satisfies CliDefinition;

@@ -1,0 +1,38 @@
+import { qwenProfile } from '../providers/qwen';
+import { acpClient } from '../sessions/acp';
+import type { CliDefinition } from './definition';
+import { gemini } from './gemini';
+
+/*
+ * Qwen Code (`@qwen-code/qwen-code`), a fork of Gemini CLI whose `-o stream-json` output has Claude
+ * Code's shape. Flags as the pinned version's `--help` has them (0.15.10).
+ */
+export const qwen = {
+  id: 'qwen',
+  name: 'Qwen Code',
+  executable: 'qwen',
+  install: 'install @qwen-code/qwen-code',
+  npmPackage: '@qwen-code/qwen-code',
+  env: {
+    // Qwen Code's docs: its openai auth reads OPENAI_API_KEY, OPENAI_BASE_URL, OPENAI_MODEL; QWEN_HOME,
+    // QWEN_CODE_*…; DASHSCOPE_API_KEY and DASHSCOPE_BASE_URL for Alibaba's endpoint.
+    documented: ['QWEN_*', 'OPENAI_*', 'DASHSCOPE_*'],
+    drop: [],
+  },
+  decode: qwenProfile,
+  session: {
+    protocolName: 'ACP',
+    args: ['--acp'],
+    model: (model) => ['--model', model],
+    resume: 'protocol',
+    // Qwen Code names the tool in `_meta.toolName` (read for every agent).
+    protocol: acpClient(),
+    // Qwen Code 0.15.10 writes a turn's answer to its session file after answering the prompt, and
+    // exits at end of input without waiting for the write: closed at once, the file lacked the
+    // answer; 50 ms later it had it.
+    savesTurnWithinMs: 500,
+  },
+  // Gemini CLI's tools, kept by the fork.
+  tools: gemini.tools,
+  planTools: ['todo_write'],
+} satisfies CliDefinition;
