@@ -1,5 +1,5 @@
 /**
- * Side-by-side benchmark: `npm run bench` (a table) or `npm run bench -- --json` (one JSON object).
+ * Side-by-side benchmark: `node --expose-gc -r ts-node/register/transpile-only bench/run.ts [--json]` (a table, or one JSON object; `npm run bench` runs it with the other benches).
  * All contenders run in one process, in interleaved rounds over the same seeded corpus;
  * the figure for each is the median of its rounds.
  */

@@ -15,6 +15,8 @@
  * 2. load: BENCH_RUNS runs (default 50) posted at once, one SSE client each to `event: end`:
  *    events/s end to end, latency from a CLI's line (its event's `timestamp`, stamped by the worker
  *    when it read the line) to the client, Redis memory per event, CPU per event of each process;
+ *    then, the workers idle, its raw floor: the same events' JSON XADDed and read back with plain
+ *    ioredis, batched as the store does (rawFloor), and the rate end to end over the floor's;
  * 3. faults: the same load, a worker SIGKILLed at KILL_AT of it (its runs are ended by the other
  *    worker, `worker_lost`), and reconnect storms: at each of DROP_AT every client still reading
  *    drops its connection and reconnects at once with Last-Event-ID.
@@ -293,7 +295,8 @@ interface Web {
 
 function startWeb(store: RunStore): Promise<Web> {
   // The bench measures the data path from 127.0.0.1: auth and its refusals are tested in test/scale/http-security.spec.ts.
-  const open = { noAuth: true, maxQueued: 100_000, maxRunsPerPrincipal: 100_000 } as const;
+  // Its runs ask for `approvals: 'allow'` (the capture's permission request is answered): the operator allows it here.
+  const open = { noAuth: true, maxQueued: 100_000, maxRunsPerPrincipal: 100_000, allow: { approvals: ['allow'] } } as const;
   let handle = createRunsHandler(store, open);
   const pendingSse = new Map<number, { runId: string; response: ServerResponse }>();
   let next = 0;
@@ -669,6 +672,54 @@ async function blockedReaders(redis: Redis): Promise<number> {
   return list.split('\n').filter((line) => / cmd=xread( |$)/.test(line)).length;
 }
 
+// ---- the raw floor -----------------------------------------------------------------------------
+
+/** The raw floor of the load phase: its events through Redis alone. */
+interface RawFloor {
+  events: number;
+  wall_s: number;
+  events_per_s: number;
+}
+
+/**
+ * The load phase's events with nothing but Redis: each run's stored JSON XADDed with plain ioredis
+ * to a stream of its own as the store writes them (one XADD per event, awaited in order; the runs
+ * spread over one connection per worker; then the end marker), and read back by one reader per run
+ * on a connection of its own as the store's readers do (XREAD BLOCK 1000 COUNT 500, to the end
+ * marker). No CLI, no decoding, no parsing, no HTTP: the rate end to end cannot beat on this Redis.
+ */
+async function rawFloor(url: string, runs: readonly (readonly { json: string }[])[]): Promise<RawFloor> {
+  const writers = Array.from({ length: WORKERS }, () => new Redis(url, { maxRetriesPerRequest: null }));
+  const readers = runs.map(() => new Redis(url, { maxRetriesPerRequest: null }));
+  const keys = runs.map(() => `csc-floor:${randomUUID()}:events`);
+  try {
+    await Promise.all([...writers, ...readers].map((connection) => connection.ping()));
+    const startedAt = process.hrtime.bigint();
+    const read = keys.map(async (key, i) => {
+      let cursor = '0-0';
+      for (;;) {
+        const reply = (await readers[i].xread('COUNT', 500, 'BLOCK', 1000, 'STREAMS', key, cursor)) as [string, [string, string[]][]][] | null;
+        for (const [id, fields] of reply?.[0]?.[1] ?? []) {
+          if (fields[0] === 'end') return;
+          cursor = id;
+        }
+      }
+    });
+    const written = runs.map(async (entries, i) => {
+      const writer = writers[i % writers.length];
+      for (const entry of entries) await writer.xadd(keys[i], '*', 'e', entry.json);
+      await writer.xadd(keys[i], '*', 'end', '1');
+    });
+    await Promise.all([...written, ...read]);
+    const wallS = Number(process.hrtime.bigint() - startedAt) / 1e9;
+    const events = runs.reduce((total, entries) => total + entries.length, 0);
+    return { events, wall_s: wallS, events_per_s: events / wallS };
+  } finally {
+    if (keys.length > 0) await writers[0].del(...keys);
+    for (const connection of [...writers, ...readers]) connection.disconnect();
+  }
+}
+
 // ---- the bench -------------------------------------------------------------------------------------
 
 async function main(): Promise<number> {
@@ -755,6 +806,9 @@ async function main(): Promise<number> {
       web_and_clients_ms: (cpuAfter.self.user + cpuAfter.self.system - cpuBefore.self.user - cpuBefore.self.system) / 1000,
     };
     const delivered = load.clients.reduce((sum, c) => sum + new Set(c.ids).size, 0);
+    // The raw floor, in the same run (the workers idle): the load phase's stored events through Redis alone.
+    log('raw floor: the load phase\'s events XADDed and read back with plain ioredis');
+    const floor = await rawFloor(redis.url, [...loadCheck.stored_runs.values()].map((run) => run.entries));
 
     // 3. Faults.
     log(`phase 3/3: faults: ${RUNS} runs, a worker SIGKILLed at ${KILL_AT * 100}% of the events, every client reconnecting at ${DROP_AT.map((at) => `${at * 100}%`).join(', ')}`);
@@ -833,6 +887,9 @@ async function main(): Promise<number> {
         events_delivered: delivered,
         wall_s: load.wallMs / 1000,
         events_per_s: delivered / (load.wallMs / 1000),
+        raw_floor: floor,
+        // events/s end to end over events/s of the raw floor (1 would be Redis's own rate).
+        rate_vs_raw_floor: delivered / (load.wallMs / 1000) / floor.events_per_s,
         latency_ms: { p50: percentile(loadLatency, 50), p90: percentile(loadLatency, 90), p99: percentile(loadLatency, 99), max: loadLatency.at(-1) ?? NaN, median_of_run_medians: median(load.clients.map((c) => percentile(latencies([c]), 50))) },
         redis: {
           used_memory_delta_bytes: memoryAfter - memoryBefore,
@@ -955,6 +1012,7 @@ function report(r: any, violations: string[]): string {
     '',
     `load (all runs posted at once, CLIs printing at full speed):`,
     `  ${n(load.events_delivered)} events in ${n(load.wall_s, 1)} s: ${n(load.events_per_s)} events/s end to end (CLI stdout → worker → Redis → web → SSE client)`,
+    `  raw floor: the same ${n(load.raw_floor.events)} events' JSON XADDed and read back with plain ioredis (as the store batches them) in ${n(load.raw_floor.wall_s, 2)} s: ${n(load.raw_floor.events_per_s)} events/s; end to end / raw floor: ${n(load.rate_vs_raw_floor, 2)}×`,
     `  latency CLI line → SSE client: p50 ${n(load.latency_ms.p50)} ms, p90 ${n(load.latency_ms.p90)} ms, p99 ${n(load.latency_ms.p99)} ms, max ${n(load.latency_ms.max)} ms (a backlog: every CLI prints its whole run at once)`,
     `  Redis: used_memory +${n(load.redis.used_memory_delta_bytes / 2 ** 20, 1)} MB = ${n(load.redis.bytes_per_event)} bytes per event stored; the streams alone (MEMORY USAGE) ${n(load.redis.streams_memory_usage_bytes_per_event)} bytes per event; the events' JSON ${n(load.redis.event_json_bytes_per_event)} bytes`,
     `  CPU ms per 1,000 events: ${Object.entries(load.cpu_ms_per_1000_events).map(([name, ms]) => `${name.replace(/_/g, ' ')} ${ms}`).join(', ')}`,

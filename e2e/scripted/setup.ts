@@ -16,8 +16,12 @@ import type { ScriptedServer } from './server';
 /** The CLIs this package pins. */
 export type CliName = 'claude' | 'codex' | 'gemini' | 'opencode' | 'qwen' | 'copilot';
 
-/** `e2e/node_modules/.bin`, where `npm ci --prefix e2e` puts the pinned CLIs. */
-export const E2E_BIN = join(__dirname, '..', 'node_modules', '.bin');
+/**
+ * Where the CLIs' executables are: `e2e/node_modules/.bin`, where `npm install --prefix e2e` puts the
+ * pinned CLIs, or `$CSC_E2E_CLI_PREFIX/node_modules/.bin` for another install of them (`npm run
+ * test:latest` runs the suite against the newest releases that way).
+ */
+export const E2E_BIN = join(process.env.CSC_E2E_CLI_PREFIX || join(__dirname, '..'), 'node_modules', '.bin');
 
 /**
  * The pinned CLI's executable. Copilot's `copilot` is an npm loader (node) that runs the native

@@ -10,6 +10,6 @@ export function missingClis(bin: string = E2E_BIN): CliName[] {
 export default function globalSetup(): void {
   const missing = missingClis();
   if (missing.length > 0) {
-    throw new Error(`The real-CLI suite needs the pinned CLIs (missing: ${missing.join(', ')} in e2e/node_modules/.bin); run: npm install --prefix e2e`);
+    throw new Error(`The real-CLI suite needs the pinned CLIs (missing: ${missing.join(', ')} in ${E2E_BIN}); run: npm install --prefix e2e`);
   }
 }

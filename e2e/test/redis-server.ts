@@ -1,6 +1,6 @@
 /*
- * A real Redis for the tests and bench/scale.ts: `redis-server` (Debian's package; .ci/run installs
- * it when missing) started on 127.0.0.1 at a free port, in memory only, and stopped by whoever
+ * A real Redis for the tests and bench/scale.ts: `redis-server` (Debian's package; scripts/test-all.sh
+ * installs it when missing) started on 127.0.0.1 at a free port, in memory only, and stopped by whoever
  * started it.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
