@@ -16,7 +16,7 @@ import type { SessionProvider } from './types';
 /** One CLI's session setup. */
 export interface SessionCli {
   readonly executable: string;
-  /** The protocol, for the README's table and errors. */
+  /** The protocol, for the sessions table of docs/sessions.md and errors. */
   readonly protocolName: string;
   /** The fixed argv after the executable. */
   readonly args: readonly string[];
