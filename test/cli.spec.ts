@@ -206,7 +206,7 @@ describe('cli-subprocess-core usage', () => {
   });
 });
 
-describe('cli-subprocess-core packaging and README', () => {
+describe('cli-subprocess-core packaging and docs', () => {
   it('the bin entry points at the build of src/cli/main.ts, which starts with a node shebang', () => {
     const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
     const outDir = JSON.parse(readFileSync(join(root, 'tsconfig.build.json'), 'utf8')).compilerOptions.outDir;
@@ -214,10 +214,10 @@ describe('cli-subprocess-core packaging and README', () => {
     expect(readFileSync(mainJs(), 'utf8')).toMatch(/^#!\/usr\/bin\/env node\n/);
   });
 
-  it('the README shows the real output and exit code of the demo command', () => {
+  it('docs/cli.md shows the real output and exit code of the validate example', () => {
     const { status, stdout } = cli(['validate', 'examples/sample.jsonl']);
-    const readme = readFileSync(join(root, 'README.md'), 'utf8');
-    expect(readme).toContain(`$ node dist/cjs/cli/main.js validate examples/sample.jsonl\n${stdout}$ echo $?\n${status}\n`);
+    const page = readFileSync(join(root, 'docs/cli.md'), 'utf8');
+    expect(page).toContain(`$ node dist/cjs/cli/main.js validate examples/sample.jsonl\n${stdout}$ echo $?\n${status}\n`);
   });
 });
 

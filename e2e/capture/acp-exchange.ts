@@ -1,5 +1,5 @@
 /*
- * Prints the ACP exchange the README shows: `cli-subprocess-core acp --provider claude` in front of
+ * Prints the ACP exchange docs/projections.md shows: `cli-subprocess-core acp --provider claude` in front of
  * the real Claude Code against a scripted endpoint, driven line by line (`>>` client to agent, `<<`
  * agent to client). First agent process: initialize, session/new, a prompt whose tool call the
  * client allows once. Second agent process: initialize, session/load of that session (its history

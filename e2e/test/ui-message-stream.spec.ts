@@ -230,7 +230,7 @@ describe.each(VERSIONS)('ai %i and a real Claude Code session behind a Nest rout
       { text: 'I was not allowed to create the file.' },
       { thinking: 'Six times seven is forty-two.', text: 'The answer is 42.' },
     ]);
-    // examples/nest-chat.ts, as the README shows it: a session per chat, every call with the token.
+    // examples/nest-chat.ts, as docs/projections.md shows it: a session per chat, every call with the token.
     const token = 'chat-test-token-0123456789';
     app = await startApp({ imports: [ChatAppModule.forSessions({ provider: 'claude', cwd: cli.cwd, executable: cli.executable, env: { ...cli.env, CLAUDE_CODE_MAX_RETRIES: '1' } }, version, { token })] });
     await app.listen(0, '127.0.0.1');

@@ -85,7 +85,7 @@ function hasMessageBase(line: JsonObject): boolean {
   return str(line.uuid) !== null && str(line.session_id) !== null;
 }
 
-/** The Claude Code profile: see the mapping table in the README's "Decoding CLI output". */
+/** The Claude Code profile: see its mapping table in docs/decoding.md. */
 export const claudeProfile: ProviderProfile<ClaudeState> = {
   id: 'claude',
   // Amp and Qwen Code print Claude's format too (amp.ts, qwen.ts).

@@ -28,7 +28,7 @@ const TOOL_ITEMS = new Set(['command_execution', 'file_change', 'mcp_tool_call',
 /** Line types only Codex prints (`error` is shared with Gemini, so it does not name the provider). */
 const CODEX_TYPES = new Set(['thread.started', 'turn.started', 'turn.completed', 'turn.failed', 'item.started', 'item.updated', 'item.completed', 'item.plan.delta', 'request_user_input']);
 
-/** The Codex profile: see the mapping table in the README's "Decoding CLI output". */
+/** The Codex profile: see its mapping table in docs/decoding.md. */
 export const codexProfile: ProviderProfile<CodexState> = {
   id: 'codex',
   detect: (line) => CODEX_TYPES.has(str(line.type) ?? ''),

@@ -4,7 +4,7 @@ import type { JsonObject } from '../schema/json';
  * The error convention: one small, provider-neutral set of `error.code`s, with the provider's own
  * code (`metadata.native_code`) and the HTTP status (`metadata.http_status`) beside it. The one home
  * of it: profiles classify with `classifyApiError` and read bodies with `parseErrorBody`; the
- * README's "Errors" paragraph lists the same codes.
+ * "Errors" paragraph of docs/decoding.md lists the same codes.
  */
 
 /** The neutral codes of `error` events. */

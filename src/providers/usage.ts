@@ -6,7 +6,7 @@ import type { EventDraft } from './profile';
  * The usage convention: what a `cost_update` means, for every provider alike. The one home of it:
  * each profile maps its CLI's own figures into `UsageFigures` and calls `usageDraft`; readers
  * (the runner's outcome, projections) read them back with `readUsage` and add them up with
- * `UsageTotals`. The README's "Usage and cost" paragraph states the same rules.
+ * `UsageTotals`. The "Usage and cost" paragraph of docs/decoding.md states the same rules.
  *
  * - `input_tokens` counts **all** input, cache reads and cache writes included (Claude's, Amp's and
  *   OpenCode's own `input_tokens` leave the cache out; Codex's and Gemini's include it).

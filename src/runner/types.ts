@@ -79,7 +79,7 @@ export interface RunOptions {
 
 /**
  * A run's own token usage and price, added up from its `cost_update` events by the usage convention
- * (README "Usage and cost"): all input (cache included), all output (reasoning included), their
+ * (docs/decoding.md, "Usage and cost"): all input (cache included), all output (reasoning included), their
  * parts, and the price, or null when the CLI reported none (Codex, Gemini). For a resumed session,
  * the earlier runs' usage is left out.
  */

@@ -111,7 +111,7 @@ function makeCodec(cls: ModelClass, fields: readonly FieldSpec[]): Codec {
   const childPath = (path: IssuePath, i: number): IssuePath => (path.length === 0 ? rootPaths[i] : [...path, keys[i]]);
 
   // Instances get the class's prototype (methods, instanceof) and one fixed shape, with no
-  // constructor run: the parse decides every field, in either mode (see README, Parse modes).
+  // constructor run: the parse decides every field, in either mode (see docs/event-model.md, Parse modes).
   const Shape = function Shape(this: Instance) {
     markBuilt(this);
   } as unknown as new () => Instance;

@@ -158,7 +158,7 @@ export const timestampInput = fc.oneof(
 export const ABSENT: unique symbol = Symbol('absent');
 type Maybe<T> = T | typeof ABSENT;
 
-/** A value the field accepts (types as documented in the README's field table). */
+/** A value the field accepts (types as documented in the field table of docs/event-model.md). */
 export function validValue(spec: FieldSpec): fc.Arbitrary<unknown> {
   switch (spec.type) {
     case 'text':
@@ -196,7 +196,7 @@ export function validValue(spec: FieldSpec): fc.Arbitrary<unknown> {
   }
 }
 
-/** A value the field must reject (the README's rules broken one way or another). */
+/** A value the field must reject (the rules of docs/event-model.md broken one way or another). */
 export function invalidValue(spec: FieldSpec): fc.Arbitrary<unknown> {
   const notString = fc.oneof(fc.integer(), fc.boolean(), fc.constant([]), fc.constant({}), fc.constant([' x ']));
   switch (spec.type) {

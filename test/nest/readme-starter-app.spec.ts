@@ -7,9 +7,9 @@ import { Event } from '../../src';
 import { AppModule, configure } from './readme-starter-app';
 
 /*
- * The recommended setup of the README's NestJS section (readme-starter-app.ts), on a real app with
+ * The recommended setup of docs/nest.md (readme-starter-app.ts), on a real app with
  * the global ValidationPipe and ClassSerializerInterceptor. WRITE_SWAGGER=<file> writes its Swagger
- * document, the source of the README's excerpt.
+ * document, the source of the excerpts in docs/nest.md.
  */
 describe('the recommended NestJS setup', () => {
   let app: INestApplication;
