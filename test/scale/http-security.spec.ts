@@ -252,7 +252,8 @@ describe('what a request may ask', () => {
     await serve({ keepAliveMs: 60_000 });
     const { id } = (await (await post('/runs', hello)).json()) as { id: string };
     store.readRunEvents = async function* (): AsyncGenerator<StreamEntry> {
-      yield { id: '1-0', event: Event.create('raw', { provider: 'gemini', payload: { line: 'x' } }) as StreamEntry['event'] };
+      const event = Event.create('raw', { provider: 'gemini', payload: { line: 'x' } }) as StreamEntry['event'];
+      yield { id: '1-0', json: JSON.stringify(event), event };
       throw new Error('the store broke');
     };
     const client = new SseClient(`${base}/runs/${id}/events`, { authorization: `Bearer ${ALICE}` });
