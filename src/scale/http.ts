@@ -1,9 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { authenticatorOf, checkSameOrigin, principalOf, requireJson, type AccessOptions } from '../http/access';
-import { drainedOrGone } from '../http/drained-or-gone';
 import { HttpError, sendJson } from '../http/http-error';
 import { PAGE_HEADERS } from '../http/page-headers';
-import { SSE_HEADERS } from '../http/sse-headers';
+import { END_MESSAGE, SseWriter } from '../http/sse-writer';
 import { isEntryId } from './entry-id';
 import { BODY_ROOM_BYTES, DEFAULT_MAX_PROMPT_BYTES } from './limits';
 import { isOwnedRun } from './owned-run';
@@ -115,27 +114,23 @@ function decodePart(part: string): string {
 async function streamEvents(store: RunStore, runId: string, request: IncomingMessage, response: ServerResponse, url: URL, keepAliveMs: number): Promise<void> {
   const given = request.headers['last-event-id'] ?? url.searchParams.get('after') ?? undefined;
   const after = typeof given === 'string' && isEntryId(given) ? given : undefined;
-  response.writeHead(200, { ...SSE_HEADERS });
-  // A reconnecting EventSource waits this long: the run goes on meanwhile.
-  response.write('retry: 1000\n\n');
+  const sse = new SseWriter(response);
+  // A reconnecting EventSource waits a second: the run goes on meanwhile.
+  sse.open({ retryMs: 1000, keepAliveMs });
   const reading = new AbortController();
   const leave = () => reading.abort();
   request.on('close', leave);
-  const keepAlive = setInterval(() => {
-    if (!response.destroyed) response.write(': keep-alive\n\n');
-  }, keepAliveMs);
   try {
-    for await (const { id, event } of store.readRunEvents(runId, { after, signal: reading.signal })) {
-      if (reading.signal.aborted || response.destroyed) break;
-      // A full buffer waits for the client, or for its leaving (then 'drain' never comes).
-      if (!response.write(`id: ${id}\ndata: ${JSON.stringify(event)}\n\n`)) await drainedOrGone(response);
+    // Each entry's JSON as it was appended: nothing is parsed or stringified again here.
+    for await (const { id, json } of store.readRunEvents(runId, { after, signal: reading.signal })) {
+      if (reading.signal.aborted || sse.gone) break;
+      await sse.send({ id, data: json });
     }
     // The run is over: the client is told, so that EventSource does not reconnect for more.
-    if (!reading.signal.aborted) response.write('event: end\ndata: {}\n\n');
+    if (!reading.signal.aborted) await sse.send(END_MESSAGE);
   } finally {
-    clearInterval(keepAlive);
     request.off('close', leave);
-    response.end();
+    sse.end();
   }
 }
 

@@ -4,6 +4,7 @@ import type { AnyEvent } from '../events/event';
 import type { ApprovalAnswer } from '../sessions/types';
 import { isAfter, nextId } from './entry-id';
 import type { RunJob } from './run-job';
+import { entryOfEvent } from './stream-entry';
 import { DEFAULT_TTL_SECONDS, timerMs, type EnqueueOptions, type JobSignals, type ReadOptions, type RunCounts, type RunRecord, type RunStore, type StreamEntry, type TakenJob } from './store';
 
 /** A run's stream in memory. */
@@ -12,6 +13,8 @@ interface MemoryStream {
   complete: boolean;
   owner: string | null;
   diff: string | null;
+  /** The CLI's session id the events announced last. */
+  sessionId: string | null;
   /** Readers waiting for more. */
   readonly waiting: Set<() => void>;
 }
@@ -61,7 +64,8 @@ export class MemoryRunStore implements RunStore {
     const stream = this.stream(runId);
     if (stream.complete) return null;
     const id = nextId(stream.entries.at(-1)?.id ?? null, Date.now());
-    stream.entries.push({ id, event });
+    stream.entries.push(entryOfEvent(id, event));
+    if (event.provider_session_id) stream.sessionId = event.provider_session_id;
     this.wake(stream);
     return id;
   }
@@ -80,6 +84,10 @@ export class MemoryRunStore implements RunStore {
 
   async isComplete(runId: string): Promise<boolean> {
     return this.streams.get(runId)?.complete ?? false;
+  }
+
+  async lastSessionId(runId: string): Promise<string | null> {
+    return this.streams.get(runId)?.sessionId ?? null;
   }
 
   async *readRunEvents(runId: string, options: ReadOptions = {}): AsyncIterable<StreamEntry> {
@@ -153,7 +161,7 @@ export class MemoryRunStore implements RunStore {
   private stream(runId: string): MemoryStream {
     let stream = this.streams.get(runId);
     if (!stream) {
-      stream = { entries: [], complete: false, owner: null, diff: null, waiting: new Set() };
+      stream = { entries: [], complete: false, owner: null, diff: null, sessionId: null, waiting: new Set() };
       this.streams.set(runId, stream);
     }
     return stream;

@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
-import { Event, type AnyEvent } from '../events/event';
+import type { AnyEvent } from '../events/event';
 import type { ApprovalAnswer } from '../sessions/types';
 import type { RunJob } from './run-job';
+import { entryOfJson } from './stream-entry';
 import { DEFAULT_TTL_SECONDS, type EnqueueOptions, type JobSignals, type ReadOptions, type RunCounts, type RunRecord, type RunStore, type StreamEntry, type TakenJob } from './store';
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- bullmq and ioredis are optional peers, loaded at run time */
@@ -27,22 +28,26 @@ export interface RedisStoreOptions {
 const END_FIELD = 'end';
 
 /**
- * Appends an event unless the run has ended. KEYS: events, ended. ARGV: the event's JSON. A worker
- * whose hold on a run lapsed (a starved machine) may still be running it after another worker took
- * it for lost and ended it: nothing it says after the end reaches the stream.
+ * Appends an event unless the run has ended, and keeps the CLI's session id it announces when it is
+ * a new one (what a retried run resumes). KEYS: events, ended, session. ARGV: the event's JSON, its
+ * session id or ''. A worker whose hold on a run lapsed (a starved machine) may still be running it
+ * after another worker took it for lost and ended it: nothing it says after the end reaches the stream.
  */
 const APPEND_IF_OPEN = `if redis.call('EXISTS', KEYS[2]) == 1 then return false end
+if ARGV[2] ~= '' and redis.call('GET', KEYS[3]) ~= ARGV[2] then redis.call('SET', KEYS[3], ARGV[2]) end
 return redis.call('XADD', KEYS[1], '*', 'e', ARGV[1])`;
 
 /**
- * Ends a run once, its ending events and the end marker at once; its record expires with its
- * stream. KEYS: events, ended, cancel, record. ARGV: the ttl in seconds, then the ending events' JSON.
+ * Ends a run once, its ending events and the end marker at once; its record and session id expire
+ * with its stream. KEYS: events, ended, cancel, record, session. ARGV: the ttl in seconds, then the
+ * ending events' JSON.
  */
 const END_ONCE = `if not redis.call('SET', KEYS[2], '1', 'EX', ARGV[1], 'NX') then return 0 end
 for i = 2, #ARGV do redis.call('XADD', KEYS[1], '*', 'e', ARGV[i]) end
 redis.call('XADD', KEYS[1], '*', 'end', '1')
 redis.call('EXPIRE', KEYS[1], ARGV[1])
 redis.call('EXPIRE', KEYS[4], ARGV[1])
+redis.call('EXPIRE', KEYS[5], ARGV[1])
 redis.call('DEL', KEYS[3])
 return 1`;
 
@@ -70,8 +75,8 @@ export class RedisRunStore implements RunStore {
     this.connection = { url: options.url };
     const Redis = modules.ioredis.default ?? modules.ioredis;
     this.redis = new Redis(options.url, { maxRetriesPerRequest: null });
-    this.redis.defineCommand('cscAppendIfOpen', { numberOfKeys: 2, lua: APPEND_IF_OPEN });
-    this.redis.defineCommand('cscEndOnce', { numberOfKeys: 4, lua: END_ONCE });
+    this.redis.defineCommand('cscAppendIfOpen', { numberOfKeys: 3, lua: APPEND_IF_OPEN });
+    this.redis.defineCommand('cscEndOnce', { numberOfKeys: 5, lua: END_ONCE });
     this.queue = new modules.bullmq.Queue(`${this.prefix}-runs`, { connection: this.connectionOptions() });
   }
 
@@ -114,16 +119,20 @@ export class RedisRunStore implements RunStore {
   }
 
   async append(runId: string, event: AnyEvent): Promise<string | null> {
-    return (await this.redis.cscAppendIfOpen(this.key(runId, 'events'), this.key(runId, 'ended'), JSON.stringify(event))) ?? null;
+    return (await this.redis.cscAppendIfOpen(this.key(runId, 'events'), this.key(runId, 'ended'), this.key(runId, 'session'), JSON.stringify(event), event.provider_session_id ?? '')) ?? null;
   }
 
   async complete(runId: string, ending: readonly AnyEvent[] = []): Promise<boolean> {
-    const ended = await this.redis.cscEndOnce(this.key(runId, 'events'), this.key(runId, 'ended'), this.key(runId, 'cancel'), this.key(runId, 'record'), this.ttl, ...ending.map((event) => JSON.stringify(event)));
+    const ended = await this.redis.cscEndOnce(this.key(runId, 'events'), this.key(runId, 'ended'), this.key(runId, 'cancel'), this.key(runId, 'record'), this.key(runId, 'session'), this.ttl, ...ending.map((event) => JSON.stringify(event)));
     return ended === 1;
   }
 
   async isComplete(runId: string): Promise<boolean> {
     return (await this.redis.exists(this.key(runId, 'ended'))) === 1;
+  }
+
+  async lastSessionId(runId: string): Promise<string | null> {
+    return this.redis.get(this.key(runId, 'session'));
   }
 
   async *readRunEvents(runId: string, options: ReadOptions = {}): AsyncIterable<StreamEntry> {
@@ -144,7 +153,7 @@ export class RedisRunStore implements RunStore {
           if (signal?.aborted) return;
           cursor = id;
           if (fields[0] === END_FIELD) return;
-          yield { id, event: Event.fromJSON(fields[1]) };
+          yield entryOfJson(id, fields[1]);
         }
         if (!follow) return;
         // A stream that never was (an unknown run, or one expired): nothing to follow.
@@ -232,7 +241,7 @@ export class RedisRunStore implements RunStore {
     this.redis.disconnect();
   }
 
-  private key(runId: string, what: 'events' | 'ended' | 'cancel' | 'control' | 'record' | 'diff'): string {
+  private key(runId: string, what: 'events' | 'ended' | 'cancel' | 'control' | 'record' | 'diff' | 'session'): string {
     return `${this.prefix}:run:${runId}:${what}`;
   }
 

@@ -14,6 +14,9 @@ export function timerMs(ms: number): number {
 export interface StreamEntry {
   /** The stream's entry id (Redis's `<ms>-<seq>`, the in-process store's likewise): ordered, unique in the run. */
   readonly id: string;
+  /** The event's JSON text, written once when it was appended: what an SSE client is sent, as it is. */
+  readonly json: string;
+  /** The event (on Redis, parsed from `json` when first read). */
   readonly event: AnyEvent;
 }
 
@@ -93,6 +96,11 @@ export interface RunStore {
   complete(runId: string, ending?: readonly AnyEvent[]): Promise<boolean>;
   /** Whether the run's stream is complete. */
   isComplete(runId: string): Promise<boolean>;
+  /**
+   * The CLI's session id the run's events announced last (kept as they are appended), or null: a
+   * run taken again after its worker died resumes that session.
+   */
+  lastSessionId(runId: string): Promise<string | null>;
   /**
    * The run's entries after `after` (all when absent), then (`follow`, the default) the ones
    * appended later, until the stream is complete; stops early when `signal` aborts. A run unknown

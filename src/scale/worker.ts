@@ -86,7 +86,7 @@ async function runTaken(store: RunStore, { runId, job, attempt }: TakenJob, sign
     if (!job.retry || attempt > MAX_ATTEMPTS) {
       return end(endingEvents(job.provider, 'worker_lost', `the worker running this run died (attempt ${attempt - 1}); it is not run again${job.retry ? ` after ${MAX_ATTEMPTS - 1} attempts` : ' (an agent run repeats its side effects; queue it with retry to allow that)'}`, 'failed'));
     }
-    resume = CLIS[job.provider].session.resume === null ? undefined : await lastSessionId(store, runId);
+    resume = CLIS[job.provider].session.resume === null ? undefined : ((await store.lastSessionId(runId)) ?? undefined);
     const how = resume === undefined ? 'starts over' : `resumes the CLI's session ${resume}`;
     await append(Event.create('error', { provider: job.provider, payload: { message: `attempt ${attempt}: the worker running this run died; the run ${how}`, code: 'worker_lost', severity: 'warning', metadata: { attempt } } }));
   }
@@ -109,11 +109,4 @@ async function runTaken(store: RunStore, { runId, job, attempt }: TakenJob, sign
   await store.complete(runId, ending);
   // The workspace goes with the run's stream: until then its diff and files can be looked at.
   if (!job.keepWorkspace) setTimeout(() => void workspace.remove().catch(() => undefined), timerMs(ttlMs)).unref();
-}
-
-/** The CLI's session id the run's stream announced last (a lost attempt's). */
-async function lastSessionId(store: RunStore, runId: string): Promise<string | undefined> {
-  let id: string | undefined;
-  for await (const entry of store.readRunEvents(runId, { follow: false })) if (entry.event.provider_session_id) id = entry.event.provider_session_id;
-  return id;
 }

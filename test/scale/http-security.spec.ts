@@ -248,11 +248,33 @@ describe('what a request may ask', () => {
     expect(await store.countRuns('alice')).toEqual({ waiting: 0, owned: 0 });
   });
 
+  it('an idle event stream (a run still waiting for a worker) is kept open by keep-alive comments: a proxy closes a silent one', async () => {
+    await serve({ keepAliveMs: 20 });
+    const { id } = (await (await post('/runs', hello)).json()) as { id: string };
+    const seen = await new Promise<string>((resolve, reject) => {
+      const request = httpRequest(`${base}/runs/${id}/events`, { headers: { authorization: `Bearer ${ALICE}` } }, (response) => {
+        let text = '';
+        response.setEncoding('utf8');
+        response.on('data', (chunk: string) => {
+          text += chunk;
+          if (text.includes(': keep-alive\n\n')) {
+            request.destroy();
+            resolve(text);
+          }
+        });
+      });
+      request.on('error', reject);
+      request.end();
+    });
+    expect(seen).toMatch(/^retry: 1000\n\n(: keep-alive\n\n)+$/);
+  });
+
   it('no error escapes a handler after its response has begun: a store that fails mid-stream ends the stream, and the server goes on', async () => {
     await serve({ keepAliveMs: 60_000 });
     const { id } = (await (await post('/runs', hello)).json()) as { id: string };
     store.readRunEvents = async function* (): AsyncGenerator<StreamEntry> {
-      yield { id: '1-0', event: Event.create('raw', { provider: 'gemini', payload: { line: 'x' } }) as StreamEntry['event'] };
+      const event = Event.create('raw', { provider: 'gemini', payload: { line: 'x' } }) as StreamEntry['event'];
+      yield { id: '1-0', json: JSON.stringify(event), event };
       throw new Error('the store broke');
     };
     const client = new SseClient(`${base}/runs/${id}/events`, { authorization: `Bearer ${ALICE}` });

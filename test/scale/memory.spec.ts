@@ -181,6 +181,17 @@ describe('the runs API over HTTP (createRunsHandler)', () => {
     const rest = await sse(`${base}/runs/${id}/events`, { ...auth, 'last-event-id': cursor });
     expect(rest.messages.map((message) => message.id)).toEqual(stream.slice(3).map((entry) => entry.id));
   });
+
+  it("SSE's wire: the retry delay, then each entry's id and its JSON as the store holds it, then event: end", async () => {
+    worker = createWorker(store);
+    const { id } = (await (await post('/runs', { provider: 'gemini', prompt: 'Say hello.' })).json()) as { id: string };
+    const response = await fetch(`${base}/runs/${id}/events`, { headers: auth });
+    // A keep-alive comment may come between messages on a slow machine: it is no message.
+    const body = (await response.text()).replaceAll(': keep-alive\n\n', '');
+    const stream = await readAll(store.readRunEvents(id));
+    expect(stream.length).toBeGreaterThan(3);
+    expect(body).toBe(`retry: 1000\n\n${stream.map((entry) => `id: ${entry.id}\ndata: ${entry.json}\n\n`).join('')}event: end\ndata: {}\n\n`);
+  });
 });
 
 /** The messages of an SSE stream read to its end (`event: end` left out), and whether it ended with `event: end`. */

@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import { drainedOrGone } from '../../http/drained-or-gone';
+import { SseWriter } from '../../http/sse-writer';
 import type { AnyEvent } from '../../events/event';
 import type { UIMessageStreamOptions } from './projector';
 import { UI_MESSAGE_STREAM_HEADERS, UIMessageFrames } from './sse';
@@ -20,16 +20,15 @@ import { UI_MESSAGE_STREAM_HEADERS, UIMessageFrames } from './sse';
  */
 export async function pipeUIMessageStreamToResponse(response: ServerResponse, events: AsyncIterable<AnyEvent>, options?: UIMessageStreamOptions): Promise<void> {
   const frames = new UIMessageFrames(events, options);
+  const sse = new SseWriter(response);
   const leave = (): void => void frames.stop();
   response.once('close', leave);
-  response.writeHead(200, { ...UI_MESSAGE_STREAM_HEADERS });
+  sse.open({ headers: UI_MESSAGE_STREAM_HEADERS });
   try {
-    for (let text = await frames.next(); text !== null && !response.destroyed; text = await frames.next()) {
-      // A slow client: wait for it (or for its leaving) rather than buffer the whole turn.
-      if (!response.write(text)) await drainedOrGone(response);
-    }
+    // A slow client is waited for (or its leaving) rather than the whole turn buffered.
+    for (let text = await frames.next(); text !== null && !sse.gone; text = await frames.next()) await sse.write(text);
   } finally {
     response.off('close', leave);
-    response.end();
+    sse.end();
   }
 }

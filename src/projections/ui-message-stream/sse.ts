@@ -1,5 +1,6 @@
 import type { AnyEvent } from '../../events/event';
 import { SSE_HEADERS } from '../../http/sse-headers';
+import { sseText } from '../../http/sse-writer';
 import type { UIMessageChunk } from './chunks';
 import { UIMessageStreamProjector, type UIMessageStreamOptions } from './projector';
 
@@ -11,11 +12,11 @@ export const UI_MESSAGE_STREAM_HEADERS: Readonly<Record<string, string>> = Objec
 
 /** One chunk as a server-sent event: `data: <json>` and a blank line. */
 export function sseFrame(chunk: UIMessageChunk): string {
-  return `data: ${JSON.stringify(chunk)}\n\n`;
+  return sseText({ data: JSON.stringify(chunk) });
 }
 
-/** What ends the stream, after the last chunk. */
-export const SSE_DONE = 'data: [DONE]\n\n';
+/** What ends the stream, after the last chunk (the AI SDK's end, where the runs API sends `event: end`). */
+export const SSE_DONE = sseText({ data: '[DONE]' });
 
 /**
  * One turn's events as SSE text, read on demand: `next()` answers the frames of the next event that
