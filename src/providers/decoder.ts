@@ -46,6 +46,8 @@ export interface Decoder {
   readonly sessionId: string | null;
   /** Maps one stdout line to events; never throws. A blank line gives none, any other line at least one. */
   push(line: string): AnyEvent[];
+  /** `push` of a line its reader already parsed (`parseLine`): `value` is undefined when the line is not JSON. */
+  pushParsed(value: JsonValue | undefined, line: string): AnyEvent[];
   /** What the run still owes at the end of the stream (held text, a missing result); later calls give []. */
   end(exit?: ExitInfo): AnyEvent[];
 }
@@ -178,7 +180,11 @@ class LineDecoder implements Decoder {
   push(line: string): AnyEvent[] {
     const text = typeof line === 'string' ? line : String(line);
     if (isBlank(text)) return [];
-    const parsed = parseLine(text);
+    return this.pushParsed(parseLine(text), text);
+  }
+
+  pushParsed(parsed: JsonValue | undefined, text: string): AnyEvent[] {
+    if (isBlank(text)) return [];
     const events = isObject(parsed) ? this.decodeObject(text, parsed) : this.decodeText(text, parsed);
     this.kept.hold(text, parsed, events);
     return events;
@@ -413,7 +419,7 @@ function isBlank(text: string): boolean {
 }
 
 /** The parsed line, or undefined when it is not JSON. */
-function parseLine(text: string): JsonValue | undefined {
+export function parseLine(text: string): JsonValue | undefined {
   try {
     return JSON.parse(text) as JsonValue;
   } catch {

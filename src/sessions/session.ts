@@ -9,7 +9,7 @@ import { checkDuration, prepareLaunch } from '../runner/launch';
 import { OutcomeTally } from '../runner/outcome';
 import type { RunOutcome, RunStatus } from '../runner/types';
 import { SESSION_CLIS, sessionArgv } from './clis';
-import type { SessionProtocol } from './protocol';
+import { readLine, type SessionProtocol } from './protocol';
 import type { ApprovalAnswer, ApprovalRequestEvent, Session, SessionOptions, SessionProvider } from './types';
 import { APPROVAL_POLICIES } from './types';
 
@@ -187,7 +187,7 @@ class ChildSession extends CliProcess implements Session {
   }
 
   protected lineEvents(line: string): AnyEvent[] {
-    const events = this.decoder.push(line);
+    const events = readLine(this.protocol, this.decoder, line);
     for (const event of events) this.opaqueApprovalId(event);
     return events;
   }
