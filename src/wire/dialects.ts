@@ -52,7 +52,8 @@ function idKey(id: JsonValue | undefined): string | null {
 
 /** JSON-RPC's requests, notifications and responses (with or without `"jsonrpc"`: it is not read). */
 function readJsonRpc(message: JsonObject): WireMessage {
-  const method = typeof message.method === 'string' ? message.method : null;
+  // A message with a method is never an answer (a method that is not a string is one nobody handles).
+  const method = message.method === undefined ? null : typeof message.method === 'string' ? message.method : '';
   const params = asObject(message.params) ?? {};
   if (method !== null) return message.id === undefined ? { type: 'notification', method, params } : { type: 'request', id: message.id, method, params };
   const id = idKey(message.id);
