@@ -1,7 +1,8 @@
 import type { AnyEvent } from '../events/event';
-import { parseLine, type Decoder } from '../providers/decoder';
+import type { Decoder } from '../providers/decoder';
 import type { ProviderProfile } from '../providers/profile';
 import type { JsonObject } from '../schema/json';
+import { parseLine } from '../wire/json-line';
 import type { JsonLinesPeer } from '../wire/json-lines-peer';
 import type { ApprovalAnswer, SessionOptions, SessionProvider } from './types';
 
