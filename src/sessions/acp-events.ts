@@ -53,8 +53,11 @@ export interface AcpState {
   lastMessage: string | null;
   /** The turn's tool calls by id (cleared when the turn ends). */
   readonly tools: Map<string, ToolCall>;
-  /** Permission requests asked and not answered, by request id. */
-  readonly asked: Map<string, string | null>;
+  /**
+   * Permission requests asked and not answered, by request id: the tool call each is about, and the
+   * options it offers (the protocol answers with one of them, and takes the request out).
+   */
+  readonly asked: Map<string, { readonly toolCallId: string | null; readonly options: JsonValue[] }>;
   readonly quirks: AcpQuirks;
 }
 
@@ -270,7 +273,7 @@ function permission(line: JsonObject, state: AcpState): EventDraft[] {
   const params = obj(line.params) ?? {};
   const call = trackTool(obj(params.toolCall) ?? {}, state);
   const id = idKey(line.id);
-  if (id !== null) state.asked.set(id, call?.id ?? null);
+  if (id !== null) state.asked.set(id, { toolCallId: call?.id ?? null, options: arr(params.options) });
   const drafts = call ? announce(call) : [];
   const subject = str(call?.fields.title) ?? call?.name ?? null;
   drafts.push({ kind: 'approval_requested', payload: { approval_id: id, subject, details: params, metadata: { tool_call_id: call?.id ?? null } } });

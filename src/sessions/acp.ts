@@ -1,5 +1,5 @@
 import type { InitializeRequest, LoadSessionRequest, NewSessionRequest, PermissionOption, PromptRequest } from '@agentclientprotocol/sdk';
-import { arr, obj, str } from '../providers/drafts';
+import { obj, str } from '../providers/drafts';
 import type { ProviderProfile } from '../providers/profile';
 import type { JsonObject, JsonValue } from '../schema/json';
 import { ACP_AGENT_METHODS, ACP_CLIENT_METHODS, PERMISSION_KINDS } from '../wire/acp';
@@ -24,12 +24,8 @@ export function acpClient(quirks: AcpQuirks = {}): ProtocolFactory {
   return (host, cli, options) => {
     const state: AcpState = newAcpState(quirks);
     const peer = new JsonLinesPeer(JSON_RPC, host.write);
-    /** Permission requests by id, with their options, for the answer. */
-    const offered = new Map<string, JsonValue[]>();
-    peer.onRequest(ACP_CLIENT_METHODS.requestPermission, (params, id) => {
-      offered.set(String(id), arr(params.options));
-      return LATER;
-    });
+    // Answered by the session (`answer`), with one of the options the mapping kept (`AcpState.asked`).
+    peer.onRequest(ACP_CLIENT_METHODS.requestPermission, () => LATER);
     /** The session's id once `session/new` answered; prompts sent before wait for it. */
     let sessionId: string | null = null;
     const waiting: string[] = [];
@@ -79,13 +75,11 @@ export function acpClient(quirks: AcpQuirks = {}): ProtocolFactory {
         else prompt(text);
       },
       answer(approvalId, answer) {
-        const options_ = offered.get(approvalId) ?? [];
-        offered.delete(approvalId);
-        const toolCallId = state.asked.get(approvalId);
+        const asked = state.asked.get(approvalId);
         state.asked.delete(approvalId);
-        const call = toolCallId ? state.tools.get(toolCallId) : undefined;
+        const call = asked?.toolCallId ? state.tools.get(asked.toolCallId) : undefined;
         const kinds = answer === null ? [] : answer.decision === 'deny' ? PERMISSION_KINDS.deny : answer.remember ? PERMISSION_KINDS.remember : PERMISSION_KINDS.allow;
-        const chosen = pickOption(options_, kinds);
+        const chosen = pickOption(asked?.options ?? [], kinds);
         if (call && answer?.decision !== 'allow') call.denied = answer !== null;
         // No option of the kind asked (or a withdrawn request): `cancelled`, which runs nothing.
         const outcome: JsonObject = chosen === null ? { outcome: 'cancelled' } : { outcome: 'selected', optionId: chosen };
