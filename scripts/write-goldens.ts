@@ -16,9 +16,11 @@ for (const fixture of fixtures(provider as ProviderId | undefined)) {
   writeFileSync(fixture.goldenPath, events.map((event) => JSON.stringify(event)).join('\n') + '\n');
   process.stdout.write(`${fixture.goldenPath}: ${events.length} events\n`);
 }
-for (const capture of captures()) {
-  if ((provider && capture.cli !== provider) || (name && capture.name !== name)) continue;
-  const { events } = play(capture);
-  writeFileSync(capture.goldenPath, events.map((event) => JSON.stringify(event)).join('\n') + '\n');
-  process.stdout.write(`${capture.goldenPath}: ${events.length} events\n`);
-}
+void (async () => {
+  for (const capture of captures()) {
+    if ((provider && capture.cli !== provider) || (name && capture.name !== name)) continue;
+    const { events } = await play(capture);
+    writeFileSync(capture.goldenPath, events.map((event) => JSON.stringify(event)).join('\n') + '\n');
+    process.stdout.write(`${capture.goldenPath}: ${events.length} events\n`);
+  }
+})();

@@ -18,8 +18,12 @@ import { usageDraft, usageFigures, type UsageFigures, type UsageInput } from './
 
 /** What one Claude run remembers between lines. */
 export interface ClaudeState {
-  /** `can_use_tool` requests still waiting, so a `control_cancel_request` can resolve them. */
-  pendingApprovals: Set<string>;
+  /**
+   * `can_use_tool` requests still waiting, by request id, as Claude asked them: a
+   * `control_cancel_request` resolves one, and the session's control protocol answers one (and
+   * takes it out: the one place a Claude session's native requests are kept).
+   */
+  pendingApprovals: Map<string, JsonObject>;
   /** The turn's failure already has its error event (a synthetic API-error message): its result adds none. */
   errorReported: boolean;
   /** The id of the message being streamed (`message_start`), for deltas of CLIs that do not name it on each line. */
@@ -90,7 +94,7 @@ export const claudeProfile: ProviderProfile<ClaudeState> = {
   id: 'claude',
   // Amp and Qwen Code print Claude's format too (amp.ts, qwen.ts).
   detect: (line) => isClaudeShaped(line) && !isAmpThreadId(line.session_id) && !isQwenInit(line),
-  newState: () => ({ pendingApprovals: new Set(), errorReported: false, streamMessageId: null, startedTasks: new Set() }),
+  newState: () => ({ pendingApprovals: new Map(), errorReported: false, streamMessageId: null, startedTasks: new Set() }),
   sessionId: (line) => str(line.session_id),
   // Only assistant and user lines carry a `timestamp` (ISO text); the others take the last one seen.
   timestamp: (line) => str(line.timestamp),
@@ -425,7 +429,7 @@ function controlRequest(line: JsonObject, state: ClaudeState): EventDraft[] {
   const request = obj(line.request);
   if (request?.subtype !== 'can_use_tool') return [];
   const id = str(line.request_id);
-  if (id !== null) state.pendingApprovals.add(id);
+  if (id !== null) state.pendingApprovals.set(id, request);
   const metadata: JsonObject = {};
   if (request.tool_use_id !== undefined) metadata.tool_call_id = request.tool_use_id;
   return [{ kind: 'approval_requested', payload: { approval_id: id, subject: str(request.tool_name), details: request, metadata } }];

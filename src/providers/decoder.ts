@@ -3,6 +3,7 @@ import { TrustedEventBuilder } from '../events/trusted-build';
 import type { Registry } from '../registry/registry';
 import type { JsonObject, JsonValue } from '../schema/json';
 import { toPreciseDate } from '../schema/precise-date';
+import { parseLine } from '../wire/json-line';
 import { finishDrafts } from './drafts';
 import type { EventDraft, ProviderProfile } from './profile';
 import { profileFor, detectProfile } from './profiles';
@@ -46,6 +47,8 @@ export interface Decoder {
   readonly sessionId: string | null;
   /** Maps one stdout line to events; never throws. A blank line gives none, any other line at least one. */
   push(line: string): AnyEvent[];
+  /** `push` of a line its reader already parsed (wire/json-line.ts `parseLine`): `value` is undefined when the line is not JSON. */
+  pushParsed(value: JsonValue | undefined, line: string): AnyEvent[];
   /** What the run still owes at the end of the stream (held text, a missing result); later calls give []. */
   end(exit?: ExitInfo): AnyEvent[];
 }
@@ -179,7 +182,11 @@ class LineDecoder implements Decoder {
   push(line: string): AnyEvent[] {
     const text = typeof line === 'string' ? line : String(line);
     if (isBlank(text)) return [];
-    const parsed = parseLine(text);
+    return this.pushParsed(parseLine(text), text);
+  }
+
+  pushParsed(parsed: JsonValue | undefined, text: string): AnyEvent[] {
+    if (isBlank(text)) return [];
     const events = isObject(parsed) ? this.decodeObject(text, parsed) : this.decodeText(text, parsed);
     this.kept.hold(text, parsed, events);
     return events;
@@ -411,15 +418,6 @@ function isDraft(draft: unknown): boolean {
 function isBlank(text: string): boolean {
   const first = text.charCodeAt(0);
   return !(first > 32 && first < 127) && text.trim() === '';
-}
-
-/** The parsed line, or undefined when it is not JSON. */
-function parseLine(text: string): JsonValue | undefined {
-  try {
-    return JSON.parse(text) as JsonValue;
-  } catch {
-    return undefined;
-  }
 }
 
 function isObject(value: JsonValue | undefined): value is JsonObject {

@@ -1,7 +1,9 @@
+import type { SessionUpdate } from '@agentclientprotocol/sdk';
 import { arr, finishDrafts, num, obj, str } from '../providers/drafts';
 import type { EventDraft, ProviderProfile } from '../providers/profile';
 import { usageDraft, type UsageAggregation } from '../providers/usage';
 import type { JsonObject, JsonValue } from '../schema/json';
+import { ACP_CLIENT_METHODS } from '../wire/acp';
 
 /*
  * What an Agent Client Protocol agent prints, as events (JSON-RPC 2.0, one message a line; the
@@ -51,8 +53,11 @@ export interface AcpState {
   lastMessage: string | null;
   /** The turn's tool calls by id (cleared when the turn ends). */
   readonly tools: Map<string, ToolCall>;
-  /** Permission requests asked and not answered, by request id. */
-  readonly asked: Map<string, string | null>;
+  /**
+   * Permission requests asked and not answered, by request id: the tool call each is about, and the
+   * options it offers (the protocol answers with one of them, and takes the request out).
+   */
+  readonly asked: Map<string, { readonly toolCallId: string | null; readonly options: JsonValue[] }>;
   readonly quirks: AcpQuirks;
 }
 
@@ -67,15 +72,20 @@ export function idKey(id: JsonValue | undefined): string | null {
 
 type UpdateHandler = (update: JsonObject, state: AcpState) => EventDraft[];
 
-/** `session/update` kind → handler (a Map: a kind named "constructor" must not find Object's). */
-const UPDATES = new Map<string, UpdateHandler>([
-  ['agent_message_chunk', (update, state) => chunk('text', update, state)],
-  ['agent_thought_chunk', (update, state) => chunk('thought', update, state)],
-  ['user_message_chunk', userChunk],
-  ['tool_call', toolUpdate],
-  ['tool_call_update', toolUpdate],
-  ['plan', plan],
-]);
+/**
+ * `session/update` kind → handler, keyed by the SDK's kinds (a renamed kind fails to compile; a Map:
+ * a kind named "constructor" must not find Object's). The other kinds stay raw.
+ */
+const UPDATES = new Map<string, UpdateHandler>(
+  Object.entries({
+    agent_message_chunk: (update, state) => chunk('text', update, state),
+    agent_thought_chunk: (update, state) => chunk('thought', update, state),
+    user_message_chunk: userChunk,
+    tool_call: toolUpdate,
+    tool_call_update: toolUpdate,
+    plan,
+  } satisfies Partial<Record<SessionUpdate['sessionUpdate'], UpdateHandler>>),
+);
 
 /** The ACP profile; `id` is the CLI's own (one mapping, several CLIs). */
 export function acpProfile(id: string): ProviderProfile<AcpState> {
@@ -115,18 +125,18 @@ function releaseHeld(next: JsonObject | null, state: AcpState): EventDraft[] {
 /** Whether `next` is an update of tool call `id`. */
 function updates(next: JsonObject | null, id: string): boolean {
   const update = obj(obj(next?.params)?.update);
-  return next?.method === 'session/update' && update?.toolCallId === id;
+  return next?.method === ACP_CLIENT_METHODS.sessionUpdate && update?.toolCallId === id;
 }
 
 function decode(line: JsonObject, state: AcpState): EventDraft[] {
   const method = str(line.method);
-  if (method === 'session/update') {
+  if (method === ACP_CLIENT_METHODS.sessionUpdate) {
     if (state.loading !== null) return [];
     const update = obj(obj(line.params)?.update) ?? {};
     const handler = UPDATES.get(str(update.sessionUpdate) ?? '');
     return [...usageOf(obj(update._meta)?.usage), ...(handler ? handler(update, state) : [])];
   }
-  if (method === 'session/request_permission') return permission(line, state);
+  if (method === ACP_CLIENT_METHODS.requestPermission) return permission(line, state);
   if (method !== null) return [];
   const id = idKey(line.id);
   if (id !== null && state.sessionRequests.delete(id)) return sessionStarted(line, state);
@@ -138,7 +148,7 @@ function decode(line: JsonObject, state: AcpState): EventDraft[] {
 function continues(next: JsonObject | null, held: NonNullable<AcpState['held']>): boolean {
   const update = obj(obj(next?.params)?.update);
   const kind = held.kind === 'text' ? 'agent_message_chunk' : 'agent_thought_chunk';
-  return next?.method === 'session/update' && update?.sessionUpdate === kind && (update.messageId ?? null) === held.messageId;
+  return next?.method === ACP_CLIENT_METHODS.sessionUpdate && update?.sessionUpdate === kind && (update.messageId ?? null) === held.messageId;
 }
 
 function messageMetadata(messageId: JsonValue): JsonObject {
@@ -263,7 +273,7 @@ function permission(line: JsonObject, state: AcpState): EventDraft[] {
   const params = obj(line.params) ?? {};
   const call = trackTool(obj(params.toolCall) ?? {}, state);
   const id = idKey(line.id);
-  if (id !== null) state.asked.set(id, call?.id ?? null);
+  if (id !== null) state.asked.set(id, { toolCallId: call?.id ?? null, options: arr(params.options) });
   const drafts = call ? announce(call) : [];
   const subject = str(call?.fields.title) ?? call?.name ?? null;
   drafts.push({ kind: 'approval_requested', payload: { approval_id: id, subject, details: params, metadata: { tool_call_id: call?.id ?? null } } });

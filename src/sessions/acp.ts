@@ -1,7 +1,10 @@
-import { arr, obj, str } from '../providers/drafts';
+import type { InitializeRequest, LoadSessionRequest, NewSessionRequest, PermissionOption, PromptRequest } from '@agentclientprotocol/sdk';
+import { obj, str } from '../providers/drafts';
 import type { ProviderProfile } from '../providers/profile';
 import type { JsonObject, JsonValue } from '../schema/json';
-import { acpProfile, idKey, newAcpState, type AcpQuirks, type AcpState } from './acp-events';
+import { ACP_AGENT_METHODS, ACP_CLIENT_METHODS, PERMISSION_KINDS } from '../wire/acp';
+import { JSON_RPC, JsonLinesPeer, LATER, PeerError } from '../wire/json-lines-peer';
+import { acpProfile, newAcpState, type AcpQuirks, type AcpState } from './acp-events';
 import type { ProtocolFactory } from './protocol';
 
 /*
@@ -10,110 +13,77 @@ import type { ProtocolFactory } from './protocol';
  * resume a session of an earlier process: every one of them offers `loadSession`), a `session/prompt`
  * per turn, `session/request_permission` answered with one of the offered options (chosen by its
  * `kind`: the ids differ per agent), and `session/cancel` to end a turn. The client offers no file
- * system and no terminal: the agents use their own tools.
+ * system and no terminal, and knows no extension: every other request of the agent is refused (Qwen
+ * Code's `craft/drainMidTurnQueue` must be answered, even with an error, or its turn waits).
  */
 
-/** The option kinds of a permission request, by what the host answered. */
-const OPTION_KINDS = { allow: ['allow_once', 'allow_always'], remember: ['allow_always', 'allow_once'], deny: ['reject_once', 'reject_always'] } as const;
+const reason = (error: unknown): string => (error instanceof PeerError ? error.message : String(error));
 
 /** An ACP client for one CLI; `quirks` are that CLI's own (clis.ts). */
 export function acpClient(quirks: AcpQuirks = {}): ProtocolFactory {
   return (host, cli, options) => {
     const state: AcpState = newAcpState(quirks);
-    let nextId = 0;
-    /** Our requests awaiting their answer, by id: what each asked. */
-    const ours = new Map<string, string>();
-    /** Permission requests by id, with their options, for the answer. */
-    const options_ = new Map<string, JsonValue[]>();
+    const peer = new JsonLinesPeer(JSON_RPC, host.write);
+    // Answered by the session (`answer`), with one of the options the mapping kept (`AcpState.asked`).
+    peer.onRequest(ACP_CLIENT_METHODS.requestPermission, () => LATER);
     /** The session's id once `session/new` answered; prompts sent before wait for it. */
     let sessionId: string | null = null;
     const waiting: string[] = [];
     /** An interrupt asked before the session existed: the waiting prompt is cancelled once sent. */
     let cancelWaiting = false;
 
-    const request = (method: string, params: JsonObject): string => {
-      const id = nextId++;
-      ours.set(String(id), method);
-      host.write({ jsonrpc: '2.0', id, method, params });
-      return String(id);
-    };
-
     const cancel = (): void => {
       cancelWaiting = sessionId === null;
-      if (sessionId !== null) host.write({ jsonrpc: '2.0', method: 'session/cancel', params: { sessionId } });
+      if (sessionId !== null) peer.notify(ACP_AGENT_METHODS.sessionCancel, { sessionId });
     };
 
     const prompt = (text: string): void => {
-      state.promptRequests.add(request('session/prompt', { sessionId: sessionId ?? '', prompt: [{ type: 'text', text }] }));
+      const params: PromptRequest = { sessionId: sessionId ?? '', prompt: [{ type: 'text', text }] };
+      // Its answer ends the turn: the mapping reads it (a failed prompt is a failed turn, not the session's end).
+      state.promptRequests.add(String(peer.request(ACP_AGENT_METHODS.sessionPrompt, params as JsonObject).id));
     };
 
-    /** An answer to one of our requests: the handshake goes on, or the session cannot. */
-    const answered = (line: JsonObject): void => {
-      const id = idKey(line.id);
-      const method = id === null ? undefined : ours.get(id);
-      if (id === null || method === undefined) return;
-      ours.delete(id);
-      const error = obj(line.error);
-      if (method === 'initialize') {
-        if (error) return host.fail(`${cli} refused to initialize: ${str(error.message) ?? JSON.stringify(error)}`);
-        const cwd = options.cwd ?? process.cwd();
-        if (options.resume === undefined) state.sessionRequests.add(request('session/new', { cwd, mcpServers: [] }));
-        else {
-          state.loading = options.resume;
-          state.sessionRequests.add(request('session/load', { sessionId: options.resume, cwd, mcpServers: [] }));
-        }
-      } else if (method === 'session/new' || method === 'session/load') {
-        if (error) return host.fail(`${cli} refused ${method === 'session/new' ? 'a new session' : `to load session ${options.resume}`}: ${str(error.message) ?? JSON.stringify(error)}`);
-        sessionId = str(obj(line.result)?.sessionId) ?? options.resume ?? null;
-        for (const text of waiting.splice(0)) prompt(text);
-        if (cancelWaiting) cancel();
-      }
+    /** The session is there: the prompts that waited for it go. */
+    const sessionReady = (result: JsonValue): void => {
+      sessionId = str(obj(result)?.sessionId) ?? options.resume ?? null;
+      for (const text of waiting.splice(0)) prompt(text);
+      if (cancelWaiting) cancel();
     };
 
-    /** What a line asks of the protocol (before the mapping reads it). */
-    const observe = (line: JsonObject): void => {
-      const method = str(line.method);
-      if (method === null) return answered(line);
-      if (line.id === undefined) return;
-      const id = idKey(line.id);
-      if (method === 'session/request_permission' && id !== null) options_.set(id, arr(obj(line.params)?.options));
-      // The client offers no file system or terminal, and knows no extension (Qwen Code's
-      // `craft/drainMidTurnQueue` must be answered, even with an error, or its turn waits).
-      else host.write({ jsonrpc: '2.0', id: line.id, error: { code: -32601, message: `Method not found: ${method}` } });
+    const startSession = (): void => {
+      const cwd = options.cwd ?? process.cwd();
+      const resume = options.resume;
+      const params: NewSessionRequest | LoadSessionRequest = resume === undefined ? { cwd, mcpServers: [] } : { sessionId: resume, cwd, mcpServers: [] };
+      if (resume !== undefined) state.loading = resume;
+      const sent = peer.request(resume === undefined ? ACP_AGENT_METHODS.sessionNew : ACP_AGENT_METHODS.sessionLoad, params as JsonObject);
+      state.sessionRequests.add(String(sent.id));
+      sent.then(sessionReady, (error: unknown) => host.fail(`${cli} refused ${resume === undefined ? 'a new session' : `to load session ${resume}`}: ${reason(error)}`));
     };
 
-    const base = acpProfile(cli);
-    const profile: ProviderProfile<AcpState> = {
-      ...base,
-      newState: () => state,
-      decode(line, current) {
-        observe(line);
-        return base.decode(line, current);
-      },
-    };
+    // Pure: the protocol's state is shared only so the mapping knows which answers start the session and end a turn.
+    const profile: ProviderProfile<AcpState> = { ...acpProfile(cli), newState: () => state };
 
     return {
       profile: profile as ProviderProfile,
+      peer,
       open() {
-        request('initialize', { protocolVersion: 1, clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false }, clientInfo: { name: 'cli-subprocess-core', version: '0' } });
+        const params: InitializeRequest = { protocolVersion: 1, clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false }, clientInfo: { name: 'cli-subprocess-core', version: '0' } };
+        peer.request(ACP_AGENT_METHODS.initialize, params as JsonObject).then(startSession, (error: unknown) => host.fail(`${cli} refused to initialize: ${reason(error)}`));
       },
       prompt(text) {
         if (sessionId === null) waiting.push(text);
         else prompt(text);
       },
       answer(approvalId, answer) {
-        const offered = options_.get(approvalId) ?? [];
-        options_.delete(approvalId);
-        const toolCallId = state.asked.get(approvalId);
+        const asked = state.asked.get(approvalId);
         state.asked.delete(approvalId);
-        const call = toolCallId ? state.tools.get(toolCallId) : undefined;
-        const kinds = answer === null ? [] : answer.decision === 'deny' ? OPTION_KINDS.deny : answer.remember ? OPTION_KINDS.remember : OPTION_KINDS.allow;
-        const chosen = pickOption(offered, kinds);
+        const call = asked?.toolCallId ? state.tools.get(asked.toolCallId) : undefined;
+        const kinds = answer === null ? [] : answer.decision === 'deny' ? PERMISSION_KINDS.deny : answer.remember ? PERMISSION_KINDS.remember : PERMISSION_KINDS.allow;
+        const chosen = pickOption(asked?.options ?? [], kinds);
         if (call && answer?.decision !== 'allow') call.denied = answer !== null;
-        const id = /^\d+$/.test(approvalId) ? Number(approvalId) : approvalId;
         // No option of the kind asked (or a withdrawn request): `cancelled`, which runs nothing.
         const outcome: JsonObject = chosen === null ? { outcome: 'cancelled' } : { outcome: 'selected', optionId: chosen };
-        host.write({ jsonrpc: '2.0', id, result: { outcome } });
+        peer.respond(/^\d+$/.test(approvalId) ? Number(approvalId) : approvalId, { outcome });
       },
       interrupt: cancel,
     };
@@ -121,7 +91,7 @@ export function acpClient(quirks: AcpQuirks = {}): ProtocolFactory {
 }
 
 /** The id of the first offered option of the first of `kinds` offered; null when none is. */
-function pickOption(offered: readonly JsonValue[], kinds: readonly string[]): string | null {
+function pickOption(offered: readonly JsonValue[], kinds: readonly PermissionOption['kind'][]): string | null {
   for (const kind of kinds) {
     for (const option of offered) if (obj(option)?.kind === kind && str(obj(option)?.optionId) !== null) return str(obj(option)?.optionId);
   }

@@ -1,7 +1,7 @@
 import { claudeProfile, type ClaudeState } from '../providers/claude';
-import { obj, str } from '../providers/drafts';
 import type { ProviderProfile } from '../providers/profile';
-import type { JsonObject, JsonValue } from '../schema/json';
+import type { JsonObject } from '../schema/json';
+import { CLAUDE_CONTROL, JsonLinesPeer, LATER, PeerError, type RequestHandler } from '../wire/json-lines-peer';
 import { DENIED_BY_HOST, WITHDRAWN, type ProtocolFactory } from './protocol';
 
 /*
@@ -13,54 +13,25 @@ import { DENIED_BY_HOST, WITHDRAWN, type ProtocolFactory } from './protocol';
  * `can_use_tool`, answered by a `control_response`; a `control_request` `interrupt` ends the turn.
  */
 
-/** A `can_use_tool` request as the answer needs it: Claude wants the input back on an allow. */
-interface ToolRequest {
-  readonly input: JsonValue;
-  readonly suggestions: JsonValue;
-}
+/** The control subtypes this client sends, each written once. */
+const CONTROL_METHODS = { initialize: 'initialize', interrupt: 'interrupt' } as const;
 
+/** The control requests of Claude this client answers; hooks and SDK MCP servers are not registered, so any other is refused at once. */
+const CLAUDE_REQUESTS = {
+  /** Answered by the session (`answer`). */
+  can_use_tool: () => LATER,
+} satisfies Record<string, RequestHandler>;
+
+/** The Claude profile's state, and whether the session already started (Claude prints `system/init` again at every turn). */
 interface ControlState {
   readonly claude: ClaudeState;
-  readonly requests: Map<string, ToolRequest>;
+  started: boolean;
 }
 
 export const claudeControl: ProtocolFactory = (host) => {
-  const state: ControlState = { claude: claudeProfile.newState(), requests: new Map() };
-  let sent = 0;
-  let started = false;
-  /** Our own control requests, by id: what each asked for. */
-  const ours = new Map<string, string>();
-
-  const request = (subtype: string, fields: JsonObject = {}): void => {
-    const id = `host_${++sent}`;
-    ours.set(id, subtype);
-    host.write({ type: 'control_request', request_id: id, request: { subtype, ...fields } });
-  };
-
-  const respond = (requestId: string, response: JsonObject): void => {
-    host.write({ type: 'control_response', response: { subtype: 'success', request_id: requestId, response } });
-  };
-
-  /** What a line asks of the protocol (before the Claude profile maps it). */
-  const observe = (line: JsonObject): void => {
-    if (line.type === 'control_request') {
-      const id = str(line.request_id);
-      const body = obj(line.request);
-      if (id === null) return;
-      if (body?.subtype === 'can_use_tool') state.requests.set(id, { input: body.input ?? {}, suggestions: body.permission_suggestions ?? null });
-      // Hooks and SDK MCP servers are not registered by this client: Claude must not wait on an answer.
-      else host.write({ type: 'control_response', response: { subtype: 'error', request_id: id, error: `not supported by this client: ${String(body?.subtype)}` } });
-    } else if (line.type === 'control_cancel_request') {
-      const id = str(line.request_id);
-      if (id !== null) state.requests.delete(id);
-    } else if (line.type === 'control_response') {
-      const response = obj(line.response);
-      const id = str(response?.request_id);
-      const subtype = id === null ? undefined : ours.get(id);
-      if (id !== null) ours.delete(id);
-      if (subtype === 'initialize' && response?.subtype === 'error') host.fail(`Claude Code refused the session: ${str(response.error) ?? 'initialize failed'}`);
-    }
-  };
+  const state: ControlState = { claude: claudeProfile.newState(), started: false };
+  const peer = new JsonLinesPeer(CLAUDE_CONTROL, host.write);
+  for (const [subtype, handler] of Object.entries(CLAUDE_REQUESTS)) peer.onRequest(subtype, handler);
 
   const profile: ProviderProfile<ControlState> = {
     id: claudeProfile.id,
@@ -69,11 +40,10 @@ export const claudeControl: ProtocolFactory = (host) => {
     timestamp: claudeProfile.timestamp,
     newState: () => state,
     decode(line, current) {
-      observe(line);
-      // Claude prints `system/init` again at every turn: the session started once (the later ones stay raw).
+      // The session started once: the later `system/init` lines stay raw.
       if (line.type === 'system' && line.subtype === 'init') {
-        if (started) return [];
-        started = true;
+        if (current.started) return [];
+        current.started = true;
       }
       return claudeProfile.decode(line, current.claude);
     },
@@ -81,24 +51,28 @@ export const claudeControl: ProtocolFactory = (host) => {
 
   return {
     profile: profile as ProviderProfile,
-    open: () => request('initialize', { hooks: null }),
+    peer,
+    open() {
+      peer.request(CONTROL_METHODS.initialize, { hooks: null }).catch((error: unknown) => host.fail(`Claude Code refused the session: ${(error instanceof PeerError && error.message) || 'initialize failed'}`));
+    },
     prompt(text) {
       host.write({ type: 'user', message: { role: 'user', content: text }, parent_tool_use_id: null, session_id: '' });
     },
     answer(approvalId, answer) {
-      const asked = state.requests.get(approvalId);
-      state.requests.delete(approvalId);
-      // Answered here: a `control_cancel_request` that crosses the answer withdraws nothing.
+      // The request as Claude asked it (the profile keeps each pending one); answered here, so a
+      // `control_cancel_request` that crosses the answer withdraws nothing.
+      const asked = state.claude.pendingApprovals.get(approvalId);
       state.claude.pendingApprovals.delete(approvalId);
       if (answer?.decision === 'allow') {
+        // Claude wants the input back on an allow.
         const allow: JsonObject = { behavior: 'allow', updatedInput: asked?.input ?? {} };
         // The CLI's own "don't ask again" rules for this call.
-        if (answer.remember && Array.isArray(asked?.suggestions)) allow.updatedPermissions = asked.suggestions;
-        respond(approvalId, allow);
+        if (answer.remember && Array.isArray(asked?.permission_suggestions)) allow.updatedPermissions = asked.permission_suggestions;
+        peer.respond(approvalId, allow);
       } else {
-        respond(approvalId, { behavior: 'deny', message: answer ? (answer.reason ?? DENIED_BY_HOST) : WITHDRAWN });
+        peer.respond(approvalId, { behavior: 'deny', message: answer ? (answer.reason ?? DENIED_BY_HOST) : WITHDRAWN });
       }
     },
-    interrupt: () => request('interrupt'),
+    interrupt: () => void peer.request(CONTROL_METHODS.interrupt),
   };
 };

@@ -4,6 +4,7 @@ import { readApiError } from '../providers/error-codes';
 import type { EventDraft, ProviderProfile } from '../providers/profile';
 import { usageDraft } from '../providers/usage';
 import { hasOwn, type JsonObject, type JsonValue } from '../schema/json';
+import { CODEX_NOTIFICATIONS, CODEX_SERVER_REQUESTS, type CodexNotification, type CodexServerRequest } from '../wire/codex-app-server';
 
 /*
  * What `codex app-server` prints, as events (Codex 0.169.0; its types: `codex app-server
@@ -40,31 +41,36 @@ const TOOL_ITEMS = new Set(['commandExecution', 'fileChange', 'mcpToolCall', 'dy
 
 type Handler = (params: JsonObject, state: AppServerState, line: JsonObject) => EventDraft[];
 
-/** Native method → handler (a Map: a method named "constructor" must not find Object's). */
-const HANDLERS = new Map<string, Handler>([
-  ['thread/started', threadStarted],
-  ['item/started', (params, state) => item('started', obj(params.item), state)],
-  ['item/completed', (params, state) => item('completed', obj(params.item), state)],
-  ['item/agentMessage/delta', agentDelta],
-  ['item/plan/delta', agentDelta],
-  ['item/reasoning/summaryTextDelta', reasoningDelta],
-  ['item/reasoning/textDelta', reasoningDelta],
-  ['thread/tokenUsage/updated', tokenUsage],
-  ['turn/started', turnStarted],
-  ['turn/completed', turnCompleted],
-  ['turn/plan/updated', planUpdated],
-  ['error', errorNotice],
-  ['warning', (params) => [errorDraft(str(params.message) ?? 'warning', 'warning', 'notice')]],
-  ['item/commandExecution/requestApproval', commandApproval],
-  ['item/fileChange/requestApproval', fileChangeApproval],
-  ['serverRequest/resolved', requestResolved],
-]);
+/**
+ * Native method → handler, keyed by the method tables (a renamed method fails to compile; a Map: a
+ * method named "constructor" must not find Object's).
+ */
+const HANDLERS = new Map<string, Handler>(
+  Object.entries({
+    [CODEX_NOTIFICATIONS.threadStarted]: threadStarted,
+    [CODEX_NOTIFICATIONS.itemStarted]: (params, state) => item('started', obj(params.item), state),
+    [CODEX_NOTIFICATIONS.itemCompleted]: (params, state) => item('completed', obj(params.item), state),
+    [CODEX_NOTIFICATIONS.agentMessageDelta]: agentDelta,
+    [CODEX_NOTIFICATIONS.planDelta]: agentDelta,
+    [CODEX_NOTIFICATIONS.reasoningSummaryDelta]: reasoningDelta,
+    [CODEX_NOTIFICATIONS.reasoningTextDelta]: reasoningDelta,
+    [CODEX_NOTIFICATIONS.tokenUsageUpdated]: tokenUsage,
+    [CODEX_NOTIFICATIONS.turnStarted]: turnStarted,
+    [CODEX_NOTIFICATIONS.turnCompleted]: turnCompleted,
+    [CODEX_NOTIFICATIONS.turnPlanUpdated]: planUpdated,
+    [CODEX_NOTIFICATIONS.error]: errorNotice,
+    [CODEX_NOTIFICATIONS.warning]: (params) => [errorDraft(str(params.message) ?? 'warning', 'warning', 'notice')],
+    [CODEX_SERVER_REQUESTS.commandApproval]: commandApproval,
+    [CODEX_SERVER_REQUESTS.fileChangeApproval]: fileChangeApproval,
+    [CODEX_NOTIFICATIONS.serverRequestResolved]: requestResolved,
+  } satisfies Record<CodexNotification | CodexServerRequest, Handler>),
+);
 
 export const appServerProfile: ProviderProfile<AppServerState> = {
   id: 'codex',
   detect: () => false,
   newState: newAppServerState,
-  sessionId: (line) => str(obj((line.method === 'thread/started' ? obj(line.params) : obj(line.result))?.thread)?.id),
+  sessionId: (line) => str(obj((line.method === CODEX_NOTIFICATIONS.threadStarted ? obj(line.params) : obj(line.result))?.thread)?.id),
   // `emittedAtMs` on notifications; server requests and answers carry no time.
   timestamp: (line) => num(line.emittedAtMs),
   decode(line, state) {

@@ -1,5 +1,9 @@
+import type { AnyEvent } from '../events/event';
+import type { Decoder } from '../providers/decoder';
 import type { ProviderProfile } from '../providers/profile';
 import type { JsonObject } from '../schema/json';
+import { parseLine } from '../wire/json-line';
+import type { JsonLinesPeer } from '../wire/json-lines-peer';
 import type { ApprovalAnswer, SessionOptions, SessionProvider } from './types';
 
 /** What a protocol may ask of the session that runs it. */
@@ -17,12 +21,14 @@ export interface ProtocolHost {
  */
 export interface SessionProtocol {
   /**
-   * Turns the CLI's stdout lines into event drafts (the session's decoder adds the envelope). Its
-   * state is this protocol's: reading a line may answer it (a request the host has no say in).
-   * Every permission request becomes an `approval_requested` whose `approval_id` the protocol can
-   * answer with `answer`, and every turn ends in one `result` (an interrupted one `aborted`).
+   * Turns the CLI's stdout lines into event drafts (the session's decoder adds the envelope): a pure
+   * mapping, which writes nothing (the peer answers). Every permission request becomes an
+   * `approval_requested` whose `approval_id` the protocol can answer with `answer`, and every turn
+   * ends in one `result` (an interrupted one `aborted`).
    */
   readonly profile: ProviderProfile;
+  /** The protocol's end of the wire: each line goes here first (answers to our requests, the CLI's requests). */
+  readonly peer: JsonLinesPeer;
   /** Writes the opening handshake. */
   open(): void;
   /** Starts a turn (the session starts one at a time); a protocol still in its handshake sends it once ready. */
@@ -40,3 +46,14 @@ export type ProtocolFactory = (host: ProtocolHost, cli: SessionProvider, options
 export const DENIED_BY_HOST = 'The host denied this tool call.';
 /** What the model is told of a request withdrawn because the turn was interrupted or the session closed. */
 export const WITHDRAWN = 'The request was withdrawn: the turn was interrupted.';
+
+/**
+ * One stdout line of the CLI: parsed once, routed by the protocol's peer (an answer settles our
+ * request, a request the protocol does not handle is refused), then mapped to events by the
+ * decoder. The session and the capture replays read lines through here.
+ */
+export function readLine(protocol: SessionProtocol, decoder: Decoder, line: string): AnyEvent[] {
+  const value = parseLine(line);
+  if (typeof value === 'object' && value !== null && !Array.isArray(value)) protocol.peer.receive(value);
+  return decoder.pushParsed(value, line);
+}

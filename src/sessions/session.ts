@@ -1,17 +1,17 @@
-import { randomUUID } from 'node:crypto';
 import { Event, type AnyEvent } from '../events/event';
 import { decoderFor, type Decoder } from '../providers/decoder';
 import type { ErrorCode } from '../providers/error-codes';
 import type { JsonObject } from '../schema/json';
-import { CliProcess, describeReason } from '../runner/cli-process';
+import { CliProcess } from '../runner/cli-process';
 import { refuseNul } from '../runner/flags';
 import { checkDuration, prepareLaunch } from '../runner/launch';
 import { OutcomeTally } from '../runner/outcome';
 import type { RunOutcome, RunStatus } from '../runner/types';
 import { CLIS, isCliId, SESSION_CLI_IDS, type SessionSetup } from '../clis';
 import { sessionArgv } from './session-argv';
-import type { SessionProtocol } from './protocol';
-import type { ApprovalAnswer, ApprovalRequestEvent, Session, SessionOptions, SessionProvider } from './types';
+import { readLine, type SessionProtocol } from './protocol';
+import { ApprovalBook, type AnsweredBy } from './approval-book';
+import type { ApprovalAnswer, ApprovalPolicy, Session, SessionOptions, SessionProvider } from './types';
 import { APPROVAL_POLICIES } from './types';
 
 const DEFAULT_GRACE_MS = 2000;
@@ -59,12 +59,6 @@ function checkLimit(name: string, value: number | undefined): void {
   }
 }
 
-/** A permission request waiting for its answer. */
-interface Pending {
-  readonly event: ApprovalRequestEvent;
-  readonly timer: NodeJS.Timeout;
-}
-
 /** A turn asked for with `send`, queued or running. */
 interface Turn {
   readonly prompt: string;
@@ -92,9 +86,7 @@ class ChildSession extends CliProcess implements Session {
   private readonly protocol: SessionProtocol;
   private readonly decoder: Decoder;
   private readonly tally = new OutcomeTally();
-  private readonly pending = new Map<string, Pending>();
-  /** The CLI's own id of each pending approval, by the opaque id the session gave it. */
-  private readonly nativeIds = new Map<string, string>();
+  private readonly approvals: ApprovalBook;
   private readonly queued: Turn[] = [];
   private turn: Turn | null = null;
   /** `close()` was called (or the signal aborted): no new turn starts. */
@@ -112,6 +104,17 @@ class ChildSession extends CliProcess implements Session {
     super(provider, { executable, args, cwd, env, stdin: 'open', graceMs: options.killGraceMs ?? DEFAULT_GRACE_MS });
     this.setup = CLIS[provider].session;
     this.protocol = this.setup.protocol({ write: (message) => this.write(message), fail: (message) => this.stopWith({ message, code: 'execution', status: 'failed' }) }, provider, options);
+    this.approvals = new ApprovalBook(
+      {
+        timeoutMs: options.approvalTimeoutMs ?? DEFAULT_APPROVAL_TIMEOUT_MS,
+        onApproval: options.onApproval,
+        answer: (native, answer) => {
+          if (!this.exited) this.protocol.answer(native, answer);
+        },
+        resolved: (id, answer, by) => this.approvalResolved(id, answer, by),
+      },
+      options.approvals ?? 'ask',
+    );
     this.decoder = decoderFor(this.protocol.profile, { keepRaw: options.keepRaw ?? 'none', live: true });
     this.startPumps();
     this.watchSignal();
@@ -125,7 +128,16 @@ class ChildSession extends CliProcess implements Session {
   }
 
   get pendingApprovals(): readonly string[] {
-    return [...this.pending.keys()];
+    return this.approvals.ids;
+  }
+
+  get approvalPolicy(): ApprovalPolicy {
+    return this.approvals.policy;
+  }
+
+  set approvalPolicy(policy: ApprovalPolicy) {
+    if (!(APPROVAL_POLICIES as readonly string[]).includes(policy)) throw new TypeError(`approvals must be one of ${APPROVAL_POLICIES.join(', ')}; got ${JSON.stringify(policy)}`);
+    this.approvals.policy = policy;
   }
 
   send(prompt: string): Promise<Event<'result'>> {
@@ -153,7 +165,7 @@ class ChildSession extends CliProcess implements Session {
     if (typeof answer !== 'object' || answer === null || (answer.decision !== 'allow' && answer.decision !== 'deny')) {
       throw new TypeError(`an approval answer needs decision 'allow' or 'deny'; got ${JSON.stringify(answer)}`);
     }
-    return this.resolveApproval(String(approvalId), answer, 'host');
+    return this.approvals.resolve(String(approvalId), answer, 'host');
   }
 
   interrupt(): Promise<void> {
@@ -163,7 +175,7 @@ class ChildSession extends CliProcess implements Session {
     // The interrupt first, then the withdrawn requests' answers: the order ACP asks for (Gemini ends
     // the cancelled turn only once its pending request is answered `cancelled`).
     this.protocol.interrupt();
-    this.withdrawApprovals();
+    this.approvals.withdrawAll();
     const timeoutMs = this.options.interruptTimeoutMs ?? DEFAULT_INTERRUPT_TIMEOUT_MS;
     turn.interruptTimer = setTimeout(() => this.stopWith({ message: `the CLI did not end its turn within ${timeoutMs} ms of the interrupt`, code: 'aborted', status: 'aborted' }), timeoutMs);
     return turn.over;
@@ -173,7 +185,7 @@ class ChildSession extends CliProcess implements Session {
     if (!this.closing && !this.ended) {
       this.closing = true;
       for (const turn of this.queued.splice(0)) turn.reject(new Error('the session was closed before this prompt was sent'));
-      this.withdrawApprovals();
+      this.approvals.withdrawAll();
       // End of input ends the session for every protocol here; a CLI that lingers is stopped.
       const saving = Math.max(0, this.lastTurnEndedAt + (this.setup.savesTurnWithinMs ?? 0) - Date.now());
       this.closeTimer = setTimeout(() => {
@@ -190,8 +202,8 @@ class ChildSession extends CliProcess implements Session {
   }
 
   protected lineEvents(line: string): AnyEvent[] {
-    const events = this.decoder.push(line);
-    for (const event of events) this.opaqueApprovalId(event);
+    const events = readLine(this.protocol, this.decoder, line);
+    for (const event of events) this.approvals.label(event);
     return events;
   }
 
@@ -206,8 +218,8 @@ class ChildSession extends CliProcess implements Session {
   protected override noted(event: AnyEvent): void {
     this.tally.note(event);
     if (event.kind === 'cost_update') this.checkBudget();
-    else if (event.kind === 'approval_requested') this.requested(event);
-    else if (event.kind === 'approval_resolved') this.withdrawnByCli(event.payload.approval_id);
+    else if (event.kind === 'approval_requested') this.approvals.ask(event);
+    else if (event.kind === 'approval_resolved') this.approvals.withdrawnByCli(event.payload.approval_id);
     else if (event.kind === 'result') this.turnEnded(event);
   }
 
@@ -261,87 +273,20 @@ class ChildSession extends CliProcess implements Session {
     this.turn = null;
     this.lastTurnEndedAt = Date.now();
     if (turn.interruptTimer) clearTimeout(turn.interruptTimer);
-    this.withdrawApprovals();
+    this.approvals.withdrawAll();
     turn.resolve(result);
     this.nextTurn();
   }
 
   // ---- approvals ------------------------------------------------------------------------
 
-  /**
-   * The CLI's approval ids are guessable (JSON-RPC ids count from 0 in every run): before anyone
-   * sees a request, its id becomes a random one, and only that one answers it (`approve`).
-   */
-  private opaqueApprovalId(event: AnyEvent): void {
-    if (event.kind !== 'approval_requested' && event.kind !== 'approval_resolved') return;
-    const native = event.payload.approval_id;
-    if (native === null) return;
-    if (event.kind === 'approval_requested') {
-      const id = randomUUID();
-      this.nativeIds.set(id, native);
-      event.payload.approval_id = id;
-      return;
-    }
-    // The CLI withdrew a request it asked; any other resolution (Claude's own deny names a tool call) keeps its id.
-    for (const [id, asked] of this.nativeIds) if (asked === native) event.payload.approval_id = id;
-  }
-
-  private requested(event: ApprovalRequestEvent): void {
-    const id = event.payload.approval_id;
-    if (id === null || this.pending.has(id)) return;
-    const timeoutMs = this.options.approvalTimeoutMs ?? DEFAULT_APPROVAL_TIMEOUT_MS;
-    // Unanswered is denied, never allowed: the approval is the host's security boundary.
-    const timer = setTimeout(() => this.resolveApproval(id, { decision: 'deny', reason: `no answer within ${timeoutMs} ms` }, 'timeout'), timeoutMs);
-    this.pending.set(id, { event, timer });
-    const policy = this.options.approvals ?? 'ask';
-    if (policy !== 'ask') {
-      this.resolveApproval(id, { decision: policy, reason: `the session answers every request: ${policy}` }, 'policy');
-      return;
-    }
-    const onApproval = this.options.onApproval;
-    if (!onApproval) return;
-    const refuse = (error: unknown) => this.resolveApproval(id, { decision: 'deny', reason: `the approval callback failed: ${describeReason(error) ?? 'unknown error'}` }, 'callback');
-    try {
-      void Promise.resolve(onApproval(event)).then((answer) => {
-        if (answer) this.resolveApproval(id, answer, 'callback');
-      }, refuse);
-    } catch (error) {
-      refuse(error);
-    }
-  }
-
-  /** Answers a pending request and emits its `approval_resolved`; false when it is not pending. */
-  private resolveApproval(id: string, answer: ApprovalAnswer | null, by: 'host' | 'callback' | 'policy' | 'timeout' | 'withdrawn'): boolean {
-    const native = this.takePending(id);
-    if (native === null) return false;
-    if (!this.exited) this.protocol.answer(native, answer);
+  /** Answers a pending request (the book's `resolved`): its `approval_resolved`. */
+  private approvalResolved(id: string, answer: ApprovalAnswer | null, by: AnsweredBy): void {
     const metadata: JsonObject = { answered_by: by };
     if (answer?.remember === true) metadata.remember = true;
     const decision = answer ? answer.decision : 'cancelled';
     const reason = answer ? (answer.reason ?? null) : 'the turn ended before an answer';
     this.emit([Event.create('approval_resolved', { provider: this.provider, provider_session_id: this.sessionId, payload: { approval_id: id, decision, reason, metadata } })]);
-    return true;
-  }
-
-  /** Every pending request is withdrawn (the turn was interrupted or ended, the session is closing). */
-  private withdrawApprovals(): void {
-    for (const id of [...this.pending.keys()]) this.resolveApproval(id, null, 'withdrawn');
-  }
-
-  /** The CLI resolved a request itself (it withdrew it): it is no longer pending. */
-  private withdrawnByCli(id: string | null): void {
-    if (id !== null) this.takePending(id);
-  }
-
-  /** Takes approval `id` out of the pending ones: answers the CLI's own id, or null when it was not pending. */
-  private takePending(id: string): string | null {
-    const pending = this.pending.get(id);
-    if (!pending) return null;
-    this.pending.delete(id);
-    clearTimeout(pending.timer);
-    const native = this.nativeIds.get(id) ?? id;
-    this.nativeIds.delete(id);
-    return native;
   }
 
   // ---- ending ---------------------------------------------------------------------------
@@ -359,7 +304,7 @@ class ChildSession extends CliProcess implements Session {
     if (this.closeTimer) clearTimeout(this.closeTimer);
     // What the decoder still holds (streamed text); its "no result" ending is the session's to say.
     this.emit(this.decoder.end(exit).filter((event) => event.kind !== 'result' && !(event.kind === 'error' && event.payload.code === 'no_result')));
-    this.withdrawApprovals();
+    this.approvals.withdrawAll();
     const turn = this.turn;
     const exitMeta = { exit_code: exit.code, signal: exit.signal };
     let status: RunStatus = 'completed';

@@ -128,6 +128,11 @@ export interface Session extends AsyncIterable<AnyEvent> {
   /** The approval ids still waiting for an answer, oldest first. */
   readonly pendingApprovals: readonly string[];
   /**
+   * Who answers the requests asked from now on (`SessionOptions.approvals`, which it starts as):
+   * setting it answers no request already pending. A TypeError for a value not in `APPROVAL_POLICIES`.
+   */
+  approvalPolicy: ApprovalPolicy;
+  /**
    * Ends the running turn (its `result` has status `aborted`; pending approvals are cancelled) and
    * keeps the session for the next one. Resolves once the turn is over; at once when none runs.
    */

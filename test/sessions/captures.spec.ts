@@ -1,5 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { captures, hostAction, play } from './captures';
+import { captures, hostAction, play, type Played } from './captures';
 
 /*
  * Every session capture of a real CLI, played through its protocol: the protocol answers as the
@@ -14,7 +14,10 @@ it('every protocol has captures', () => {
 });
 
 describe.each(all.map((capture) => [`${capture.cli}/${capture.name}`, capture] as const))('%s', (_label, capture) => {
-  const played = play(capture);
+  let played: Played;
+  beforeAll(async () => {
+    played = await play(capture);
+  });
 
   it('decodes to its golden events', () => {
     expect(existsSync(capture.goldenPath)).toBe(true);

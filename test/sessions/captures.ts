@@ -11,7 +11,7 @@ import type { AnyEvent } from '../../src';
 import { decoderFor } from '../../src/providers/decoder';
 import type { JsonObject } from '../../src/schema/json';
 import { CLIS, SESSION_CLI_IDS } from '../../src/clis';
-import type { SessionProtocol } from '../../src/sessions/protocol';
+import { readLine, type SessionProtocol } from '../../src/sessions/protocol';
 import type { ApprovalAnswer, SessionProvider } from '../../src/sessions/types';
 
 export const SESSION_FIXTURES = join(__dirname, '..', 'fixtures', 'sessions');
@@ -49,8 +49,11 @@ export interface Played {
 
 const CLOCK = () => new Date('2026-12-01T00:00:00.000Z');
 
-/** Plays `capture` through its CLI's protocol (see the header). */
-export function play(capture: Capture): Played {
+/** What a protocol does once an answer it waited for settles (a promise's continuation) is done before the next line. */
+const settled = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+/** Plays `capture` through its CLI's protocol (see the header), as the session reads it (`readLine`). */
+export async function play(capture: Capture): Promise<Played> {
   const written: JsonObject[] = [];
   const failures: string[] = [];
   const entries = readFileSync(capture.path, 'utf8')
@@ -66,8 +69,10 @@ export function play(capture: Capture): Played {
   const recorded: JsonObject[] = [];
   protocol.open();
   for (const entry of entries) {
-    if (entry.from === 'cli') events.push(...decoder.push(typeof entry.line === 'string' ? entry.line : JSON.stringify(entry.line)));
-    else if (entry.from === 'host' && typeof entry.line === 'object' && entry.line !== null) {
+    if (entry.from === 'cli') {
+      events.push(...readLine(protocol, decoder, typeof entry.line === 'string' ? entry.line : JSON.stringify(entry.line)));
+      await settled();
+    } else if (entry.from === 'host' && typeof entry.line === 'object' && entry.line !== null) {
       recorded.push(entry.line as JsonObject);
       act(entry.line as JsonObject, protocol);
     }

@@ -148,6 +148,18 @@ describe('approvals', () => {
     expect(events.find((event) => event.kind === 'approval_resolved')?.payload).toMatchObject({ decision: 'deny', metadata: { answered_by: 'policy' } });
   });
 
+  it('approvalPolicy changed while the session runs answers the requests asked from then on; a bad one is a TypeError', async () => {
+    const onApproval = jest.fn();
+    const { session, events, written } = replay('allow', { onApproval });
+    expect(session.approvalPolicy).toBe('ask');
+    expect(() => (session.approvalPolicy = 'yolo' as never)).toThrow(new TypeError('approvals must be one of ask, allow, deny; got "yolo"'));
+    session.approvalPolicy = 'allow';
+    await session.send('Create made-by-tool.txt.');
+    expect(onApproval).not.toHaveBeenCalled();
+    expect(events.find((event) => event.kind === 'approval_resolved')?.payload).toMatchObject({ decision: 'allow', metadata: { answered_by: 'policy' } });
+    expect(answers(written())).toContainEqual({ outcome: { outcome: 'selected', optionId: 'proceed_once' } });
+  });
+
   it('a callback that throws denies the call', async () => {
     const { session, events } = replay('deny', {
       onApproval: () => {

@@ -8,6 +8,9 @@ import { startSession } from '../../sessions/session';
 import { SessionTurns } from '../../sessions/turns';
 import type { ApprovalPolicy, Session, SessionOptions, SessionProvider } from '../../sessions/types';
 import { CLIS } from '../../clis';
+import { parseLine } from '../../wire/json-line';
+import { ACP_AGENT_METHODS, ACP_CLIENT_METHODS, type AcpAgentMethod } from '../../wire/acp';
+import { INTERNAL_ERROR, JSON_RPC, JsonLinesPeer, PeerError } from '../../wire/json-lines-peer';
 import { AcpHistory, defaultAcpHistoryDir } from './history';
 import { AcpProjector } from './projector';
 
@@ -42,32 +45,20 @@ function modesOf(current: ApprovalPolicy): JsonObject {
   return { modes: { currentModeId: current, availableModes: MODES.map((mode) => ({ ...mode })) } };
 }
 
-/** JSON-RPC error codes. */
+/** JSON-RPC's "Invalid params": a request the agent cannot do as asked. */
 const INVALID_PARAMS = -32602;
-const METHOD_NOT_FOUND = -32601;
-const INTERNAL_ERROR = -32603;
+/** JSON-RPC's "Parse error": a line that is not a JSON object. */
+const PARSE_ERROR = -32700;
 
-/** One ACP session: the CLI's session, its turns, its projection, and who answers its approvals. */
+/** One ACP session: the CLI's session (whose approval policy is the mode), its turns, its projection. */
 interface AgentSession {
   readonly session: Session;
   readonly turns: SessionTurns;
   readonly projector: AcpProjector;
-  mode: ApprovalPolicy;
 }
 
 /** A JSON-RPC failure answered to the client (a request the agent cannot do). */
-class RpcError extends Error {
-  constructor(
-    readonly code: number,
-    message: string,
-  ) {
-    super(message);
-  }
-}
-
-function methodNotFound(method: string): RpcError {
-  return new RpcError(METHOD_NOT_FOUND, `Method not found: ${method}`);
-}
+const rpcError = (code: number, message: string, data?: JsonValue): PeerError => new PeerError(data === undefined ? { code, message } : { code, message, data });
 
 /**
  * An Agent Client Protocol agent over a pair of streams (the `acp` command's stdin and stdout):
@@ -81,34 +72,21 @@ export async function serveAcpAgent(options: AcpAgentOptions, input: Readable, o
   const sessions = new Map<string, AgentSession>();
   const canResume = CLIS[options.provider].session.resume !== null;
   const history = options.historyDir === null || !canResume ? null : new AcpHistory(options.historyDir ?? defaultAcpHistoryDir());
-  /** The client's answers to our requests, by id. */
-  const waiting = new Map<number, (message: JsonObject) => void>();
-  let nextId = 0;
-
-  const write = (message: JsonObject): void => {
-    output.write(`${JSON.stringify({ jsonrpc: '2.0', ...message })}\n`);
-  };
-
-  /** Asks the client; resolves with its answer (the whole JSON-RPC message). */
-  const ask = (method: string, params: JsonObject): Promise<JsonObject> => {
-    const id = nextId++;
-    write({ id, method, params });
-    return new Promise((resolve) => waiting.set(id, resolve));
-  };
+  const peer = new JsonLinesPeer(JSON_RPC, (message) => output.write(`${JSON.stringify(message)}\n`));
 
   /** Sends an update of session `sessionId` to the client. */
-  const notify = (sessionId: string, update: JsonObject): void => write({ method: 'session/update', params: { sessionId, update } });
+  const notify = (sessionId: string, update: JsonObject): void => peer.notify(ACP_CLIENT_METHODS.sessionUpdate, { sessionId, update });
 
   /** Starts the CLI's session for ACP session `sessionId` (`resume`: the CLI's session to continue). */
   const open = (sessionId: string, cwd: string, resume: string | undefined, projector: AcpProjector): JsonObject => {
     let session: Session;
     try {
-      // Approvals are answered here (the mode, or the client): every request is `ask` for the session.
+      // The mode is the session's approval policy (`ask` sends each request to the client).
       session = startSession({ ...options.session, provider: options.provider, cwd, approvals: 'ask', resume });
     } catch (error) {
-      throw new RpcError(INTERNAL_ERROR, (error as Error).message);
+      throw rpcError(INTERNAL_ERROR, (error as Error).message);
     }
-    const agent: AgentSession = { session, turns: new SessionTurns(session), projector, mode: 'ask' };
+    const agent: AgentSession = { session, turns: new SessionTurns(session), projector };
     sessions.set(sessionId, agent);
     void session.done.then(() => {
       if (sessions.get(sessionId) === agent) sessions.delete(sessionId);
@@ -118,34 +96,31 @@ export async function serveAcpAgent(options: AcpAgentOptions, input: Readable, o
 
   const sessionOf = (params: JsonObject): AgentSession => {
     const found = sessions.get(str(params.sessionId) ?? '');
-    if (!found) throw new RpcError(INVALID_PARAMS, `no session ${JSON.stringify(params.sessionId)}`);
+    if (!found) throw rpcError(INVALID_PARAMS, `no session ${JSON.stringify(params.sessionId)}`);
     return found;
   };
 
-  /** A permission the CLI asks: the mode answers it, or the client does. */
+  /** A permission the CLI asks that the mode left to the client (the session's policy answered the others). */
   const approval = async (sessionId: string, agent: AgentSession, event: Event<'approval_requested'>): Promise<void> => {
     const id = event.payload.approval_id;
-    if (id === null) return;
-    if (agent.mode !== 'ask') {
-      agent.session.approve(id, { decision: agent.mode, reason: `the ACP client's mode: ${agent.mode}` });
-      return;
-    }
-    const answer = await ask('session/request_permission', { sessionId, ...agent.projector.permission(event) });
-    const outcome = obj(obj(answer.result)?.outcome);
+    if (id === null || !agent.session.pendingApprovals.includes(id)) return;
+    // A failed answer is no answer: a deny.
+    const answer = await peer.request(ACP_CLIENT_METHODS.requestPermission, { sessionId, ...agent.projector.permission(event) }).catch(() => null);
+    const outcome = obj(obj(answer)?.outcome);
     const option = str(outcome?.optionId);
     // A cancelled request (the client's turn was cancelled, or it closed the prompt) runs nothing.
     const decision = outcome?.outcome === 'selected' && (option === 'allow_once' || option === 'allow_always') ? 'allow' : 'deny';
     agent.session.approve(id, { decision, remember: option === 'allow_always', reason: decision === 'deny' ? 'The user rejected this tool call.' : undefined });
   };
 
-  const handlers: Record<string, (params: JsonObject) => Promise<JsonValue> | JsonValue> = {
-    initialize: () => ({
+  const handlers = {
+    [ACP_AGENT_METHODS.initialize]: () => ({
       protocolVersion: 1,
       agentCapabilities: { loadSession: history !== null, promptCapabilities: { image: false, audio: false, embeddedContext: false } },
       authMethods: [],
       agentInfo: { name: options.agentInfo?.name ?? 'cli-subprocess-core', title: `cli-subprocess-core (${options.provider})`, version: options.agentInfo?.version ?? '0' },
     }),
-    'session/new': (params) => {
+    [ACP_AGENT_METHODS.sessionNew]: (params) => {
       const sessionId = randomUUID();
       const cwd = str(params.cwd) ?? process.cwd();
       const answer = { sessionId, ...open(sessionId, cwd, undefined, new AcpProjector()) };
@@ -155,25 +130,25 @@ export async function serveAcpAgent(options: AcpAgentOptions, input: Readable, o
     },
     // The history replayed as updates, then the answer; the CLI resumes its own session (ACP asks
     // the agent to replay the whole conversation before it answers).
-    'session/load': (params) => {
-      if (!history) throw methodNotFound('session/load');
+    [ACP_AGENT_METHODS.sessionLoad]: (params) => {
+      if (!history) throw new PeerError(JSON_RPC.methodNotFound(ACP_AGENT_METHODS.sessionLoad));
       const sessionId = str(params.sessionId) ?? '';
       const saved = history.read(sessionId);
-      if (!saved) throw new RpcError(INVALID_PARAMS, `no session ${JSON.stringify(params.sessionId)} to load in ${history.dir}`);
+      if (!saved) throw rpcError(INVALID_PARAMS, `no session ${JSON.stringify(params.sessionId)} to load in ${history.dir}`);
       for (const update of saved.updates) notify(sessionId, update);
       const live = sessions.get(sessionId);
-      if (live) return modesOf(live.mode);
+      if (live) return modesOf(live.session.approvalPolicy);
       // A new prefix keeps the ids this projector makes apart from those of the replayed turns.
       return open(sessionId, str(params.cwd) ?? process.cwd(), saved.cliSessionId ?? undefined, new AcpProjector(`${randomUUID().slice(0, 8)}-`));
     },
-    'session/set_mode': (params) => {
+    [ACP_AGENT_METHODS.sessionSetMode]: (params) => {
       const agent = sessionOf(params);
       const mode = MODES.find((candidate) => candidate.id === params.modeId);
-      if (!mode) throw new RpcError(INVALID_PARAMS, `no mode ${JSON.stringify(params.modeId)}: ${MODES.map((m) => m.id).join(', ')}`);
-      agent.mode = mode.id;
+      if (!mode) throw rpcError(INVALID_PARAMS, `no mode ${JSON.stringify(params.modeId)}: ${MODES.map((m) => m.id).join(', ')}`);
+      agent.session.approvalPolicy = mode.id;
       return {};
     },
-    'session/prompt': async (params) => {
+    [ACP_AGENT_METHODS.sessionPrompt]: async (params) => {
       const sessionId = str(params.sessionId) ?? '';
       const agent = sessionOf(params);
       const text = promptText(params.prompt);
@@ -188,50 +163,21 @@ export async function serveAcpAgent(options: AcpAgentOptions, input: Readable, o
         if (event.kind === 'approval_requested') void approval(sessionId, agent, event);
         if (event.kind === 'result') {
           const answer = agent.projector.answer(event);
-          if ('error' in answer) throw Object.assign(new RpcError(answer.error.code, answer.error.message), { data: answer.error.data });
+          if ('error' in answer) throw rpcError(answer.error.code, answer.error.message, answer.error.data);
           return answer.result;
         }
       }
-      throw new RpcError(INTERNAL_ERROR, 'the session ended before the turn did');
+      throw rpcError(INTERNAL_ERROR, 'the session ended before the turn did');
     },
-  };
-
-  /** A request from the client: its answer, or its error. */
-  const request = async (message: JsonObject): Promise<void> => {
-    const method = str(message.method) ?? '';
-    const handler = Object.prototype.hasOwnProperty.call(handlers, method) ? handlers[method] : undefined;
-    try {
-      if (!handler) throw methodNotFound(method);
-      write({ id: message.id ?? null, result: await handler(obj(message.params) ?? {}) });
-    } catch (error) {
-      const code = error instanceof RpcError ? error.code : INTERNAL_ERROR;
-      const data = (error as { data?: JsonValue }).data;
-      write({ id: message.id ?? null, error: data === undefined ? { code, message: (error as Error).message } : { code, message: (error as Error).message, data } });
-    }
-  };
+  } satisfies Partial<Record<AcpAgentMethod, (params: JsonObject) => Promise<JsonValue> | JsonValue>>;
+  for (const [method, handler] of Object.entries(handlers)) peer.onRequest(method, handler);
+  // `session/cancel` interrupts the session's turn; other notifications are ignored, as JSON-RPC says.
+  peer.onNotification(ACP_AGENT_METHODS.sessionCancel, (params) => void sessions.get(str(params.sessionId) ?? '')?.session.interrupt());
 
   for await (const line of splitLines(input)) {
-    let message: JsonObject | null;
-    try {
-      message = obj(JSON.parse(line));
-    } catch {
-      message = null;
-    }
-    if (!message) {
-      write({ id: null, error: { code: -32700, message: 'Parse error' } });
-      continue;
-    }
-    if (message.method === undefined) {
-      // An answer to one of our requests.
-      const id = typeof message.id === 'number' ? message.id : -1;
-      waiting.get(id)?.(message);
-      waiting.delete(id);
-    } else if (message.id === undefined) {
-      // A notification: `session/cancel` interrupts the session's turn; others are ignored, as JSON-RPC says.
-      if (message.method === 'session/cancel') void sessions.get(str(obj(message.params)?.sessionId) ?? '')?.session.interrupt();
-    } else {
-      void request(message);
-    }
+    const message = obj(parseLine(line) ?? null);
+    if (message) peer.receive(message);
+    else peer.refuse(null, { code: PARSE_ERROR, message: 'Parse error' });
   }
   await Promise.all([...sessions.values()].map((agent) => agent.session.close()));
 }
@@ -244,7 +190,7 @@ async function* refusedAsInvalid(events: AsyncIterable<AnyEvent>): AsyncIterable
   try {
     yield* events;
   } catch (error) {
-    throw error instanceof TypeError ? new RpcError(INVALID_PARAMS, error.message) : error;
+    throw error instanceof TypeError ? rpcError(INVALID_PARAMS, error.message) : error;
   }
 }
 

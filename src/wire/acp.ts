@@ -1,0 +1,35 @@
+import type { PermissionOptionKind } from '@agentclientprotocol/sdk';
+
+/*
+ * The Agent Client Protocol's methods, each written once (the schema is `schema/v1/schema.json` of
+ * `@agentclientprotocol/sdk`, whose generated types the client and the agent import, types only).
+ * The client (sessions/acp.ts) and the agent (projections/acp/agent.ts) key their handlers by these
+ * tables, so a renamed method fails to compile.
+ */
+
+/** The client's requests and notifications to the agent. */
+export const ACP_AGENT_METHODS = {
+  initialize: 'initialize',
+  sessionNew: 'session/new',
+  sessionLoad: 'session/load',
+  sessionSetMode: 'session/set_mode',
+  sessionPrompt: 'session/prompt',
+  /** A notification. */
+  sessionCancel: 'session/cancel',
+} as const;
+export type AcpAgentMethod = (typeof ACP_AGENT_METHODS)[keyof typeof ACP_AGENT_METHODS];
+
+/** The agent's requests and notifications to the client. */
+export const ACP_CLIENT_METHODS = {
+  requestPermission: 'session/request_permission',
+  /** A notification. */
+  sessionUpdate: 'session/update',
+} as const;
+export type AcpClientMethod = (typeof ACP_CLIENT_METHODS)[keyof typeof ACP_CLIENT_METHODS];
+
+/** The option kinds of a permission request that answer each host decision, in order of preference. */
+export const PERMISSION_KINDS = {
+  allow: ['allow_once', 'allow_always'],
+  remember: ['allow_always', 'allow_once'],
+  deny: ['reject_once', 'reject_always'],
+} as const satisfies Record<string, readonly PermissionOptionKind[]>;

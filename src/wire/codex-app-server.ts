@@ -1,0 +1,44 @@
+/*
+ * The methods of Codex's `codex app-server` this library speaks, each written once (as openai/codex
+ * `codex-rs/app-server-protocol` declares them; seen on the wire with Codex 0.169.0). The client
+ * (sessions/codex-app-server.ts) and the events mapping (sessions/codex-app-server-events.ts) key
+ * their handlers by these tables, so a renamed method fails to compile.
+ */
+
+/** The client's requests (and its one notification, `initialized`). */
+export const CODEX_METHODS = {
+  initialize: 'initialize',
+  initialized: 'initialized',
+  threadStart: 'thread/start',
+  threadResume: 'thread/resume',
+  turnStart: 'turn/start',
+  turnInterrupt: 'turn/interrupt',
+  /** Experimental (`capabilities.experimentalApi`): ends the thread's background terminals. */
+  cleanBackgroundTerminals: 'thread/backgroundTerminals/clean',
+} as const;
+
+/** The server's requests: the approvals. */
+export const CODEX_SERVER_REQUESTS = {
+  commandApproval: 'item/commandExecution/requestApproval',
+  fileChangeApproval: 'item/fileChange/requestApproval',
+} as const;
+export type CodexServerRequest = (typeof CODEX_SERVER_REQUESTS)[keyof typeof CODEX_SERVER_REQUESTS];
+
+/** The server's notifications the mapping reads. */
+export const CODEX_NOTIFICATIONS = {
+  threadStarted: 'thread/started',
+  itemStarted: 'item/started',
+  itemCompleted: 'item/completed',
+  agentMessageDelta: 'item/agentMessage/delta',
+  planDelta: 'item/plan/delta',
+  reasoningSummaryDelta: 'item/reasoning/summaryTextDelta',
+  reasoningTextDelta: 'item/reasoning/textDelta',
+  tokenUsageUpdated: 'thread/tokenUsage/updated',
+  turnStarted: 'turn/started',
+  turnCompleted: 'turn/completed',
+  turnPlanUpdated: 'turn/plan/updated',
+  error: 'error',
+  warning: 'warning',
+  serverRequestResolved: 'serverRequest/resolved',
+} as const;
+export type CodexNotification = (typeof CODEX_NOTIFICATIONS)[keyof typeof CODEX_NOTIFICATIONS];
