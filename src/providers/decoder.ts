@@ -7,6 +7,7 @@ import { finishDrafts } from './drafts';
 import type { EventDraft, ProviderProfile } from './profile';
 import { profileFor, detectProfile } from './profiles';
 import { assertProviderId, type ProviderId } from './provider-id';
+import { shapeHoldFor, type ShapeHold } from './shape-retention';
 
 /** How a decoded run ended, when known: the child's exit code, or the signal that ended it. */
 export interface ExitInfo {
@@ -87,54 +88,8 @@ interface Source {
   readonly value: JsonValue;
 }
 
-/** How many of the latest lines, and their events, `Kept` holds per profile. */
-const KEPT_LINES = 256;
-/** Longer lines are not held: at most KEPT_LINES lines of this size (a megabyte of text) stay alive per profile. */
-const KEPT_LINE_CHARS = 4096;
-
-/**
- * What is held on purpose per profile (as the codec's `kept`, see accelerate.ts): the decoder made
- * last, and the latest lines with the events made of them. Optimized code refers weakly to the
- * hidden classes of the objects it reads: the decoder and its builder, the profile's state, the
- * lines' JSON.parse objects (of each line type and nested shape), the objects a profile makes of
- * them and the events. A full GC collects a hidden class of which no object is left (V8 keeps one
- * a few GCs at most), and every function that read it is thrown away and compiled again. In a
- * stream of lines that are garbage once decoded, that was each full GC, for the whole decoding
- * path: measured in `npm run bench` (a full GC before each provider's block), that added 7-40% to
- * the decoding, by provider. The latest KEPT_LINES lines hold the shapes that recur (the fixtures'
- * transcripts repeat every 4 to 161 lines); a shape seen only longer ago costs at most one more
- * compilation of the code that read it.
- */
-class Kept {
-  decoder: LineDecoder | null = null;
-  private readonly lines: unknown[] = new Array<unknown>(KEPT_LINES).fill(null);
-  private readonly events: unknown[] = new Array<unknown>(KEPT_LINES).fill(null);
-  private next = 0;
-
-  /** Holds a line's JSON value and its events (an array the caller has too: what it does with it is its own business). */
-  hold(text: string, value: unknown, events: AnyEvent[]): void {
-    if (text.length > KEPT_LINE_CHARS) return;
-    const at = this.next;
-    this.lines[at] = value;
-    this.events[at] = events;
-    this.next = at + 1 === KEPT_LINES ? 0 : at + 1;
-  }
-}
-
-const KEPT = new WeakMap<object, Kept>();
+/** The shapes key of a decoder still detecting its profile. */
 const NO_PROFILE = {};
-
-/** What is held for `profile` (null: a decoder still detecting it), with `decoder` as the last decoder. */
-function keep(decoder: LineDecoder, profile: ProviderProfile | null): Kept {
-  const key = profile ?? NO_PROFILE;
-  let kept = KEPT.get(key);
-  if (!kept) {
-    kept = new Kept();
-    KEPT.set(key, kept);
-  }
-  kept.decoder = decoder;
-  return kept;
-}
 
 /** The per-run machinery every provider shares: sequence, session id, time, raw, terminal state. */
 class LineDecoder implements Decoder {
@@ -155,21 +110,25 @@ class LineDecoder implements Decoder {
   private readonly keepRaw: 'all' | 'unmapped' | 'none';
   /** The trusted build of events in the registry in force (see `event`). */
   private readonly trusted: TrustedEventBuilder;
-  /** What is held for the profile (see `Kept`). */
-  private kept: Kept;
+  /** Where the shapes of this profile's lines are held, never their data (see shape-retention.ts); null for a shadow decoder. */
+  private shapes: ShapeHold | null;
 
   constructor(
     profile: ProviderProfile | null,
     private readonly options: DecoderOptions,
     private readonly detect: (line: JsonObject) => ProviderProfile | null,
+    shadow = false,
   ) {
     this.profile = profile;
     this.state = profile?.newState();
     this.sequence = options.startSequence ?? 0;
     this.keepRaw = options.keepRaw ?? 'all';
     this.trusted = new TrustedEventBuilder(options.registry);
-    this.kept = keep(this, profile);
+    this.shapes = shadow ? null : shapeHoldFor(profile ?? NO_PROFILE);
   }
+
+  /** A decoder of this one's profile and options for the skeletons of its lines (see shape-retention.ts). */
+  private readonly shadow = (): LineDecoder => new LineDecoder(this.profile, { ...this.options, startSequence: 0 }, this.detect, true);
 
   get provider(): ProviderId | null {
     return this.profile?.id ?? null;
@@ -179,8 +138,9 @@ class LineDecoder implements Decoder {
     const text = typeof line === 'string' ? line : String(line);
     if (isBlank(text)) return [];
     const parsed = parseLine(text);
-    const events = isObject(parsed) ? this.decodeObject(text, parsed) : this.decodeText(text, parsed);
-    this.kept.hold(text, parsed, events);
+    if (!isObject(parsed)) return this.decodeText(text, parsed);
+    const events = this.decodeObject(text, parsed);
+    this.shapes?.note(parsed, this.shadow);
     return events;
   }
 
@@ -233,7 +193,7 @@ class LineDecoder implements Decoder {
     if (!profile) return;
     this.profile = profile;
     this.state = profile.newState();
-    this.kept = keep(this, profile);
+    if (this.shapes) this.shapes = shapeHoldFor(profile);
   }
 
   /** A line's session id and time apply to its own events and every later one. */
