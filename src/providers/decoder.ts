@@ -2,7 +2,7 @@ import { Event, type AnyEvent } from '../events/event';
 import { TrustedEventBuilder } from '../events/trusted-build';
 import type { Registry } from '../registry/registry';
 import type { JsonObject, JsonValue } from '../schema/json';
-import { toPreciseDate } from '../schema/precise-date';
+import { PreciseDate, toPreciseDate } from '../schema/precise-date';
 import { finishDrafts } from './drafts';
 import type { EventDraft, ProviderProfile } from './profile';
 import { profileFor, detectProfile } from './profiles';
@@ -37,6 +37,14 @@ export interface DecoderOptions {
    * read time says nothing about its lines, so there an untimed line takes the latest time seen.
    */
   live?: boolean;
+  /**
+   * Decoding a whole file (not live): its first lines with no time of their own take the time of the
+   * first line that has one, rather than the time of decoding, which would put them after the
+   * recording's later lines (a Claude transcript starts with its untimed `system` line). Their events
+   * wait for that line (`push` gives [] for them meanwhile), at most 256 lines: past them they go out
+   * with the time of decoding. `decodeLines` and the `decode` command set it; default false.
+   */
+  lookAhead?: boolean;
 }
 
 /** A stateful decoder of one run's stdout lines. */
@@ -45,7 +53,11 @@ export interface Decoder {
   readonly provider: ProviderId | null;
   /** The session id the CLI announced so far, or null. */
   readonly sessionId: string | null;
-  /** Maps one stdout line to events; never throws. A blank line gives none, any other line at least one. */
+  /**
+   * Maps one stdout line to events; never throws. A blank line gives none, any other line at least
+   * one, at once; with `lookAhead`, the events of a file's first lines with no time of their own wait
+   * (up to 256 lines) for the first line that has one, and come out with it, stamped with its time.
+   */
   push(line: string): AnyEvent[];
   /** What the run still owes at the end of the stream (held text, a missing result); later calls give []. */
   end(exit?: ExitInfo): AnyEvent[];
@@ -66,20 +78,34 @@ export function createDecoder(provider: ProviderId | 'auto', options: DecoderOpt
  */
 export function decoderFor(profile: ProviderProfile | null, options: DecoderOptions = {}, detect: (line: JsonObject) => ProviderProfile | null = detectProfile): Decoder {
   checkOptions(options);
-  return new LineDecoder(profile, options, detect);
+  return new LineDecoder(profile, options, detect, false);
+}
+
+/**
+ * @internal The decoder of a CLI process's stdout (runs, sessions): live, and leaving the sequence
+ * and the "never backwards" floor to the process, which numbers and stamps its stdout and stderr
+ * events in one order (`CliProcess.emit`): its events carry sequence 0 and their line's own time,
+ * else the time it was read, until the process sets them.
+ */
+export function processDecoder(profile: ProviderProfile, keepRaw: DecoderOptions['keepRaw']): Decoder {
+  const options: DecoderOptions = { keepRaw, live: true };
+  checkOptions(options);
+  return new LineDecoder(profile, options, detectProfile, true);
 }
 
 const KEEP_RAW = ['all', 'unmapped', 'none'];
 
 /** Options are the caller's, not the stream's: a wrong one is a TypeError now rather than a raw event per line later. */
 function checkOptions(options: DecoderOptions): void {
-  const { keepRaw, startSequence, clock, live } = options;
+  const { keepRaw, startSequence, clock, live, lookAhead } = options;
   if (keepRaw !== undefined && !KEEP_RAW.includes(keepRaw)) throw new TypeError(`keepRaw must be one of ${KEEP_RAW.join(', ')}; got ${JSON.stringify(keepRaw)}`);
   if (startSequence !== undefined && !(Number.isSafeInteger(startSequence) && startSequence >= 0)) {
     throw new TypeError(`startSequence must be a non-negative integer; got ${String(startSequence)}`);
   }
   if (clock !== undefined && typeof clock !== 'function') throw new TypeError('clock must be a function returning a Date');
   if (live !== undefined && typeof live !== 'boolean') throw new TypeError(`live must be a boolean; got ${String(live)}`);
+  if (lookAhead !== undefined && typeof lookAhead !== 'boolean') throw new TypeError(`lookAhead must be a boolean; got ${String(lookAhead)}`);
+  if (lookAhead && live) throw new TypeError('lookAhead is for files: a live stream cannot wait for later lines');
 }
 
 /** One native line as the decoder saw it: its text, and its JSON value (the text itself when it is not JSON). */
@@ -98,6 +124,13 @@ class LineDecoder implements Decoder {
   private sequence: number;
   /** The latest time a line carried of its own. */
   private lastTime: Date | null = null;
+  /**
+   * Decoding a file: the events of its first lines while none had a time of its own, held back to
+   * take the first time a line has (a file has no "now"; its lines' times are the recording's).
+   * Null once a line had a time, past `UNTIMED_LINES`, and without the `lookAhead` option.
+   */
+  private waiting: AnyEvent[] | null;
+  private waitingLines = 0;
   /** The timestamp of the events being built: the current line's (set by `noteLine`), else that of the lines before. */
   private stamp: Date | null = null;
   /** The default clock's last Date and its time (see `now`). */
@@ -117,18 +150,21 @@ class LineDecoder implements Decoder {
     profile: ProviderProfile | null,
     private readonly options: DecoderOptions,
     private readonly detect: (line: JsonObject) => ProviderProfile | null,
+    /** The process owning the stream numbers and floors the events (see `processDecoder`). */
+    private readonly owned: boolean,
     shadow = false,
   ) {
     this.profile = profile;
     this.state = profile?.newState();
     this.sequence = options.startSequence ?? 0;
+    this.waiting = options.lookAhead && !options.live ? [] : null;
     this.keepRaw = options.keepRaw ?? 'all';
     this.trusted = new TrustedEventBuilder(options.registry);
     this.shapes = shadow ? null : shapeHoldFor(profile ?? NO_PROFILE);
   }
 
   /** A decoder of this one's profile and options for the skeletons of its lines (see shape-retention.ts). */
-  private readonly shadow = (): LineDecoder => new LineDecoder(this.profile, { ...this.options, startSequence: 0 }, this.detect, true);
+  private readonly shadow = (): LineDecoder => new LineDecoder(this.profile, { ...this.options, startSequence: 0 }, this.detect, this.owned, true);
 
   get provider(): ProviderId | null {
     return this.profile?.id ?? null;
@@ -138,10 +174,36 @@ class LineDecoder implements Decoder {
     const text = typeof line === 'string' ? line : String(line);
     if (isBlank(text)) return [];
     const parsed = parseLine(text);
-    if (!isObject(parsed)) return this.decodeText(text, parsed);
-    const events = this.decodeObject(text, parsed);
-    this.shapes?.note(parsed, this.shadow);
-    return events;
+    let events: AnyEvent[];
+    if (isObject(parsed)) {
+      events = this.decodeObject(text, parsed);
+      this.shapes?.note(parsed, this.shadow);
+    } else {
+      events = this.decodeText(text, parsed);
+    }
+    return this.waiting === null ? events : this.untilTimed(events);
+  }
+
+  /**
+   * Decoding a file, while no line had a time of its own: the events wait for the first line that
+   * has one, then all take its time (a Claude transcript starts with its untimed `system` line). The
+   * wait is bounded: past UNTIMED_LINES lines with no time (Codex lines never have one), the events
+   * go out with the time of decoding, and later own times are raised to it, as in a file with no times.
+   */
+  private untilTimed(events: AnyEvent[]): AnyEvent[] {
+    const waiting = this.waiting!;
+    if (this.lastTime !== null) {
+      this.waiting = null;
+      // Every event so far, those of this line made of the lines before it too (held text), takes this line's time.
+      const held = waiting.length === 0 ? events : [...waiting, ...events];
+      for (const event of held) event.timestamp = copyOf(this.lastTime);
+      return held;
+    }
+    for (const event of events) waiting.push(event);
+    if (++this.waitingLines <= UNTIMED_LINES) return [];
+    this.waiting = null;
+    this.lastTime = this.stamp;
+    return waiting;
   }
 
   /** A line that is not a JSON object (plain stdout text, a bare number…): held drafts are complete now. */
@@ -184,7 +246,10 @@ class LineDecoder implements Decoder {
     const drafts = [...this.release(null)];
     this.stampLine(null);
     if (!this.sawResult) drafts.push(...missingResult(exit));
-    return this.build(drafts, null);
+    const waiting = this.waiting;
+    this.waiting = null;
+    // A file none of whose lines had a time: its events have the time of decoding.
+    return this.build(drafts, null, waiting ?? []);
   }
 
   /** For `'auto'`: the first recognised line names the provider. */
@@ -223,6 +288,10 @@ class LineDecoder implements Decoder {
    * earlier lines' own times.
    */
   private stampLine(own: Date | null): void {
+    if (this.owned) {
+      this.stamp = own ?? this.now();
+      return;
+    }
     if (this.options.live) {
       this.stamp = laterOf(own ?? this.now(), this.stamp);
       return;
@@ -284,8 +353,8 @@ class LineDecoder implements Decoder {
     const raw = source !== null && (keepRaw === 'all' || (keepRaw === 'unmapped' && unmapped)) ? source.value : null;
     const provider = this.profile?.id ?? null;
     const timestamp = this.stamp ?? this.now();
-    const sequence = this.sequence;
-    this.sequence += 1;
+    // A process's decoder leaves the sequence to the process (see `processDecoder`).
+    const sequence = this.owned ? 0 : this.sequence++;
     const built = this.trusted.build(draft.kind, draft.payload, provider, this.sessionId, sequence, timestamp, raw);
     if (built !== undefined) {
       if (draft.kind === 'result') this.sawResult = true;
@@ -323,6 +392,18 @@ function append(events: AnyEvent[] | null, event: AnyEvent): AnyEvent[] {
   if (events === null) return [event];
   events.push(event);
   return events;
+}
+
+/**
+ * How many lines of a file may pass with no time of their own before their events go out with the
+ * time of decoding (see `untilTimed`): a bounded look-ahead, so that a file with no times at all
+ * (Codex) is not held whole.
+ */
+const UNTIMED_LINES = 256;
+
+/** A new Date of `time` (each event has its own), keeping the text a PreciseDate was read from. */
+function copyOf(time: Date): Date {
+  return time instanceof PreciseDate ? new PreciseDate(time.getTime(), time.text) : new Date(time.getTime());
 }
 
 /** What a profile with nothing held releases. */
