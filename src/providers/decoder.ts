@@ -5,7 +5,7 @@ import type { JsonObject, JsonValue } from '../schema/json';
 import { PreciseDate, toPreciseDate } from '../schema/precise-date';
 import { finishDrafts } from './drafts';
 import type { EventDraft, ProviderProfile } from './profile';
-import { profileFor, detectProfile } from './profiles';
+import { detectProfile, isProviderProfile, profileFor } from './profiles';
 import { assertProviderId, type ProviderId } from './provider-id';
 import { shapeHoldFor, type ShapeHold } from './shape-retention';
 
@@ -59,8 +59,12 @@ export interface Decoder {
    * (up to 256 lines) for the first line that has one, and come out with it, stamped with its time.
    */
   push(line: string): AnyEvent[];
-  /** What the run still owes at the end of the stream (held text, a missing result); later calls give []. */
-  end(exit?: ExitInfo): AnyEvent[];
+  /**
+   * What the run still owes at the end of the stream (held text, a missing result); later calls give [].
+   * `owed: 'held'`: only what the decoder still holds (streamed text), for an owner that says itself
+   * how the stream ended (a runner that stopped the CLI, a session).
+   */
+  end(exit?: ExitInfo, owed?: 'all' | 'held'): AnyEvent[];
 }
 
 /**
@@ -160,11 +164,21 @@ class LineDecoder implements Decoder {
     this.waiting = options.lookAhead && !options.live ? [] : null;
     this.keepRaw = options.keepRaw ?? 'all';
     this.trusted = new TrustedEventBuilder(options.registry);
-    this.shapes = shadow ? null : shapeHoldFor(profile ?? NO_PROFILE);
+    this.shapes = shadow ? null : this.shapesOf(profile);
   }
 
   /** A decoder of this one's profile and options for the skeletons of its lines (see shape-retention.ts). */
   private readonly shadow = (): LineDecoder => new LineDecoder(this.profile, { ...this.options, startSequence: 0 }, this.detect, this.owned, true);
+
+  /**
+   * Where the shapes of `profile`'s lines are held: only for the package's own profiles, which are
+   * pure. A shadow decoder must never run another profile: a session protocol's shares its state
+   * with the session and answers the CLI's requests.
+   */
+  private shapesOf(profile: ProviderProfile | null): ShapeHold | null {
+    if (profile === null) return this.detect === detectProfile ? shapeHoldFor(NO_PROFILE) : null;
+    return isProviderProfile(profile) ? shapeHoldFor(profile) : null;
+  }
 
   get provider(): ProviderId | null {
     return this.profile?.id ?? null;
@@ -240,12 +254,12 @@ class LineDecoder implements Decoder {
     return this.build(drafts, source, released ?? []);
   }
 
-  end(exit?: ExitInfo): AnyEvent[] {
+  end(exit?: ExitInfo, owed: 'all' | 'held' = 'all'): AnyEvent[] {
     if (this.ended) return [];
     this.ended = true;
     const drafts = [...this.release(null)];
     this.stampLine(null);
-    if (!this.sawResult) drafts.push(...missingResult(exit));
+    if (!this.sawResult && owed === 'all') drafts.push(...missingResult(exit));
     const waiting = this.waiting;
     this.waiting = null;
     // A file none of whose lines had a time: its events have the time of decoding.
@@ -258,7 +272,7 @@ class LineDecoder implements Decoder {
     if (!profile) return;
     this.profile = profile;
     this.state = profile.newState();
-    if (this.shapes) this.shapes = shapeHoldFor(profile);
+    if (this.shapes) this.shapes = this.shapesOf(profile);
   }
 
   /** A line's session id and time apply to its own events and every later one. */
@@ -414,6 +428,11 @@ export function laterOf(time: Date, floor: Date | null): Date {
   return floor !== null && time.getTime() < floor.getTime() ? floor : time;
 }
 
+/** How a CLI ended, for a message: "was killed by SIGTERM", "exited with code 2". */
+export function describeExit(exit: { code: number | null; signal: string | null }): string {
+  return exit.signal ? `was killed by ${exit.signal}` : `exited with code ${String(exit.code)}`;
+}
+
 /** The events owed when the stream ended without the provider's own terminal line. */
 function missingResult(exit: ExitInfo | undefined): EventDraft[] {
   if (!exit) {
@@ -422,7 +441,7 @@ function missingResult(exit: ExitInfo | undefined): EventDraft[] {
   }
   const metadata = { exit_code: exit.code, signal: exit.signal };
   if (exit.code === 0 && !exit.signal) return finishDrafts({ failed: false, metadata });
-  const how = exit.signal ? `was killed by ${exit.signal}` : `exited with code ${String(exit.code)}`;
+  const how = describeExit(exit);
   const tail = exit.stderrTail?.trim() ?? '';
   // The last thing the CLI said on stderr is usually why: it ends the message, and the tail is kept.
   const last = tail.split('\n').at(-1)?.trim() ?? '';

@@ -26,6 +26,14 @@ export function profileFor(id: ProviderId): ProviderProfile {
   return PROFILES[id] as ProviderProfile;
 }
 
+/**
+ * Whether `profile` is one of the package's own provider profiles: pure mappings with a fresh state
+ * per decoder (a session protocol's profile wraps one with shared state and writes to the CLI).
+ */
+export function isProviderProfile(profile: ProviderProfile): boolean {
+  return (Object.values(PROFILES) as ProviderProfile[]).includes(profile);
+}
+
 /** The first profile, in `PROVIDERS` order, that recognises the line; null when none does. */
 export function detectProfile(line: JsonObject): ProviderProfile | null {
   for (const id of PROVIDERS) {

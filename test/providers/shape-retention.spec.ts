@@ -1,3 +1,6 @@
+import 'reflect-metadata';
+import { decoderFor } from '../../src/providers/decoder';
+import type { ProviderProfile } from '../../src/providers/profile';
 import { skeletonOf } from '../../src/providers/shape-retention';
 
 describe('shape retention', () => {
@@ -13,5 +16,25 @@ describe('shape retention', () => {
     expect(skeletonOf({ type: 'file_change', changes: { '/home/me/notes.txt': { kind: 'add' } } }, 0)).toEqual({ type: 'file_change', changes: null });
     expect(skeletonOf({ type: 'say this secret sentence' }, 0)).toEqual({ type: '' });
     expect(skeletonOf(JSON.parse('{"__proto__": {"polluted": 1}}'), 0)).toBeUndefined();
+  });
+});
+
+describe('the shadow decoder', () => {
+  it('never runs a profile that is not one of the package’s own (a session protocol’s writes to the CLI)', () => {
+    let decoded = 0;
+    const profile: ProviderProfile<null> = {
+      id: 'claude',
+      detect: () => true,
+      newState: () => null,
+      sessionId: () => null,
+      timestamp: () => null,
+      decode: () => {
+        decoded += 1;
+        return [{ kind: 'raw', payload: { stream: 'stdout', content: null, metadata: {} } }];
+      },
+    };
+    const decoder = decoderFor(profile);
+    for (let i = 0; i < 100; i++) decoder.push(JSON.stringify({ type: 'assistant', n: i }));
+    expect(decoded).toBe(100);
   });
 });
