@@ -14,7 +14,8 @@ import { DecodeTally, formatDecodeSummary } from './summary';
  */
 export async function decodeCommand(options: { file: string; provider: ProviderId | 'auto'; keepRaw: DecoderOptions['keepRaw'] }, io: CliIo): Promise<number> {
   const { source, input } = openInput(options.file, io);
-  const decoder = createDecoder(options.provider, { keepRaw: options.keepRaw });
+  // A file has no "now": its first untimed lines take the first time a line has.
+  const decoder = createDecoder(options.provider, { keepRaw: options.keepRaw, lookAhead: true });
   const tally = new DecodeTally();
   const progress = new Progress(io.progress, source, io.progressEveryMs, 'events');
   let events = '';

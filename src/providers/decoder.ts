@@ -2,12 +2,13 @@ import { Event, type AnyEvent } from '../events/event';
 import { TrustedEventBuilder } from '../events/trusted-build';
 import type { Registry } from '../registry/registry';
 import type { JsonObject, JsonValue } from '../schema/json';
-import { toPreciseDate } from '../schema/precise-date';
+import { PreciseDate, toPreciseDate } from '../schema/precise-date';
 import { parseLine } from '../wire/json-line';
 import { finishDrafts } from './drafts';
 import type { EventDraft, ProviderProfile } from './profile';
-import { profileFor, detectProfile } from './profiles';
+import { detectProfile, isProviderProfile, profileFor } from './profiles';
 import { assertProviderId, type ProviderId } from './provider-id';
+import { shapeHoldFor, type ShapeHold } from './shape-retention';
 
 /** How a decoded run ended, when known: the child's exit code, or the signal that ended it. */
 export interface ExitInfo {
@@ -37,6 +38,14 @@ export interface DecoderOptions {
    * read time says nothing about its lines, so there an untimed line takes the latest time seen.
    */
   live?: boolean;
+  /**
+   * Decoding a whole file (not live): its first lines with no time of their own take the time of the
+   * first line that has one, rather than the time of decoding, which would put them after the
+   * recording's later lines (a Claude transcript starts with its untimed `system` line). Their events
+   * wait for that line (`push` gives [] for them meanwhile), at most 256 lines: past them they go out
+   * with the time of decoding. `decodeLines` and the `decode` command set it; default false.
+   */
+  lookAhead?: boolean;
 }
 
 /** A stateful decoder of one run's stdout lines. */
@@ -45,12 +54,20 @@ export interface Decoder {
   readonly provider: string | null;
   /** The session id the CLI announced so far, or null. */
   readonly sessionId: string | null;
-  /** Maps one stdout line to events; never throws. A blank line gives none, any other line at least one. */
+  /**
+   * Maps one stdout line to events; never throws. A blank line gives none, any other line at least
+   * one, at once; with `lookAhead`, the events of a file's first lines with no time of their own wait
+   * (up to 256 lines) for the first line that has one, and come out with it, stamped with its time.
+   */
   push(line: string): AnyEvent[];
   /** `push` of a line its reader already parsed (wire/json-line.ts `parseLine`): `value` is undefined when the line is not JSON. */
   pushParsed(value: JsonValue | undefined, line: string): AnyEvent[];
-  /** What the run still owes at the end of the stream (held text, a missing result); later calls give []. */
-  end(exit?: ExitInfo): AnyEvent[];
+  /**
+   * What the run still owes at the end of the stream (held text, a missing result); later calls give [].
+   * `owed: 'held'`: only what the decoder still holds (streamed text), for an owner that says itself
+   * how the stream ended (a runner that stopped the CLI, a session).
+   */
+  end(exit?: ExitInfo, owed?: 'all' | 'held'): AnyEvent[];
 }
 
 /**
@@ -68,20 +85,34 @@ export function createDecoder(provider: ProviderId | 'auto', options: DecoderOpt
  */
 export function decoderFor(profile: ProviderProfile | null, options: DecoderOptions = {}, detect: (line: JsonObject) => ProviderProfile | null = detectProfile): Decoder {
   checkOptions(options);
-  return new LineDecoder(profile, options, detect);
+  return new LineDecoder(profile, options, detect, false);
+}
+
+/**
+ * @internal The decoder of a CLI process's stdout (runs, sessions): live, and leaving the sequence
+ * and the "never backwards" floor to the process, which numbers and stamps its stdout and stderr
+ * events in one order (`CliProcess.emit`): its events carry sequence 0 and their line's own time,
+ * else the time it was read, until the process sets them.
+ */
+export function processDecoder(profile: ProviderProfile, keepRaw: DecoderOptions['keepRaw']): Decoder {
+  const options: DecoderOptions = { keepRaw, live: true };
+  checkOptions(options);
+  return new LineDecoder(profile, options, detectProfile, true);
 }
 
 const KEEP_RAW = ['all', 'unmapped', 'none'];
 
 /** Options are the caller's, not the stream's: a wrong one is a TypeError now rather than a raw event per line later. */
 function checkOptions(options: DecoderOptions): void {
-  const { keepRaw, startSequence, clock, live } = options;
+  const { keepRaw, startSequence, clock, live, lookAhead } = options;
   if (keepRaw !== undefined && !KEEP_RAW.includes(keepRaw)) throw new TypeError(`keepRaw must be one of ${KEEP_RAW.join(', ')}; got ${JSON.stringify(keepRaw)}`);
   if (startSequence !== undefined && !(Number.isSafeInteger(startSequence) && startSequence >= 0)) {
     throw new TypeError(`startSequence must be a non-negative integer; got ${String(startSequence)}`);
   }
   if (clock !== undefined && typeof clock !== 'function') throw new TypeError('clock must be a function returning a Date');
   if (live !== undefined && typeof live !== 'boolean') throw new TypeError(`live must be a boolean; got ${String(live)}`);
+  if (lookAhead !== undefined && typeof lookAhead !== 'boolean') throw new TypeError(`lookAhead must be a boolean; got ${String(lookAhead)}`);
+  if (lookAhead && live) throw new TypeError('lookAhead is for files: a live stream cannot wait for later lines');
 }
 
 /** One native line as the decoder saw it: its text, and its JSON value (the text itself when it is not JSON). */
@@ -90,54 +121,8 @@ interface Source {
   readonly value: JsonValue;
 }
 
-/** How many of the latest lines, and their events, `Kept` holds per profile. */
-const KEPT_LINES = 256;
-/** Longer lines are not held: at most KEPT_LINES lines of this size (a megabyte of text) stay alive per profile. */
-const KEPT_LINE_CHARS = 4096;
-
-/**
- * What is held on purpose per profile (as the codec's `kept`, see accelerate.ts): the decoder made
- * last, and the latest lines with the events made of them. Optimized code refers weakly to the
- * hidden classes of the objects it reads: the decoder and its builder, the profile's state, the
- * lines' JSON.parse objects (of each line type and nested shape), the objects a profile makes of
- * them and the events. A full GC collects a hidden class of which no object is left (V8 keeps one
- * a few GCs at most), and every function that read it is thrown away and compiled again. In a
- * stream of lines that are garbage once decoded, that was each full GC, for the whole decoding
- * path: measured in `npm run bench` (a full GC before each provider's block), that added 7-40% to
- * the decoding, by provider. The latest KEPT_LINES lines hold the shapes that recur (the fixtures'
- * transcripts repeat every 4 to 161 lines); a shape seen only longer ago costs at most one more
- * compilation of the code that read it.
- */
-class Kept {
-  decoder: LineDecoder | null = null;
-  private readonly lines: unknown[] = new Array<unknown>(KEPT_LINES).fill(null);
-  private readonly events: unknown[] = new Array<unknown>(KEPT_LINES).fill(null);
-  private next = 0;
-
-  /** Holds a line's JSON value and its events (an array the caller has too: what it does with it is its own business). */
-  hold(text: string, value: unknown, events: AnyEvent[]): void {
-    if (text.length > KEPT_LINE_CHARS) return;
-    const at = this.next;
-    this.lines[at] = value;
-    this.events[at] = events;
-    this.next = at + 1 === KEPT_LINES ? 0 : at + 1;
-  }
-}
-
-const KEPT = new WeakMap<object, Kept>();
+/** The shapes key of a decoder still detecting its profile. */
 const NO_PROFILE = {};
-
-/** What is held for `profile` (null: a decoder still detecting it), with `decoder` as the last decoder. */
-function keep(decoder: LineDecoder, profile: ProviderProfile | null): Kept {
-  const key = profile ?? NO_PROFILE;
-  let kept = KEPT.get(key);
-  if (!kept) {
-    kept = new Kept();
-    KEPT.set(key, kept);
-  }
-  kept.decoder = decoder;
-  return kept;
-}
 
 /** The per-run machinery every provider shares: sequence, session id, time, raw, terminal state. */
 class LineDecoder implements Decoder {
@@ -146,6 +131,13 @@ class LineDecoder implements Decoder {
   private sequence: number;
   /** The latest time a line carried of its own. */
   private lastTime: Date | null = null;
+  /**
+   * Decoding a file: the events of its first lines while none had a time of its own, held back to
+   * take the first time a line has (a file has no "now"; its lines' times are the recording's).
+   * Null once a line had a time, past `UNTIMED_LINES`, and without the `lookAhead` option.
+   */
+  private waiting: AnyEvent[] | null;
+  private waitingLines = 0;
   /** The timestamp of the events being built: the current line's (set by `noteLine`), else that of the lines before. */
   private stamp: Date | null = null;
   /** The default clock's last Date and its time (see `now`). */
@@ -158,20 +150,37 @@ class LineDecoder implements Decoder {
   private readonly keepRaw: 'all' | 'unmapped' | 'none';
   /** The trusted build of events in the registry in force (see `event`). */
   private readonly trusted: TrustedEventBuilder;
-  /** What is held for the profile (see `Kept`). */
-  private kept: Kept;
+  /** Where the shapes of this profile's lines are held, never their data (see shape-retention.ts); null for a shadow decoder. */
+  private shapes: ShapeHold | null;
 
   constructor(
     profile: ProviderProfile | null,
     private readonly options: DecoderOptions,
     private readonly detect: (line: JsonObject) => ProviderProfile | null,
+    /** The process owning the stream numbers and floors the events (see `processDecoder`). */
+    private readonly owned: boolean,
+    shadow = false,
   ) {
     this.profile = profile;
     this.state = profile?.newState();
     this.sequence = options.startSequence ?? 0;
+    this.waiting = options.lookAhead && !options.live ? [] : null;
     this.keepRaw = options.keepRaw ?? 'all';
     this.trusted = new TrustedEventBuilder(options.registry);
-    this.kept = keep(this, profile);
+    this.shapes = shadow ? null : this.shapesOf(profile);
+  }
+
+  /** A decoder of this one's profile and options for the skeletons of its lines (see shape-retention.ts). */
+  private readonly shadow = (): LineDecoder => new LineDecoder(this.profile, { ...this.options, startSequence: 0 }, this.detect, this.owned, true);
+
+  /**
+   * Where the shapes of `profile`'s lines are held: only for the package's own profiles, which are
+   * pure. A shadow decoder must never run another profile: a session protocol's shares its state
+   * with the session and answers the CLI's requests.
+   */
+  private shapesOf(profile: ProviderProfile | null): ShapeHold | null {
+    if (profile === null) return this.detect === detectProfile ? shapeHoldFor(NO_PROFILE) : null;
+    return isProviderProfile(profile) ? shapeHoldFor(profile) : null;
   }
 
   /** The CLI whose lines these are (a session protocol's profile may be of a CLI that is not a `ProviderId`). */
@@ -187,9 +196,36 @@ class LineDecoder implements Decoder {
 
   pushParsed(parsed: JsonValue | undefined, text: string): AnyEvent[] {
     if (isBlank(text)) return [];
-    const events = isObject(parsed) ? this.decodeObject(text, parsed) : this.decodeText(text, parsed);
-    this.kept.hold(text, parsed, events);
-    return events;
+    let events: AnyEvent[];
+    if (isObject(parsed)) {
+      events = this.decodeObject(text, parsed);
+      this.shapes?.note(parsed, this.shadow);
+    } else {
+      events = this.decodeText(text, parsed);
+    }
+    return this.waiting === null ? events : this.untilTimed(events);
+  }
+
+  /**
+   * Decoding a file, while no line had a time of its own: the events wait for the first line that
+   * has one, then all take its time (a Claude transcript starts with its untimed `system` line). The
+   * wait is bounded: past UNTIMED_LINES lines with no time (Codex lines never have one), the events
+   * go out with the time of decoding, and later own times are raised to it, as in a file with no times.
+   */
+  private untilTimed(events: AnyEvent[]): AnyEvent[] {
+    const waiting = this.waiting!;
+    if (this.lastTime !== null) {
+      this.waiting = null;
+      // Every event so far, those of this line made of the lines before it too (held text), takes this line's time.
+      const held = waiting.length === 0 ? events : [...waiting, ...events];
+      for (const event of held) event.timestamp = copyOf(this.lastTime);
+      return held;
+    }
+    for (const event of events) waiting.push(event);
+    if (++this.waitingLines <= UNTIMED_LINES) return [];
+    this.waiting = null;
+    this.lastTime = this.stamp;
+    return waiting;
   }
 
   /** A line that is not a JSON object (plain stdout text, a bare number…): held drafts are complete now. */
@@ -226,13 +262,16 @@ class LineDecoder implements Decoder {
     return this.build(drafts, source, released ?? []);
   }
 
-  end(exit?: ExitInfo): AnyEvent[] {
+  end(exit?: ExitInfo, owed: 'all' | 'held' = 'all'): AnyEvent[] {
     if (this.ended) return [];
     this.ended = true;
     const drafts = [...this.release(null)];
     this.stampLine(null);
-    if (!this.sawResult) drafts.push(...missingResult(exit));
-    return this.build(drafts, null);
+    if (!this.sawResult && owed === 'all') drafts.push(...missingResult(exit));
+    const waiting = this.waiting;
+    this.waiting = null;
+    // A file none of whose lines had a time: its events have the time of decoding.
+    return this.build(drafts, null, waiting ?? []);
   }
 
   /** For `'auto'`: the first recognised line names the provider. */
@@ -241,7 +280,7 @@ class LineDecoder implements Decoder {
     if (!profile) return;
     this.profile = profile;
     this.state = profile.newState();
-    this.kept = keep(this, profile);
+    if (this.shapes) this.shapes = this.shapesOf(profile);
   }
 
   /** A line's session id and time apply to its own events and every later one. */
@@ -271,6 +310,10 @@ class LineDecoder implements Decoder {
    * earlier lines' own times.
    */
   private stampLine(own: Date | null): void {
+    if (this.owned) {
+      this.stamp = own ?? this.now();
+      return;
+    }
     if (this.options.live) {
       this.stamp = laterOf(own ?? this.now(), this.stamp);
       return;
@@ -332,8 +375,8 @@ class LineDecoder implements Decoder {
     const raw = source !== null && (keepRaw === 'all' || (keepRaw === 'unmapped' && unmapped)) ? source.value : null;
     const provider = this.profile?.id ?? null;
     const timestamp = this.stamp ?? this.now();
-    const sequence = this.sequence;
-    this.sequence += 1;
+    // A process's decoder leaves the sequence to the process (see `processDecoder`).
+    const sequence = this.owned ? 0 : this.sequence++;
     const built = this.trusted.build(draft.kind, draft.payload, provider, this.sessionId, sequence, timestamp, raw);
     if (built !== undefined) {
       if (draft.kind === 'result') this.sawResult = true;
@@ -373,12 +416,29 @@ function append(events: AnyEvent[] | null, event: AnyEvent): AnyEvent[] {
   return events;
 }
 
+/**
+ * How many lines of a file may pass with no time of their own before their events go out with the
+ * time of decoding (see `untilTimed`): a bounded look-ahead, so that a file with no times at all
+ * (Codex) is not held whole.
+ */
+const UNTIMED_LINES = 256;
+
+/** A new Date of `time` (each event has its own), keeping the text a PreciseDate was read from. */
+function copyOf(time: Date): Date {
+  return time instanceof PreciseDate ? new PreciseDate(time.getTime(), time.text) : new Date(time.getTime());
+}
+
 /** What a profile with nothing held releases. */
 const NO_DRAFTS: readonly EventDraft[] = Object.freeze([]);
 
 /** `time`, or `floor` when `time` is earlier: the one home of "timestamps never go backwards". */
 export function laterOf(time: Date, floor: Date | null): Date {
   return floor !== null && time.getTime() < floor.getTime() ? floor : time;
+}
+
+/** How a CLI ended, for a message: "was killed by SIGTERM", "exited with code 2". */
+export function describeExit(exit: { code: number | null; signal: string | null }): string {
+  return exit.signal ? `was killed by ${exit.signal}` : `exited with code ${String(exit.code)}`;
 }
 
 /** The events owed when the stream ended without the provider's own terminal line. */
@@ -389,7 +449,7 @@ function missingResult(exit: ExitInfo | undefined): EventDraft[] {
   }
   const metadata = { exit_code: exit.code, signal: exit.signal };
   if (exit.code === 0 && !exit.signal) return finishDrafts({ failed: false, metadata });
-  const how = exit.signal ? `was killed by ${exit.signal}` : `exited with code ${String(exit.code)}`;
+  const how = describeExit(exit);
   const tail = exit.stderrTail?.trim() ?? '';
   // The last thing the CLI said on stderr is usually why: it ends the message, and the tail is kept.
   const last = tail.split('\n').at(-1)?.trim() ?? '';

@@ -8,6 +8,14 @@ export function profileFor(id: ProviderId): ProviderProfile {
   return CLIS[id].decode as ProviderProfile;
 }
 
+/**
+ * Whether `profile` is one of the package's own provider profiles (a registry file's `decode`): pure
+ * mappings with a fresh state per decoder (a session protocol's profile wraps one with shared state).
+ */
+export function isProviderProfile(profile: ProviderProfile): boolean {
+  return PROVIDERS.some((id) => profileFor(id) === profile);
+}
+
 /** The first provider, in `PROVIDERS` order, whose profile recognises the line; null when none does. */
 export function detectProviderId(line: JsonObject): ProviderId | null {
   for (const id of PROVIDERS) {

@@ -2,15 +2,17 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import type { Socket } from 'node:net';
 import type { Readable, Writable } from 'node:stream';
 import { Event, type AnyEvent } from '../events/event';
-import type { ErrorSeverity } from '../payloads/error.payload';
 import { laterOf, type ExitInfo } from '../providers/decoder';
-import type { ErrorCode } from '../providers/error-codes';
 import { splitLines } from '../providers/lines';
+import { endingEvents, type EndingError, type Termination } from './ending';
 import { EventQueue } from './event-queue';
 import { drainOutput } from './drain-output';
 import { trackLiveTree } from './host-exit';
 import { ProcessTree, watchTree } from './process-tree';
 import { StderrLines } from './stderr-lines';
+
+/** Milliseconds between SIGTERM and SIGKILL when stopping, unless `killGraceMs` says otherwise. */
+export const DEFAULT_GRACE_MS = 2000;
 
 /** How much of the CLI's stderr is kept for a "no result" error: the reason is usually there. */
 const STDERR_TAIL_LINES = 20;
@@ -28,18 +30,10 @@ export interface SpawnSpec {
   readonly graceMs: number;
 }
 
-/** How the CLI process ended: its exit, or the error that kept it from starting. */
+/** How the CLI process ended: its exit (a spawn that failed is a `spawn_failed` termination). */
 export interface Settled {
   readonly exit: ExitInfo;
-  readonly spawnError: Error | null;
-}
-
-/** The `error` an ending carries (and the `result`, when the ending owes one). */
-export interface EndingError {
-  message: string;
-  code: ErrorCode;
-  severity?: ErrorSeverity;
-  metadata?: Record<string, number | string | null>;
+  readonly spawnFailed: boolean;
 }
 
 /** @internal The runner's view of its own backpressure, for tests: events held, their bound, and whether output is paused. */
@@ -58,8 +52,10 @@ export interface Backpressure {
  * shell in a process group of its own (`detached`, so a stop can signal the whole group), its tree
  * tracked so that no process outlives it or the host, stdout read line by line into events and
  * stderr into `stderr` events, through one bounded queue (a slow consumer pauses the child's
- * stdout), with one sequence and timestamps that never go backwards. What a line means and how
- * the stream ends is the subclass's.
+ * stdout), with one sequence and timestamps that never go backwards (the one home of both for a
+ * live stream: its decoder leaves them, see `processDecoder`). How the process ended is decided
+ * here once (`terminate`: the first cause wins), and its ending events are built by `endingEvents`.
+ * What a line means and what a run or a session owes at its end is the subclass's.
  */
 export abstract class CliProcess {
   readonly pid: number | undefined;
@@ -77,6 +73,8 @@ export abstract class CliProcess {
   protected exited = false;
   /** The stop of the process tree under way, once one was asked for. */
   protected stopping: Promise<void> | null = null;
+  /** Why the library ended the process (or how it failed to start), once decided: the first cause wins. */
+  protected termination: Termination | null = null;
   private readonly exit: Promise<ExitInfo | { spawnError: Error }>;
   private pumps: Promise<void>[] = [];
   private sequence = 0;
@@ -86,6 +84,8 @@ export abstract class CliProcess {
 
   constructor(
     readonly provider: string,
+    /** What the owner is called in its messages: `run`, `session`. */
+    private readonly noun: string,
     private readonly spec: SpawnSpec,
   ) {
     this.argv = [spec.executable, ...spec.args];
@@ -126,9 +126,6 @@ export abstract class CliProcess {
   /** The session id stderr events carry: the one of the stdout events so far (none before it is announced). */
   protected abstract currentSessionId(): string | null;
 
-  /** Reading the output failed: the owner stops the CLI (it would block on a full pipe with nobody reading). */
-  protected abstract readFailed(message: string): void;
-
   /** Every event, as it is queued (the owner's tally). */
   protected noted(_event: AnyEvent): void {}
 
@@ -151,6 +148,32 @@ export abstract class CliProcess {
     return stdin && !stdin.destroyed && !stdin.writableEnded ? stdin : null;
   }
 
+  /**
+   * The library ends the process, for `termination`'s reason: the first cause is recorded (a later
+   * one, or one after the CLI exited, changes nothing), and the tree is stopped.
+   */
+  protected terminate(termination: Termination): void {
+    if (this.exited) return;
+    this.termination ??= termination;
+    this.stopTree();
+  }
+
+  /** Ends the process after `ms` (`timeoutMs`): timed out. */
+  protected watchTimeout(ms: number | undefined): void {
+    if (ms === undefined) return;
+    const timer = setTimeout(() => this.terminate({ code: 'timeout', message: `the ${this.noun} timed out after ${ms} ms`, status: 'timed_out' }), ms);
+    this.cleanups.push(() => clearTimeout(timer));
+  }
+
+  /** Calls `onAbort` with the signal's reason once `signal` aborts (at once when it already has). */
+  protected watchAbort(signal: AbortSignal | undefined, onAbort: (reason: string | undefined) => void): void {
+    if (!signal) return;
+    const aborted = (): void => onAbort(describeReason(signal.reason));
+    if (signal.aborted) return aborted();
+    signal.addEventListener('abort', aborted, { once: true });
+    this.cleanups.push(() => signal.removeEventListener('abort', aborted));
+  }
+
   /** SIGTERM to the CLI and every process it started, SIGKILL after the grace period; once. */
   protected stopTree(): void {
     if (this.stopping || this.exited) return;
@@ -170,6 +193,8 @@ export abstract class CliProcess {
     // Not `instanceof Error`: Node's errors come from another realm when run inside a vm (jest).
     const spawnError = 'spawnError' in result ? result.spawnError : null;
     const exit: ExitInfo = 'spawnError' in result ? { code: null, signal: null } : result;
+    // A spawn that failed is how this process ended, whatever was asked of it before.
+    if (spawnError) this.termination = { code: 'spawn_failed', message: this.spawnFailure(spawnError), status: 'failed' };
     if (this.stopping) await this.stopping;
     else if (this.tree) {
       this.tree.refresh();
@@ -188,7 +213,7 @@ export abstract class CliProcess {
       },
       this.graceMs,
     );
-    return { exit, spawnError };
+    return { exit, spawnFailed: spawnError !== null };
   }
 
   /**
@@ -204,17 +229,13 @@ export abstract class CliProcess {
     }
   }
 
-  /** The `error` (and `result`, unless null) the library itself ends a run or a turn with. */
-  protected ending(error: EndingError, result: { status: string; stop_reason: string } | null): AnyEvent[] {
-    const envelope = { provider: this.provider, provider_session_id: this.currentSessionId() };
-    const { metadata = {}, severity = 'fatal' } = error;
-    const events: AnyEvent[] = [Event.create('error', { ...envelope, payload: { ...error, severity, metadata } })];
-    if (result) events.push(Event.create('result', { ...envelope, payload: { ...result, metadata } }));
-    return events;
+  /** The `error` the library itself ends a run or a turn with, and the `result` of `status` unless null (see `endingEvents`). */
+  protected ending(error: EndingError, status: Termination['status'] | null): AnyEvent[] {
+    return endingEvents({ provider: this.provider, provider_session_id: this.currentSessionId() }, error, status);
   }
 
   /** The message of a spawn that failed: E2BIG and ENOENT say nothing clear on their own. */
-  protected spawnFailure(error: Error): string {
+  private spawnFailure(error: Error): string {
     const code = (error as { code?: unknown }).code;
     const why =
       code === 'E2BIG'
@@ -285,7 +306,7 @@ export abstract class CliProcess {
    * full pipe with nobody reading it. No process may outlive its owner.
    */
   private failedReading(error: unknown): void {
-    this.readFailed(`reading its output failed: ${describeReason(error) ?? 'unknown error'}`);
+    this.terminate({ code: 'aborted', message: `the ${this.noun} was stopped: reading its output failed: ${describeReason(error) ?? 'unknown error'}`, status: 'aborted' });
   }
 
   private emitStderr(content: string): void {

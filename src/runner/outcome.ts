@@ -1,20 +1,9 @@
 import type { AnyEvent } from '../events/event';
 import { UsageTotals, type UsageFigures } from '../providers/usage';
 import { KINDS, type EventKind } from '../registry/kinds';
+import type { Termination } from './ending';
 import type { RunCost, RunOutcome, RunStatus } from './types';
 
-/**
- * Why the runner itself stopped a run: asked to (`aborted`), its time or idle time ran out, or the
- * CLI lingered after its completed result (`finished`: the run's status is then the result's).
- */
-export type StopReason = 'aborted' | 'timeout' | 'idle_timeout' | 'finished';
-
-/** A stop that ends the run itself (all but `finished`): its error code and the run's status. */
-export const STOP_ENDINGS: Readonly<Record<Exclude<StopReason, 'finished'>, { readonly code: 'aborted' | 'timeout' | 'idle_timeout'; readonly status: RunStatus }>> = {
-  aborted: { code: 'aborted', status: 'aborted' },
-  timeout: { code: 'timeout', status: 'timed_out' },
-  idle_timeout: { code: 'idle_timeout', status: 'timed_out' },
-};
 
 /** Adds up a run's events as they pass: counts by kind, usage, session id, the CLI's own result. */
 export class OutcomeTally {
@@ -57,15 +46,16 @@ export class OutcomeTally {
   }
 
   /**
-   * The outcome. The runner's own stop decides the status, never the exit code (on SIGTERM Gemini
-   * exits 0, Claude 143, and the Codex wrapper re-raises the signal); otherwise any sign of failure
-   * (a non-zero exit, a signal, a result that is not `completed`, no result at all) makes it `failed`.
+   * The outcome. The library's own termination decides the status, never the exit code (on SIGTERM
+   * Gemini exits 0, Claude 143, and the Codex wrapper re-raises the signal); a CLI only cleaned up
+   * after its completed result (`cleanedUp`) is completed; otherwise any sign of failure (a non-zero
+   * exit, a signal, a result that is not `completed`, no result at all) makes it `failed`.
    */
-  outcome(exit: { code: number | null; signal: string | null }, stop: StopReason | null, spawnFailed: boolean): RunOutcome {
+  outcome(exit: { code: number | null; signal: string | null }, termination: Termination | null, cleanedUp = false): RunOutcome {
     let status: RunStatus;
-    if (stop !== null && stop !== 'finished') status = STOP_ENDINGS[stop].status;
-    else if (stop === 'finished') status = this.completed ? 'completed' : 'failed';
-    else if (spawnFailed || exit.code !== 0 || exit.signal !== null || this.resultStatus !== 'completed') status = 'failed';
+    if (termination) status = termination.status;
+    else if (cleanedUp) status = this.completed ? 'completed' : 'failed';
+    else if (exit.code !== 0 || exit.signal !== null || this.resultStatus !== 'completed') status = 'failed';
     else status = 'completed';
     return { status, exitCode: exit.code, signal: exit.signal, sessionId: this.sessionId, counts: { ...this.counts }, cost: this.cost };
   }

@@ -1,13 +1,14 @@
 import type { AnyEvent } from '../events/event';
-import { createDecoder, type Decoder } from '../providers/decoder';
-import { CliProcess, describeReason, type Backpressure } from './cli-process';
+import { describeExit, processDecoder, type Decoder } from '../providers/decoder';
+import { profileFor } from '../providers/profiles';
+import { CliProcess, DEFAULT_GRACE_MS, type Backpressure } from './cli-process';
+import type { Termination } from './ending';
 import { buildArgv, promptGoesOnStdin } from './flags';
 import { checkDuration, prepareLaunch } from './launch';
-import { OutcomeTally, STOP_ENDINGS, type StopReason } from './outcome';
+import { OutcomeTally } from './outcome';
 import { resumeBaseline } from './resume-baseline';
 import type { Run, RunOptions, RunOutcome, RunProvider } from './types';
 
-const DEFAULT_GRACE_MS = 2000;
 const DEFAULT_RESULT_GRACE_MS = 5000;
 
 /**
@@ -46,27 +47,27 @@ class ChildRun extends CliProcess implements Run {
   private readonly tally: OutcomeTally;
   private idleTimer: NodeJS.Timeout | null = null;
   private resultTimer: NodeJS.Timeout | null = null;
-  private stopReason: StopReason | null = null;
-  private stopMessage = '';
+  /** The runner stopped a CLI that lingered after its completed result: only a cleanup, the run stays completed. */
+  private cleanedUp = false;
   private finished = false;
 
   constructor(provider: RunProvider, executable: string, args: string[], cwd: string, env: NodeJS.ProcessEnv, private readonly options: RunOptions) {
     // Stdin carries only a long prompt: with an open stdin pipe Codex waits for more input ("Reading
     // additional input from stdin..."), and Claude and Gemini append piped stdin to the prompt.
     const stdin = promptGoesOnStdin(options.prompt) ? options.prompt : null;
-    super(provider, { executable, args, cwd, env, stdin, graceMs: options.killGraceMs ?? DEFAULT_GRACE_MS });
+    super(provider, 'run', { executable, args, cwd, env, stdin, graceMs: options.killGraceMs ?? DEFAULT_GRACE_MS });
     // A resumed session's CLI reports totals that include the earlier runs: the outcome leaves them out.
     this.tally = new OutcomeTally(options.resume ? resumeBaseline(provider, options.resume, env) : null);
     // Live: a line with no time of its own is stamped when it was read, not with an older line's time.
     // keepRaw 'none' by default: see `RunOptions.keepRaw`.
-    this.decoder = createDecoder(provider, { keepRaw: options.keepRaw ?? 'none', live: true });
+    this.decoder = processDecoder(profileFor(provider), options.keepRaw ?? 'none');
     this.startPumps();
     this.watchStops();
     this.done = this.finish();
   }
 
   abort(reason?: string): void {
-    this.stop('aborted', reason === undefined ? 'the run was aborted' : `the run was aborted: ${String(reason)}`);
+    this.terminate({ code: 'aborted', message: reason === undefined ? 'the run was aborted' : `the run was aborted: ${String(reason)}`, status: 'aborted' });
   }
 
   [Symbol.asyncIterator](): AsyncIterator<AnyEvent> {
@@ -87,53 +88,43 @@ class ChildRun extends CliProcess implements Run {
     return this.decoder.sessionId;
   }
 
-  protected readFailed(message: string): void {
-    this.stop('aborted', `the run was stopped: ${message}`);
-  }
-
   protected override noted(event: AnyEvent): void {
     this.tally.note(event);
     if (event.kind === 'result' && this.tally.completed) this.awaitExit();
   }
 
   private watchStops(): void {
-    const { timeoutMs, signal } = this.options;
     this.heardFrom();
     this.cleanups.push(() => {
       if (this.idleTimer) clearTimeout(this.idleTimer);
       if (this.resultTimer) clearTimeout(this.resultTimer);
     });
-    if (timeoutMs !== undefined) {
-      const timer = setTimeout(() => this.stop('timeout', `the run timed out after ${timeoutMs} ms`), timeoutMs);
-      this.cleanups.push(() => clearTimeout(timer));
-    }
-    if (signal) {
-      const onAbort = (): void => this.abort(describeReason(signal.reason));
-      if (signal.aborted) onAbort();
-      else {
-        signal.addEventListener('abort', onAbort, { once: true });
-        this.cleanups.push(() => signal.removeEventListener('abort', onAbort));
-      }
-    }
+    this.watchTimeout(this.options.timeoutMs);
+    this.watchAbort(this.options.signal, (reason) => this.abort(reason));
   }
 
   /** The CLI printed something: the idle timeout starts again. */
   protected override heardFrom(): void {
     const idleMs = this.options.idleTimeoutMs;
-    if (idleMs === undefined || this.stopReason || this.exited) return;
+    if (idleMs === undefined || this.stopping || this.exited) return;
     if (this.idleTimer) this.idleTimer.refresh();
-    else this.idleTimer = setTimeout(() => this.stop('idle_timeout', `the CLI printed nothing for ${idleMs} ms`), idleMs);
+    else this.idleTimer = setTimeout(() => this.terminate({ code: 'idle_timeout', message: `the CLI printed nothing for ${idleMs} ms`, status: 'timed_out' }), idleMs);
   }
 
   /**
-   * The runner's own stop: the first one wins; after the CLI has exited there is nothing left to stop.
-   * After a completed result every stop is only the cleanup of a CLI that lingers (`finished`): the
-   * run did its work, and an abort, a timeout or a consumer leaving then does not make it fail.
+   * After a completed result every stop is only the cleanup of a CLI that lingers: the run did its
+   * work, and an abort, a timeout, a consumer leaving or a read failure then does not make it fail.
    */
-  private stop(reason: StopReason, message: string): void {
-    if (this.stopReason || this.exited || this.finished) return;
-    this.stopReason = this.tally.completed ? 'finished' : reason;
-    this.stopMessage = message;
+  protected override terminate(termination: Termination): void {
+    if (this.finished || this.exited) return;
+    if (!this.termination && this.tally.completed) this.cleanUp();
+    else super.terminate(termination);
+  }
+
+  /** Stops a CLI that did its work (its completed result) but lingers: no termination, the run stays completed. */
+  private cleanUp(): void {
+    if (this.exited) return;
+    this.cleanedUp = true;
     this.stopTree();
   }
 
@@ -143,34 +134,30 @@ class ChildRun extends CliProcess implements Run {
    * run stays completed: the runner only cleaned up.
    */
   private awaitExit(): void {
-    if (this.resultTimer || this.stopReason || this.exited) return;
+    if (this.resultTimer || this.stopping || this.exited) return;
     const graceMs = this.options.resultGraceMs ?? DEFAULT_RESULT_GRACE_MS;
-    this.resultTimer = setTimeout(() => this.stop('finished', `the CLI was still running ${graceMs} ms after its result`), graceMs);
+    this.resultTimer = setTimeout(() => this.cleanUp(), graceMs);
   }
 
   private async finish(): Promise<RunOutcome> {
-    const { exit, spawnError } = await this.settle();
-    const stop = this.stopReason;
-    if (spawnError) {
-      this.emit(this.ending({ message: this.spawnFailure(spawnError), code: 'spawn_failed' }, { status: 'failed', stop_reason: 'spawn_failed' }));
-    } else if (stop && stop !== 'finished') {
-      // The decoder's "no result line" ending does not apply: the runner ended the run, and says so.
-      const owed = this.decoder.end(exit).filter((event) => event.kind !== 'result' && !(event.kind === 'error' && event.payload.code === 'no_result'));
-      const { code, status } = STOP_ENDINGS[stop];
-      this.emit(owed);
+    const { exit, spawnFailed } = await this.settle();
+    const termination = this.termination;
+    const exitMeta = { exit_code: exit.code, signal: exit.signal };
+    if (termination) {
+      // The runner ended the run (or it never started), and says so: the decoder's "no result" ending does not apply.
+      this.emit(this.decoder.end(exit, 'held'));
       // A result the CLI printed itself is kept, and no second one added.
-      this.emit(this.ending({ message: this.stopMessage, code, metadata: { exit_code: exit.code, signal: exit.signal } }, this.tally.sawResult ? null : { status, stop_reason: code }));
+      this.emit(this.ending({ message: termination.message, code: termination.code, metadata: spawnFailed ? {} : exitMeta }, this.tally.sawResult ? null : termination.status));
     } else {
       this.emit(this.decoder.end({ ...exit, stderrTail: this.stderrTail.join('\n') }));
       // A CLI that fails after saying it completed (and that the runner did not stop itself) has failed.
-      if (!stop && this.tally.completed && (exit.code !== 0 || exit.signal !== null)) {
-        const how = exit.signal ? `was killed by ${exit.signal}` : `exited with code ${String(exit.code)}`;
-        this.emit(this.ending({ message: `the CLI ${how} after its result`, code: 'exit_code', severity: 'error', metadata: { exit_code: exit.code, signal: exit.signal } }, null));
+      if (!this.cleanedUp && this.tally.completed && (exit.code !== 0 || exit.signal !== null)) {
+        this.emit(this.ending({ message: `the CLI ${describeExit(exit)} after its result`, code: 'exit_code', severity: 'error', metadata: exitMeta }, null));
       }
     }
     this.finished = true;
     this.queue.close();
-    return this.tally.outcome(exit, this.stopReason, spawnError !== null);
+    return this.tally.outcome(exit, termination, this.cleanedUp);
   }
 }
 

@@ -1,6 +1,7 @@
 import type { AnyEvent } from '../events/event';
 import { Event } from '../events/event';
 import type { ErrorCode } from '../providers/error-codes';
+import { endingEvents as runnerEnding } from '../runner/ending';
 import { startSession } from '../sessions/session';
 import type { ApprovalAnswer, ApprovalPolicy, SessionOptions, SessionProvider } from '../sessions/types';
 import type { WorkspaceMode } from './workspace';
@@ -61,13 +62,9 @@ export interface RunControl {
   onApprove(listener: (approvalId: string, answer: ApprovalAnswer) => void): void;
 }
 
-/** The `error` and `result` a run ends with when no CLI said so (a cancel before it started, a lost worker). */
+/** The `error` and `result` a run ends with when no CLI said so (a cancel before it started, a lost worker): the runner's `endingEvents`. */
 export function endingEvents(provider: string, code: ErrorCode, message: string, status: 'failed' | 'aborted'): AnyEvent[] {
-  const envelope = { provider, provider_session_id: null };
-  return [
-    Event.create('error', { ...envelope, payload: { message, code, severity: 'fatal', metadata: {} } }),
-    Event.create('result', { ...envelope, payload: { status, stop_reason: code, metadata: {} } }),
-  ];
+  return runnerEnding({ provider, provider_session_id: null }, { message, code }, status);
 }
 
 /** What `executeJob` leaves to its caller: the run's `result` (held back, for the caller to complete), and the ending it owes when it has none. */

@@ -1,20 +1,19 @@
 import { Event, type AnyEvent } from '../events/event';
-import { decoderFor, type Decoder } from '../providers/decoder';
-import type { ErrorCode } from '../providers/error-codes';
+import { describeExit, processDecoder, type Decoder } from '../providers/decoder';
 import type { JsonObject } from '../schema/json';
-import { CliProcess } from '../runner/cli-process';
+import { CLIS, isCliId, SESSION_CLI_IDS, type SessionSetup } from '../clis';
+import { CliProcess, DEFAULT_GRACE_MS, describeReason } from '../runner/cli-process';
+import type { Termination } from '../runner/ending';
 import { refuseNul } from '../runner/flags';
 import { checkDuration, prepareLaunch } from '../runner/launch';
 import { OutcomeTally } from '../runner/outcome';
-import type { RunOutcome, RunStatus } from '../runner/types';
-import { CLIS, isCliId, SESSION_CLI_IDS, type SessionSetup } from '../clis';
-import { sessionArgv } from './session-argv';
-import { readLine, type SessionProtocol } from './protocol';
+import type { RunOutcome } from '../runner/types';
 import { ApprovalBook, type AnsweredBy } from './approval-book';
+import { readLine, type SessionProtocol } from './protocol';
+import { sessionArgv } from './session-argv';
 import type { ApprovalAnswer, ApprovalPolicy, Session, SessionOptions, SessionProvider } from './types';
 import { APPROVAL_POLICIES } from './types';
 
-const DEFAULT_GRACE_MS = 2000;
 const DEFAULT_APPROVAL_TIMEOUT_MS = 5 * 60_000;
 const DEFAULT_INTERRUPT_TIMEOUT_MS = 15_000;
 
@@ -70,13 +69,6 @@ interface Turn {
   interruptTimer: NodeJS.Timeout | null;
 }
 
-/** Why the session stopped the CLI itself: its error, and the status of the turn it cut short and of the session. */
-interface SessionStop {
-  readonly message: string;
-  readonly code: ErrorCode;
-  readonly status: RunStatus;
-}
-
 const ignore = (): void => undefined;
 
 class ChildSession extends CliProcess implements Session {
@@ -94,16 +86,14 @@ class ChildSession extends CliProcess implements Session {
   private closeTimer: NodeJS.Timeout | null = null;
   /** When the last turn ended (`Date.now()`), for a CLI that saves a turn after ending it. */
   private lastTurnEndedAt = 0;
-  /** The session stopped the CLI itself (a failed handshake, an interrupt it ignored, a limit passed). */
-  private stopped: SessionStop | null = null;
   private ended = false;
   /** The CLI's session setup, from its registry file. */
   private readonly setup: SessionSetup;
 
   constructor(provider: SessionProvider, executable: string, args: string[], cwd: string, env: NodeJS.ProcessEnv, private readonly options: SessionOptions) {
-    super(provider, { executable, args, cwd, env, stdin: 'open', graceMs: options.killGraceMs ?? DEFAULT_GRACE_MS });
+    super(provider, 'session', { executable, args, cwd, env, stdin: 'open', graceMs: options.killGraceMs ?? DEFAULT_GRACE_MS });
     this.setup = CLIS[provider].session;
-    this.protocol = this.setup.protocol({ write: (message) => this.write(message), fail: (message) => this.stopWith({ message, code: 'execution', status: 'failed' }) }, provider, options);
+    this.protocol = this.setup.protocol({ write: (message) => this.write(message), fail: (message) => this.terminate({ message, code: 'execution', status: 'failed' }) }, provider, options);
     this.approvals = new ApprovalBook(
       {
         timeoutMs: options.approvalTimeoutMs ?? DEFAULT_APPROVAL_TIMEOUT_MS,
@@ -115,10 +105,10 @@ class ChildSession extends CliProcess implements Session {
       },
       options.approvals ?? 'ask',
     );
-    this.decoder = decoderFor(this.protocol.profile, { keepRaw: options.keepRaw ?? 'none', live: true });
+    this.decoder = processDecoder(this.protocol.profile, options.keepRaw ?? 'none');
     this.startPumps();
-    this.watchSignal();
-    this.watchTimeout();
+    this.watchAbort(options.signal, () => void this.close());
+    this.watchTimeout(options.timeoutMs);
     if (this.pid !== undefined) this.protocol.open();
     this.done = this.finish();
   }
@@ -148,7 +138,7 @@ class ChildSession extends CliProcess implements Session {
       // A rejection, as for any prompt the session cannot take: that turn fails, the session goes on.
       return Promise.reject(error);
     }
-    if (this.closing || this.ended || this.stopped) return Promise.reject(new Error('the session is closed'));
+    if (this.closing || this.ended || this.termination) return Promise.reject(new Error('the session is closed'));
     let resolve!: Turn['resolve'];
     let reject!: Turn['reject'];
     const result = new Promise<Event<'result'>>((res, rej) => {
@@ -177,7 +167,7 @@ class ChildSession extends CliProcess implements Session {
     this.protocol.interrupt();
     this.approvals.withdrawAll();
     const timeoutMs = this.options.interruptTimeoutMs ?? DEFAULT_INTERRUPT_TIMEOUT_MS;
-    turn.interruptTimer = setTimeout(() => this.stopWith({ message: `the CLI did not end its turn within ${timeoutMs} ms of the interrupt`, code: 'aborted', status: 'aborted' }), timeoutMs);
+    turn.interruptTimer = setTimeout(() => this.terminate({ message: `the CLI did not end its turn within ${timeoutMs} ms of the interrupt`, code: 'aborted', status: 'aborted' }), timeoutMs);
     return turn.over;
   }
 
@@ -211,10 +201,6 @@ class ChildSession extends CliProcess implements Session {
     return this.decoder.sessionId;
   }
 
-  protected readFailed(message: string): void {
-    this.stopWith({ message: `the session was stopped: ${message}`, code: 'aborted', status: 'failed' });
-  }
-
   protected override noted(event: AnyEvent): void {
     this.tally.note(event);
     if (event.kind === 'cost_update') this.checkBudget();
@@ -227,25 +213,6 @@ class ChildSession extends CliProcess implements Session {
     this.stdin?.write(`${JSON.stringify(message)}\n`);
   }
 
-  private watchSignal(): void {
-    const signal = this.options.signal;
-    if (!signal) return;
-    const onAbort = (): void => void this.close();
-    if (signal.aborted) onAbort();
-    else {
-      signal.addEventListener('abort', onAbort, { once: true });
-      this.cleanups.push(() => signal.removeEventListener('abort', onAbort));
-    }
-  }
-
-  /** The session's whole life is `timeoutMs`: then the CLI is stopped. */
-  private watchTimeout(): void {
-    const timeoutMs = this.options.timeoutMs;
-    if (timeoutMs === undefined) return;
-    const timer = setTimeout(() => this.stopWith({ message: `the session timed out after ${timeoutMs} ms`, code: 'timeout', status: 'timed_out' }), timeoutMs);
-    this.cleanups.push(() => clearTimeout(timer));
-  }
-
   /** Usage past `maxTokens` or `maxCostUsd` stops the CLI; a CLI that reports no price is held to its tokens only. */
   private checkBudget(): void {
     const cost = this.tally.cost;
@@ -254,12 +221,12 @@ class ChildSession extends CliProcess implements Session {
     let over: string | null = null;
     if (maxTokens !== undefined && cost.total_tokens > maxTokens) over = `${cost.total_tokens} tokens, over its limit of ${maxTokens}`;
     else if (maxCostUsd !== undefined && cost.cost_usd !== null && cost.cost_usd > maxCostUsd) over = `$${cost.cost_usd}, over its limit of $${maxCostUsd}`;
-    if (over) this.stopWith({ message: `the session's usage reached ${over}: the CLI was stopped`, code: 'budget_exceeded', status: 'failed' });
+    if (over) this.terminate({ message: `the session's usage reached ${over}: the CLI was stopped`, code: 'budget_exceeded', status: 'failed' });
   }
 
   /** Starts the next queued turn when none runs (and none once the session stopped the CLI). */
   private nextTurn(): void {
-    if (this.turn || this.closing || this.ended || this.stopped) return;
+    if (this.turn || this.closing || this.ended || this.termination) return;
     const turn = this.queued.shift();
     if (!turn) return;
     this.turn = turn;
@@ -291,49 +258,32 @@ class ChildSession extends CliProcess implements Session {
 
   // ---- ending ---------------------------------------------------------------------------
 
-  /** The session stops the CLI itself; the first reason wins. */
-  private stopWith(stop: SessionStop): void {
-    if (this.stopped || this.exited) return;
-    this.stopped = stop;
-    this.stopTree();
-  }
-
   private async finish(): Promise<RunOutcome> {
-    const { exit, spawnError } = await this.settle();
+    const { exit, spawnFailed } = await this.settle();
     this.ended = true;
     if (this.closeTimer) clearTimeout(this.closeTimer);
-    // What the decoder still holds (streamed text); its "no result" ending is the session's to say.
-    this.emit(this.decoder.end(exit).filter((event) => event.kind !== 'result' && !(event.kind === 'error' && event.payload.code === 'no_result')));
+    // What the decoder still holds (streamed text); how the stream ended is the session's to say.
+    this.emit(this.decoder.end(exit, 'held'));
     this.approvals.withdrawAll();
     const turn = this.turn;
-    const exitMeta = { exit_code: exit.code, signal: exit.signal };
-    let status: RunStatus = 'completed';
-    if (spawnError) {
-      status = 'failed';
-      this.emit(this.ending({ message: this.spawnFailure(spawnError), code: 'spawn_failed' }, turn ? { status: 'failed', stop_reason: 'spawn_failed' } : null));
-    } else if (this.stopped) {
-      const { status: stoppedStatus, ...error } = this.stopped;
-      status = stoppedStatus;
-      this.emit(this.ending({ ...error, metadata: exitMeta }, turn ? { status: stoppedStatus, stop_reason: error.code } : null));
-    } else if (this.closing) {
-      if (turn) {
-        status = 'aborted';
-        this.emit(this.ending({ message: 'the session was closed during the turn', code: 'aborted', metadata: exitMeta }, { status: 'aborted', stop_reason: 'aborted' }));
-      }
-    } else {
-      // The CLI ended by itself: a crash, a kill, or its own refusal to go on.
-      status = 'failed';
-      const how = exit.signal ? `was killed by ${exit.signal}` : `exited with code ${String(exit.code)}`;
-      const last = this.stderrTail.at(-1)?.trim() ?? '';
-      const metadata = this.stderrTail.length > 0 ? { ...exitMeta, stderr_tail: this.stderrTail.join('\n') } : exitMeta;
-      const message = `the CLI ${how} ${turn ? 'during the turn' : 'between turns'}${last === '' ? '' : `: ${last}`}`;
-      this.emit(this.ending({ message, code: 'no_result', metadata }, turn ? { status: 'failed', stop_reason: 'no_result' } : null));
+    const exitMeta: Record<string, number | string | null> = spawnFailed ? {} : { exit_code: exit.code, signal: exit.signal };
+    const last = this.stderrTail.at(-1)?.trim() ?? '';
+    // Closed by the host, the session ended as asked (a turn it cut short was aborted); else the CLI ended by itself: a crash, a kill, or its own refusal to go on.
+    const ended: Termination | null = this.closing
+      ? turn
+        ? { message: 'the session was closed during the turn', code: 'aborted', status: 'aborted' }
+        : null
+      : { message: `the CLI ${describeExit(exit)} ${turn ? 'during the turn' : 'between turns'}${last === '' ? '' : `: ${last}`}`, code: 'no_result', status: 'failed' };
+    const termination = this.termination ?? ended;
+    if (termination) {
+      const metadata = termination === ended && termination.code === 'no_result' && this.stderrTail.length > 0 ? { ...exitMeta, stderr_tail: this.stderrTail.join('\n') } : exitMeta;
+      this.emit(this.ending({ message: termination.message, code: termination.code, metadata }, turn ? termination.status : null));
     }
     // A turn the ending closed was resolved by its result above; one still here never got one.
     this.turn?.reject(new Error('the session ended during the turn'));
     this.turn = null;
     for (const queued of this.queued.splice(0)) queued.reject(new Error('the session ended before this prompt was sent'));
     this.queue.close();
-    return { ...this.tally.outcome(exit, null, spawnError !== null), status };
+    return { ...this.tally.outcome(exit, termination), status: termination?.status ?? 'completed' };
   }
 }

@@ -15,9 +15,9 @@ async function collect(events: AsyncIterable<AnyEvent>): Promise<Record<string, 
   return out;
 }
 
-/** What pushing the lines one by one and ending without exit information gives. */
+/** What pushing the lines one by one (a file: `lookAhead`) and ending without exit information gives. */
 function pushed(provider: Parameters<typeof createDecoder>[0], lines: string[]): Record<string, unknown>[] {
-  const decoder = createDecoder(provider, { clock: FIXTURE_CLOCK });
+  const decoder = createDecoder(provider, { clock: FIXTURE_CLOCK, lookAhead: true });
   return [...lines.flatMap((line) => decoder.push(line)), ...decoder.end()].map((event) => {
     const { id: _id, ...rest } = JSON.parse(JSON.stringify(event)) as Record<string, unknown>;
     return rest;
@@ -40,6 +40,21 @@ describe('decodeLines', () => {
   it('passes its options to the decoder', async () => {
     const events = await collect(decodeLines('codex', Readable.from([Buffer.from('x\n')]), { startSequence: 7, keepRaw: 'none', clock: FIXTURE_CLOCK }));
     expect(events.map((e) => [e.sequence, e.raw, e.timestamp])).toEqual([[7, null, '2026-01-01T00:00:00.000Z'], [8, null, '2026-01-01T00:00:00.000Z'], [9, null, '2026-01-01T00:00:00.000Z']]);
+  });
+
+  it('a recorded Claude run whose first line has no time: every event takes the recording\'s times, none "now", none backwards', async () => {
+    const recording = [
+      { type: 'system', subtype: 'init', cwd: '/tmp/w', session_id: 's-1', tools: [], model: 'claude-x' },
+      { type: 'assistant', timestamp: '2025-05-06T07:08:09.123Z', session_id: 's-1', message: { id: 'm1', role: 'assistant', content: [{ type: 'text', text: 'Hi' }] } },
+      { type: 'user', timestamp: '2025-05-06T07:08:10.000Z', session_id: 's-1', message: { role: 'user', content: 'more' } },
+      { type: 'result', subtype: 'success', is_error: false, result: 'Hi', session_id: 's-1', usage: { input_tokens: 1, output_tokens: 1 } },
+    ].map((line) => `${JSON.stringify(line)}\n`);
+    const events = await collect(decodeLines('claude', Readable.from(recording), { clock: FIXTURE_CLOCK }));
+    const times = events.map((e) => e.timestamp as string);
+    expect(times[0]).toBe('2025-05-06T07:08:09.123Z');
+    expect(times.at(-1)).toBe('2025-05-06T07:08:10.000Z');
+    expect(times).toEqual([...times].sort());
+    expect(events.map((e) => e.sequence)).toEqual(events.map((_e, i) => i));
   });
 
   it('throws the unknown-provider TypeError at once, before reading anything', () => {

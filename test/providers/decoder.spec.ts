@@ -163,6 +163,54 @@ describe('timestamp', () => {
     expect([...first, ...behind, ...later].map((e) => e.timestamp.toISOString())).toEqual(['2026-01-01T00:00:10.000Z', '2026-01-01T00:00:10.000Z', '2026-01-01T00:00:30.000Z']);
   });
 
+  // A recording whose first line has no time (Claude's `system` line) used to stamp it "now", then go back to the recording's times.
+  it('lookAhead (a file): the first untimed lines take the first time a line has, and never run backwards', () => {
+    const decoder = decoderFor(testProfile, { clock, lookAhead: true });
+    const recording = [
+      line({ t: 'start', sid: 's1' }),
+      line({ t: 'delta', text: 'Hel' }),
+      'plain text',
+      line({ t: 'say', text: 'first timed', at: '2025-03-04T05:06:07.891Z' }),
+      line({ t: 'tools' }),
+      line({ t: 'say', at: '2025-03-04T05:06:09Z' }),
+    ];
+    const perLine = recording.map((text) => decoder.push(text));
+    // The untimed lines' events wait for the first timed line, then come out with it, in order.
+    expect(perLine.map((events) => events.length)).toEqual([0, 0, 0, 5, 2, 1]);
+    const events = [...perLine.flat(), ...decoder.end()];
+    expect(events.map((e) => [e.kind, json(e).timestamp])).toEqual([
+      ['run_started', '2025-03-04T05:06:07.891Z'],
+      ['assistant_delta', '2025-03-04T05:06:07.891Z'],
+      ['assistant_message', '2025-03-04T05:06:07.891Z'],
+      ['raw', '2025-03-04T05:06:07.891Z'],
+      ['assistant_message', '2025-03-04T05:06:07.891Z'],
+      ['tool_use', '2025-03-04T05:06:07.891Z'],
+      ['tool_result', '2025-03-04T05:06:07.891Z'],
+      ['assistant_message', '2025-03-04T05:06:09Z'],
+      ['error', '2025-03-04T05:06:09Z'],
+      ['result', '2025-03-04T05:06:09Z'],
+    ]);
+    expect(events.map((e) => e.sequence)).toEqual(events.map((_e, i) => i));
+    expect(new Set(events.map((e) => e.timestamp)).size).toBe(events.length);
+  });
+
+  it('lookAhead is bounded: 256 untimed lines go out with the time of decoding, and later own times are raised to it', () => {
+    const decoder = decoderFor(testProfile, { clock, lookAhead: true });
+    const held = Array.from({ length: 256 }, () => decoder.push(line({ t: 'say' })));
+    expect(held.every((events) => events.length === 0)).toBe(true);
+    const flushed = decoder.push(line({ t: 'say' }));
+    expect(flushed).toHaveLength(257);
+    const later = decoder.push(line({ t: 'say', at: '2025-01-01T00:00:00Z' }));
+    expect([...flushed, ...later].every((e) => json(e).timestamp === CLOCK_TIME)).toBe(true);
+  });
+
+  it('lookAhead: a file with no times at all ends with the time of decoding; live refuses it', () => {
+    const decoder = decoderFor(testProfile, { clock, lookAhead: true });
+    expect(decoder.push(line({ t: 'say' }))).toEqual([]);
+    expect(decoder.end().map((e) => [e.kind, json(e).timestamp])).toEqual([['assistant_message', CLOCK_TIME], ['error', CLOCK_TIME], ['result', CLOCK_TIME]]);
+    expect(() => decoderFor(testProfile, { lookAhead: true, live: true })).toThrow(/lookAhead is for files/);
+  });
+
   it('never goes backwards in a file either: an own time earlier than an earlier line\'s is raised to it', () => {
     const events = decode([line({ t: 'say', at: '2025-01-01T00:00:05Z' }), line({ t: 'say', at: '2025-01-01T00:00:01Z' }), line({ t: 'say' })]);
     expect(events.map((e) => json(e).timestamp)).toEqual(['2025-01-01T00:00:05Z', '2025-01-01T00:00:05Z', '2025-01-01T00:00:05Z']);

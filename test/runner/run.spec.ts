@@ -193,6 +193,19 @@ describe('startRun (with a stand-in CLI)', () => {
     expect(isRunning(cli)).toBe(false);
   });
 
+  // An independent check: a CLI hanging after its result resolved `completed` after the result grace
+  // while its setsid child was still alive for up to a few seconds more.
+  it('done resolves only once every process of the tree is gone: a CLI that hangs after its result, ignores SIGTERM and has a setsid child', async () => {
+    const pidFile = join(dir, 'child.pid');
+    const run = fake({ FAKE_FIXTURE: fixture('claude', 'plain'), FAKE_HANG: '1', FAKE_IGNORE_TERM: '1', FAKE_CHILD: 'setsid', FAKE_CHILD_PID_FILE: pidFile }, { resultGraceMs: 200 });
+    const cli = readStat(run.pid as number) as ProcessRef;
+    const child = await childOf(pidFile);
+    const { events, outcome } = await collect(run);
+    expect([isRunning(cli), isRunning(child)]).toEqual([false, false]);
+    expect(outcome).toMatchObject({ status: 'completed', signal: 'SIGKILL' });
+    expect(events[events.length - 1]).toMatchObject({ kind: 'result', payload: { status: 'completed' } });
+  });
+
   it('breaking out of for await at the result is no abort: the CLI exits by itself and the run is completed', async () => {
     const run = fake({ FAKE_FIXTURE: fixture('claude', 'plain'), FAKE_STDERR_AFTER: 'shutting down\n' });
     for await (const event of run) if (event.kind === 'result') break;
@@ -356,9 +369,9 @@ describe('startRun (with a stand-in CLI)', () => {
 
   it('a failure while turning output into events stops the CLI: nothing is left running, done resolves', async () => {
     const decoderModule = jest.requireActual('../../src/providers/decoder') as typeof import('../../src/providers/decoder');
-    const real = decoderModule.createDecoder;
-    const spy = jest.spyOn(decoderModule, 'createDecoder').mockImplementation((provider, options) => {
-      const decoder = real(provider, options);
+    const real = decoderModule.processDecoder;
+    const spy = jest.spyOn(decoderModule, 'processDecoder').mockImplementation((profile, keepRaw) => {
+      const decoder = real(profile, keepRaw);
       decoder.push = () => {
         throw new Error('a bug in a decoder');
       };
