@@ -18,7 +18,8 @@ export interface RunFlags {
   /** The fixed head: headless mode and JSON lines on stdout. */
   readonly base: readonly string[];
   readonly model: (model: string) => string[];
-  readonly permission: Readonly<Record<PermissionPreset, readonly string[]>>;
+  /** The flags of each preset it has; a preset it lacks is refused (a TypeError naming those it has). */
+  readonly permission: Readonly<Partial<Record<PermissionPreset, readonly string[]>>>;
   /** Null: the CLI has no such flag, and asking for it is an error rather than silently ignored. */
   readonly allowedTools: ((tools: readonly string[]) => string[]) | null;
   readonly resume: (sessionId: string) => string[];
@@ -70,6 +71,8 @@ export interface CliDefinition {
     readonly documented: readonly string[];
     /** Variables of the host's environment it must not inherit unless the caller sets them. */
     readonly drop: readonly string[];
+    /** Variables set for it unless the caller sets them (a switch that keeps a daemon of its own from outliving the run…). */
+    readonly set?: Readonly<Record<string, string>>;
   };
   /** Its JSON-lines output, read into events (`decodeLines`, `detectProvider`); absent: not decoded. */
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- each profile has its own state type

@@ -1,4 +1,4 @@
-import { CLIS } from '../clis';
+import { CLIS, type CliDefinition } from '../clis';
 import { refuseNul } from './flags';
 import type { AgentCli } from './types';
 
@@ -41,13 +41,16 @@ export interface EnvironmentOptions {
 
 /**
  * The environment `cli` starts with: the host's (`host`), whole or only its allowed variables
- * (`EnvironmentOptions.inheritEnv`), without `dropEnv` (what the CLI must not inherit), then the
- * caller's `env` over it (which may set a `dropEnv` variable again). Throws a TypeError for an
- * invalid option, and for a NUL byte in the caller's variables (no process can be given one).
+ * (`EnvironmentOptions.inheritEnv`), without what the CLI's registry file drops (`env.drop`: what
+ * it must not inherit), with what the registry sets for it (`env.set`), then the caller's `env` over
+ * it (which may set either again). Throws a TypeError for an invalid option, and for a NUL byte in
+ * the caller's variables (no process can be given one).
  */
-export function cliEnvironment(cli: AgentCli, options: EnvironmentOptions, dropEnv: readonly string[], host: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
+export function cliEnvironment(cli: AgentCli, options: EnvironmentOptions, host: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
   const env = inherited(cli, options, host);
-  for (const key of dropEnv) delete env[key];
+  const { drop, set = {} }: CliDefinition['env'] = CLIS[cli].env;
+  for (const key of drop) delete env[key];
+  Object.assign(env, set);
   for (const [key, value] of Object.entries(options.env ?? {})) {
     if (value === undefined) delete env[key];
     else {

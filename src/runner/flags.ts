@@ -29,7 +29,7 @@ export function buildArgv(provider: RunProvider, options: ArgvOptions): string[]
   if (typeof options.prompt !== 'string') throw new TypeError('prompt must be a string');
   refuseNul('prompt', options.prompt);
   const permission = options.permission ?? 'default';
-  const permissionArgs = flags.permission[permission];
+  const permissionArgs = Object.prototype.hasOwnProperty.call(flags.permission, permission) ? flags.permission[permission] : undefined;
   if (!permissionArgs) throw new TypeError(`permission must be one of ${Object.keys(flags.permission).join(', ')}; got ${JSON.stringify(permission)}`);
   refuseFlagLikeValues(options);
   const argv = [...flags.base];

@@ -30,7 +30,7 @@ export function prepareLaunch(cli: AgentCli, options: LaunchOptions): Launch {
   refuseNul('cwd', cwd);
   // Checked here: a spawn in a missing directory fails with ENOENT, which reads like a missing executable.
   if (!statSync(cwd, { throwIfNoEntry: false })?.isDirectory()) throw new TypeError(`cwd is not a directory: ${cwd}`);
-  const env = cliEnvironment(cli, options, CLIS[cli].env.drop);
+  const env = cliEnvironment(cli, options);
   const executable = resolveExecutable(options.executable ?? CLIS[cli].executable, cli, env.PATH, cwd);
   return { cwd, executable, env };
 }

@@ -42,7 +42,7 @@ function hostEnv(): NodeJS.ProcessEnv {
 
 describe("every CLI inherits the server's whole environment: the picker", () => {
   it.each(CLIS)('%s with inheritEnv false: the base list and its own variables, no secrets, no other CLI\'s', (cli) => {
-    const env = cliEnvironment(cli, { inheritEnv: false }, [], hostEnv());
+    const env = cliEnvironment(cli, { inheritEnv: false }, hostEnv());
     expect(env).toMatchObject({ PATH: '/usr/bin:/bin', HOME: '/home/u', LC_ALL: 'C.UTF-8', TMPDIR: '/tmp/u', XDG_CACHE_HOME: '/home/u/.cache', https_proxy: 'http://proxy:3128', NODE_EXTRA_CA_CERTS: '/ca.pem', ...OWN[cli].sees });
     for (const secret of Object.keys(SECRETS)) expect(env).not.toHaveProperty(secret);
     expect(env).not.toHaveProperty(OWN[cli].notOthers);
@@ -51,42 +51,42 @@ describe("every CLI inherits the server's whole environment: the picker", () => 
   });
 
   it.each(CLIS)('%s by default: the whole host environment, as child_process gives', (cli) => {
-    expect(cliEnvironment(cli, {}, [], hostEnv())).toEqual(hostEnv());
+    expect(cliEnvironment(cli, {}, hostEnv())).toEqual(hostEnv());
   });
 
   it('copilot: GITHUB_TOKEN passes only when the operator names it', () => {
-    expect(cliEnvironment('copilot', { inheritEnv: false }, [], hostEnv())).not.toHaveProperty('GITHUB_TOKEN');
-    expect(cliEnvironment('copilot', { inheritEnv: false, passEnv: ['GITHUB_TOKEN'] }, [], hostEnv())).toHaveProperty('GITHUB_TOKEN', 'ghs_ci');
+    expect(cliEnvironment('copilot', { inheritEnv: false }, hostEnv())).not.toHaveProperty('GITHUB_TOKEN');
+    expect(cliEnvironment('copilot', { inheritEnv: false, passEnv: ['GITHUB_TOKEN'] }, hostEnv())).toHaveProperty('GITHUB_TOKEN', 'ghs_ci');
   });
 
   it('passEnv: names and prefixes; ignored when the whole environment is inherited anyway', () => {
     const host = { ...hostEnv(), MYCORP_REGION: 'eu', MYCORP_TENANT: 't', MYCORPORATE: 'no', SENTRY_DSN: 'https://s' };
-    const env = cliEnvironment('claude', { inheritEnv: false, passEnv: ['SENTRY_DSN', 'MYCORP_*'] }, [], host);
+    const env = cliEnvironment('claude', { inheritEnv: false, passEnv: ['SENTRY_DSN', 'MYCORP_*'] }, host);
     expect(env).toMatchObject({ SENTRY_DSN: 'https://s', MYCORP_REGION: 'eu', MYCORP_TENANT: 't' });
     expect(env).not.toHaveProperty('MYCORPORATE');
     expect(env).not.toHaveProperty('AWS_SECRET_ACCESS_KEY');
-    expect(cliEnvironment('claude', { passEnv: ['SENTRY_DSN'] }, [], host)).toEqual(host);
+    expect(cliEnvironment('claude', { passEnv: ['SENTRY_DSN'] }, host)).toEqual(host);
   });
 
   it("the caller's env goes over the picked one: set, override, remove; a NUL is refused", () => {
-    const env = cliEnvironment('claude', { inheritEnv: false, env: { EXTRA: '1', HOME: '/other', ANTHROPIC_API_KEY: undefined, DATABASE_URL: 'sqlite://own' } }, [], hostEnv());
+    const env = cliEnvironment('claude', { inheritEnv: false, env: { EXTRA: '1', HOME: '/other', ANTHROPIC_API_KEY: undefined, DATABASE_URL: 'sqlite://own' } }, hostEnv());
     expect(env).toMatchObject({ EXTRA: '1', HOME: '/other', DATABASE_URL: 'sqlite://own' });
     expect(env).not.toHaveProperty('ANTHROPIC_API_KEY');
-    expect(() => cliEnvironment('claude', { inheritEnv: false, env: { EXTRA: 'a\0b' } }, [], hostEnv())).toThrow('env EXTRA must not contain a NUL byte');
+    expect(() => cliEnvironment('claude', { inheritEnv: false, env: { EXTRA: 'a\0b' } }, hostEnv())).toThrow('env EXTRA must not contain a NUL byte');
   });
 
   it('dropEnv is removed, inherited or allow-listed, unless the caller sets it', () => {
     const host = { ...hostEnv(), CLAUDECODE: '1' };
-    expect(cliEnvironment('claude', {}, ['CLAUDECODE'], host)).not.toHaveProperty('CLAUDECODE');
-    expect(cliEnvironment('claude', { inheritEnv: false }, ['CLAUDECODE'], host)).not.toHaveProperty('CLAUDECODE');
-    expect(cliEnvironment('claude', { inheritEnv: false, env: { CLAUDECODE: '1' } }, ['CLAUDECODE'], host)).toHaveProperty('CLAUDECODE', '1');
+    expect(cliEnvironment('claude', {}, host)).not.toHaveProperty('CLAUDECODE');
+    expect(cliEnvironment('claude', { inheritEnv: false }, host)).not.toHaveProperty('CLAUDECODE');
+    expect(cliEnvironment('claude', { inheritEnv: false, env: { CLAUDECODE: '1' } }, host)).toHaveProperty('CLAUDECODE', '1');
   });
 
   it('refuses options that would quietly pass everything', () => {
-    expect(() => cliEnvironment('claude', { inheritEnv: false, passEnv: ['*'] }, [], hostEnv())).toThrow(/passEnv entries must be variable names/);
-    expect(() => cliEnvironment('claude', { inheritEnv: false, passEnv: [''] }, [], hostEnv())).toThrow(TypeError);
-    expect(() => cliEnvironment('claude', { inheritEnv: false, passEnv: 'MYCORP_*' as never }, [], hostEnv())).toThrow('passEnv must be an array of variable names');
-    expect(() => cliEnvironment('claude', { inheritEnv: 'false' as never }, [], hostEnv())).toThrow('inheritEnv must be a boolean; got "false"');
+    expect(() => cliEnvironment('claude', { inheritEnv: false, passEnv: ['*'] }, hostEnv())).toThrow(/passEnv entries must be variable names/);
+    expect(() => cliEnvironment('claude', { inheritEnv: false, passEnv: [''] }, hostEnv())).toThrow(TypeError);
+    expect(() => cliEnvironment('claude', { inheritEnv: false, passEnv: 'MYCORP_*' as never }, hostEnv())).toThrow('passEnv must be an array of variable names');
+    expect(() => cliEnvironment('claude', { inheritEnv: 'false' as never }, hostEnv())).toThrow('inheritEnv must be a boolean; got "false"');
   });
 
   it('BASE_ENV holds the proxies in both cases', () => {
@@ -100,7 +100,7 @@ describe("every CLI inherits the server's whole environment: the picker", () => 
     try {
       // The e2e suite adds CLAUDE_CODE_MAX_RETRIES for Claude Code.
       const needed = { ...pointCliAt(cli as CliName, home, 'http://127.0.0.1:9'), ...(cli === 'claude' ? { CLAUDE_CODE_MAX_RETRIES: '1' } : {}) };
-      expect(cliEnvironment(cli, { inheritEnv: false }, [], { ...needed, ...SECRETS })).toEqual(needed);
+      expect(cliEnvironment(cli, { inheritEnv: false }, { ...needed, ...SECRETS })).toEqual(needed);
     } finally {
       rmSync(home, { recursive: true, force: true });
     }
