@@ -13,7 +13,7 @@
  */
 import 'reflect-metadata';
 import { createDecoder, type Decoder, type DecoderOptions } from '../src';
-import { PROVIDERS, type ProviderId } from '../src/providers/provider-id';
+import { PROVIDERS, type ProviderId } from '../src/decode/provider-id';
 import { fixtures, nativeLines } from '../test/providers/fixtures';
 import { cpuNs, gc, median } from './measure';
 

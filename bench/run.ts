@@ -161,7 +161,6 @@ const heap = retainedHeap(lines);
 const gcRatio = afterFullGc(lines);
 const sizes = growth();
 
-const get = (prefix: string): number => [...times].find(([name]) => name.startsWith(prefix))?.[1] ?? NaN;
 const perRound = (prefix: string): number[] => [...rounds].find(([name]) => name.startsWith(prefix))?.[1] ?? [];
 /** Median over rounds of a/b, each ratio taken within one round (paired, so drift between rounds cancels). */
 const ratio = (a: string, b: string): number => {

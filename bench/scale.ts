@@ -994,7 +994,7 @@ async function main(): Promise<number> {
 const sum = (values: number[]) => values.reduce((total, value) => total + value, 0);
 const withoutRuns = ({ stored_runs: _, ...rest }: Check & { stored_runs: unknown }) => rest;
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- the result object above, as printed
+ 
 function report(r: any, violations: string[]): string {
   const n = (value: number, digits = 0) => (Number.isFinite(value) ? value.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits }) : 'n/a');
   const zero = (value: number) => `${value}${value === 0 ? '' : '  ← must be 0'}`;

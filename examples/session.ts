@@ -25,7 +25,7 @@ async function main(): Promise<void> {
     executable: cli.executable, // default: `claude` on PATH
     env: cli.env, // the scripted endpoint's ANTHROPIC_BASE_URL, a throwaway HOME
     // The host decides each tool call; unanswered ones are denied after approvalTimeoutMs.
-    onApproval: (event) => (++asked === 1 ? { decision: 'deny', reason: 'Not the draft, please.' } : { decision: 'allow' }),
+    onApproval: () => (++asked === 1 ? { decision: 'deny', reason: 'Not the draft, please.' } : { decision: 'allow' }),
   });
   const printing = (async () => {
     for await (const event of session) if (shown(event)) console.log(event.sequence, event.kind, describe(event));

@@ -6,7 +6,7 @@
  */
 import { writeFileSync } from 'node:fs';
 import { decodeFixture, fixtures } from '../test/providers/fixtures';
-import type { ProviderId } from '../src/providers/provider-id';
+import type { ProviderId } from '../src/decode/provider-id';
 import { captures, play } from '../test/sessions/captures';
 
 const [provider, name] = process.argv.slice(2);

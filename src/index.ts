@@ -40,7 +40,7 @@ export {
   type ProviderProfile,
   type UsageAggregation,
   type UsageFigures,
-} from './providers';
+} from './decode';
 export { ExecutableNotFoundError, startRun, type PermissionPreset, type Run, type RunCost, type RunOptions, type RunOutcome, type RunProvider, type RunStatus } from './runner';
 export { SessionTurns, startSession, type ApprovalAnswer, type ApprovalPolicy, type ApprovalRequestEvent, type Session, type SessionOptions, type SessionProvider } from './sessions';
 export { AcpHistory, AcpProjector, defaultAcpHistoryDir, serveAcpAgent, viewToolCall, type AcpAgentOptions, type SessionHistory, type AcpPermission, type AcpPromptAnswer, type AcpStopReason, type AcpToolKind, type ToolCallView } from './projections/acp';

@@ -179,7 +179,7 @@ describe('with the real Qwen Code, a `--mcp-config=` model starts nothing and ru
     child.stderr?.resume();
     const send = (message: Record<string, unknown>) => child.stdin?.write(`${JSON.stringify({ jsonrpc: '2.0', ...message })}\n`);
 
-    // The handshake src/sessions/acp.ts sends.
+    // The handshake src/protocols/acp.ts sends.
     send({ id: 0, method: 'initialize', params: { protocolVersion: 1, clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false }, clientInfo: { name: 'cli-subprocess-core', version: '0' } } });
     expect(await waitFor('the answer to initialize', () => answers.get(0))).toHaveProperty('result');
     send({ id: 1, method: 'session/new', params: { cwd: cli.cwd, mcpServers: [] } });

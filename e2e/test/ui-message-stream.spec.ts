@@ -15,7 +15,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ChatAppModule } from '../../examples/nest-chat';
-import { Event, startSession, toUIMessageStreamResponse, type AnyEvent, type Session, type UIVersion } from '../../src';
+import { Event, toUIMessageStreamResponse, type AnyEvent, type UIVersion } from '../../src';
 import { planOf } from '../../src/projections/plan';
 import { toolOutputText } from '../../src/projections/tool-output';
 import { startApp } from '../../test/nest/start-app';

@@ -1,5 +1,5 @@
 import { CLIS, DECODE_CLI_IDS, RUN_CLI_IDS, SESSION_CLI_IDS } from '../clis';
-import { assertProviderId, type ProviderId } from '../providers/provider-id';
+import { assertProviderId, type ProviderId } from '../decode/provider-id';
 import type { RunOptions } from '../runner/types';
 import { keepRawOption, type KeepRaw } from './keep-raw';
 import { DEFAULT_MAX_LINE_BYTES } from './line-splitter';

@@ -1,4 +1,4 @@
-import type { DecoderOptions } from '../providers/decoder';
+import type { DecoderOptions } from '../decode/decoder';
 import { UsageError } from './usage-error';
 
 /** Which events carry the native line in `raw` (the decoder's option, for decode and run). */

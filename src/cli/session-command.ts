@@ -1,5 +1,5 @@
 // The package root first: it loads reflect-metadata before any decorated class.
-import { startSession, type Session, type SessionOptions, type SessionProvider } from '../index';
+import { startSession, type Session, type SessionOptions } from '../index';
 import { splitLines } from '../providers/lines';
 import { isCliId, SESSION_CLI_IDS } from '../clis';
 import { APPROVAL_POLICIES } from '../sessions/types';

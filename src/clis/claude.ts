@@ -1,6 +1,6 @@
 import { claudeProfile } from '../providers/claude';
 import { claudeResumeBaseline } from '../providers/session-store';
-import { claudeControl } from '../sessions/claude-control';
+import { claudeControl } from '../protocols/claude-control';
 import type { CliDefinition } from './definition';
 
 /*

@@ -1,6 +1,6 @@
 import { codexProfile } from '../providers/codex';
 import { codexResumeBaseline } from '../providers/session-store';
-import { codexAppServer } from '../sessions/codex-app-server';
+import { codexAppServer } from '../protocols/codex-app-server';
 import type { CliDefinition } from './definition';
 
 /*

@@ -1,4 +1,4 @@
-import { acpClient } from '../sessions/acp';
+import { acpClient } from '../protocols/acp';
 import type { CliDefinition } from './definition';
 
 /*

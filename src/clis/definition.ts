@@ -1,7 +1,7 @@
 import type { ProviderProfile } from '../providers/profile';
 import type { UsageFigures } from '../providers/usage';
 import type { PermissionPreset, RunOptions } from '../runner/types';
-import type { ProtocolFactory } from '../sessions/protocol';
+import type { ProtocolFactory } from '../protocols/protocol';
 import type { AcpToolKind } from '../tools/acp-tool-kind';
 
 /*

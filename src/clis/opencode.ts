@@ -1,6 +1,6 @@
 import { opencodeProfile } from '../providers/opencode';
 import { str } from '../providers/drafts';
-import { acpClient } from '../sessions/acp';
+import { acpClient } from '../protocols/acp';
 import type { CliDefinition } from './definition';
 
 /*

@@ -1,5 +1,5 @@
 import { qwenProfile } from '../providers/qwen';
-import { acpClient } from '../sessions/acp';
+import { acpClient } from '../protocols/acp';
 import type { CliDefinition } from './definition';
 import { gemini } from './gemini';
 

@@ -1,5 +1,5 @@
 import { EventKind, KINDS } from '../registry/kinds';
-import { Registry } from '../registry/registry';
+import { Registry, type AnyRegistry } from '../registry/registry';
 import { ModelClass } from '../schema/context';
 import { JsonSchema } from '../schema/json-schema';
 import { OpenApiPropertyMetadata, openApiMetadataOf, openApiSchemaOf } from '../schema/openapi';
@@ -19,8 +19,6 @@ export interface EventKindModel {
   readonly kind: EventKind;
   _OPENAPI_METADATA_FACTORY(): Record<string, OpenApiPropertyMetadata>;
 }
-
-type AnyRegistry = Registry<any>;
 
 const MODELS = new WeakMap<AnyRegistry, readonly EventKindModel[]>();
 

@@ -1,7 +1,6 @@
-import type { Registry } from '../index';
+import type { AnyRegistry } from '../registry/registry';
 
-/** Any registry: `Registry.default` or one derived with `with` (`Registry<M>` does not widen to a common type). */
-export type AnyRegistry = Registry<any>;
+export type { AnyRegistry };
 
 /** Options of `CliSubprocessCoreModule.forRoot`. */
 export interface CliSubprocessCoreOptions {

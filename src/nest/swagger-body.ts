@@ -13,6 +13,7 @@ let swagger: Swagger | null | undefined;
 function loadSwagger(): Swagger | null {
   if (swagger === undefined) {
     try {
+      // eslint-disable-next-line @typescript-eslint/no-require-imports -- an optional peer, loaded only when the app has it
       swagger = require('@nestjs/swagger') as Swagger;
     } catch {
       swagger = null;

@@ -1,4 +1,3 @@
-import type { ErrorSeverity } from '../payloads/error.payload';
 import { hasOwn, type JsonObject } from '../schema/json';
 import { errorDraft, finishDrafts, obj, str } from './drafts';
 import { readApiError, type ApiError } from './error-codes';

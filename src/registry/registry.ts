@@ -56,3 +56,7 @@ export class Registry<M extends PayloadClassMap = DefaultPayloadClasses> {
     return new Registry({ ...this.classes, [kind]: cls } as unknown as WithClass<M, K, C>);
   }
 }
+
+/** Any registry: `Registry.default` or one derived with `with` (`Registry<M>` does not widen to a common type). */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- each registry has its own payload class map
+export type AnyRegistry = Registry<any>;

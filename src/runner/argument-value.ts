@@ -7,7 +7,6 @@
  */
 
 /** U+0000–U+001F and U+007F: NUL, newlines, escapes. */
-// eslint-disable-next-line no-control-regex
 const CONTROL_CHARACTER = /[\u0000-\u001f\u007f]/;
 
 /**

@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import type { Socket } from 'node:net';
 import type { Readable, Writable } from 'node:stream';
 import { Event, type AnyEvent } from '../events/event';
-import { laterOf, type ExitInfo } from '../providers/decoder';
+import { laterOf, type ExitInfo } from '../decode/decoder';
 import { splitLines } from '../providers/lines';
 import { endingEvents, type EndingError, type Termination } from './ending';
 import { EventQueue } from './event-queue';

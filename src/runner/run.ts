@@ -1,6 +1,6 @@
 import type { AnyEvent } from '../events/event';
-import { describeExit, processDecoder, type Decoder } from '../providers/decoder';
-import { profileFor } from '../providers/profiles';
+import { describeExit, processDecoder, type Decoder } from '../decode/decoder';
+import { profileFor } from '../decode/profiles';
 import { CliProcess, DEFAULT_GRACE_MS, type Backpressure } from './cli-process';
 import type { Termination } from './ending';
 import { buildArgv, promptGoesOnStdin } from './flags';

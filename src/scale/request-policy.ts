@@ -1,7 +1,7 @@
 import { HttpError } from '../http/http-error';
 import { refuseFlagLike } from '../runner/argument-value';
 import { isCliId, SESSION_CLI_IDS } from '../clis';
-import type { ApprovalPolicy, SessionProvider } from '../sessions/types';
+import type { ApprovalPolicy } from '../sessions/types';
 import { APPROVAL_POLICIES } from '../sessions/types';
 import { DEFAULT_MAX_PROMPT_BYTES, DEFAULT_MAX_QUEUED, DEFAULT_MAX_RUNS_PER_PRINCIPAL, RETRY_AFTER_SECONDS } from './limits';
 import type { RunJob } from './run-job';

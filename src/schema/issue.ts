@@ -1,4 +1,4 @@
-import { hasOwn, setOwn } from './json';
+import { hasOwn, setOwn } from './json-value';
 
 /** Where a problem sits, from the root of what was parsed: keys and array indices. */
 export type IssuePath = (string | number)[];

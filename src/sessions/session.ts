@@ -1,15 +1,15 @@
 import { Event, type AnyEvent } from '../events/event';
-import { describeExit, processDecoder, type Decoder } from '../providers/decoder';
+import { describeExit, processDecoder, type Decoder } from '../decode/decoder';
 import type { JsonObject } from '../schema/json';
 import { CLIS, isCliId, SESSION_CLI_IDS, type SessionSetup } from '../clis';
-import { CliProcess, DEFAULT_GRACE_MS, describeReason } from '../runner/cli-process';
+import { CliProcess, DEFAULT_GRACE_MS } from '../runner/cli-process';
 import type { Termination } from '../runner/ending';
 import { refuseNul } from '../runner/flags';
 import { checkDuration, prepareLaunch } from '../runner/launch';
 import { OutcomeTally } from '../runner/outcome';
 import type { RunOutcome } from '../runner/types';
 import { ApprovalBook, type AnsweredBy } from './approval-book';
-import { readLine, type SessionProtocol } from './protocol';
+import { readLine, type SessionProtocol } from '../protocols/protocol';
 import { sessionArgv } from './session-argv';
 import type { ApprovalAnswer, ApprovalPolicy, Session, SessionOptions, SessionProvider } from './types';
 import { APPROVAL_POLICIES } from './types';

@@ -3,7 +3,7 @@ import type { PermissionOptionKind } from '@agentclientprotocol/sdk';
 /*
  * The Agent Client Protocol's methods, each written once (the schema is `schema/v1/schema.json` of
  * `@agentclientprotocol/sdk`, whose generated types the client and the agent import, types only).
- * The client (sessions/acp.ts) and the agent (projections/acp/agent.ts) key their handlers by these
+ * The client (protocols/acp.ts) and the agent (projections/acp/agent.ts) key their handlers by these
  * tables, so a renamed method fails to compile.
  */
 

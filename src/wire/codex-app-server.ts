@@ -1,7 +1,7 @@
 /*
  * The methods of Codex's `codex app-server` this library speaks, each written once (as openai/codex
  * `codex-rs/app-server-protocol` declares them; seen on the wire with Codex 0.169.0). The client
- * (sessions/codex-app-server.ts) and the events mapping (sessions/codex-app-server-events.ts) key
+ * (protocols/codex-app-server.ts) and the events mapping (protocols/codex-app-server-events.ts) key
  * their handlers by these tables, so a renamed method fails to compile.
  */
 

@@ -3,7 +3,7 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CLI_IDS, CLIS, cliDefinition, DECODE_CLI_IDS, RUN_CLI_IDS, SESSION_CLI_IDS, isCliId, type CliDefinition } from '../../src/clis';
-import { PROVIDERS } from '../../src/providers/provider-id';
+import { PROVIDERS } from '../../src/decode/provider-id';
 import { ACP_TOOL_KINDS } from '../../src/tools/acp-tool-kind';
 
 /*

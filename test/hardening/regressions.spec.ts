@@ -115,7 +115,6 @@ describe('hardening regressions', () => {
 
   it('regression: a sparse string list ([, "a"]) is refused by the reference path, as by the fast path', () => {
     // class-validator's `each` skips holes; JSON.stringify would write the hole as null
-    // eslint-disable-next-line no-sparse-arrays
     const args = [, 'a'];
     for (const mode of MODES) {
       expect(Event.safeParse({ kind: 'run_started', payload: { args } }, { mode })).toMatchObject({

@@ -8,8 +8,7 @@ import { firstValueFrom, toArray } from 'rxjs';
 import { Event, ExecutableNotFoundError, type AnyEvent } from '../../src';
 import { CliRunner, CliSubprocessCoreModule } from '../../src/nest';
 import { SseAppModule } from '../../examples/nest-sse';
-import { pidFrom, processExists, processGone } from '../process-gone';
-import { SseClient } from './sse-client';
+import { pidFrom, processGone } from '../process-gone';
 import { startApp } from './start-app';
 
 /*

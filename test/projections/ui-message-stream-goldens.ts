@@ -3,7 +3,7 @@
  * e2e/test): every provider fixture's and session capture's golden events (event-sources.ts) cut
  * into turns as SessionTurns cuts a session: each turn ends with its `result`.
  */
-import type { AnyEvent, Event } from '../../src';
+import type { AnyEvent } from '../../src';
 import { eventSources } from './event-sources';
 
 /** One golden: its label (`claude/captured-tool`, `session codex/deny`) and its turns. */

@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { ampProfile } from '../../src/providers/amp';
-import { createDecoder } from '../../src/providers/decoder';
-import { detectProvider } from '../../src/providers/detect';
+import { createDecoder } from '../../src/decode/decoder';
+import { detectProvider } from '../../src/decode/detect';
 
 /*
  * Amp prints Claude Code's stream JSON, so the Claude mapping applies (test/providers/claude.spec.ts);

@@ -1,6 +1,6 @@
 import 'reflect-metadata';
-import { createDecoder } from '../../src/providers/decoder';
-import { detectProvider } from '../../src/providers/detect';
+import { createDecoder } from '../../src/decode/decoder';
+import { detectProvider } from '../../src/decode/detect';
 import { claudeProfile } from '../../src/providers/claude';
 
 /*

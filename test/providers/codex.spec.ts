@@ -1,8 +1,8 @@
 import 'reflect-metadata';
 import type { AnyEvent } from '../../src/events/event';
 import { codexProfile } from '../../src/providers/codex';
-import { createDecoder } from '../../src/providers/decoder';
-import { detectProfile } from '../../src/providers/profiles';
+import { createDecoder } from '../../src/decode/decoder';
+import { detectProfile } from '../../src/decode/profiles';
 
 const clock = (): Date => new Date('2026-01-01T00:00:00.000Z');
 

@@ -2,8 +2,8 @@ import 'reflect-metadata';
 import { wire } from '../wire';
 import type { AnyEvent } from '../../src';
 import { cursorProfile } from '../../src/providers/cursor';
-import { createDecoder } from '../../src/providers/decoder';
-import { detectProvider } from '../../src/providers/detect';
+import { createDecoder } from '../../src/decode/decoder';
+import { detectProvider } from '../../src/decode/detect';
 import type { JsonObject } from '../../src/schema/json';
 import { fixtures, nativeLines } from './fixtures';
 

@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { Event, type AnyEvent } from '../../src';
-import { createDecoder, decoderFor } from '../../src/providers/decoder';
+import { createDecoder, decoderFor } from '../../src/decode/decoder';
 import { finishDrafts, str } from '../../src/providers/drafts';
 import type { EventDraft, ProviderProfile } from '../../src/providers/profile';
 import type { JsonObject } from '../../src/schema/json';
@@ -58,7 +58,7 @@ const testProfile: ProviderProfile<TestState> = {
 const CLOCK_TIME = '2026-01-01T00:00:00.000Z';
 const clock = () => new Date(CLOCK_TIME);
 const line = (fields: JsonObject) => JSON.stringify(fields);
-const json = (event: AnyEvent) => JSON.parse(JSON.stringify(event)) as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+const json = (event: AnyEvent) => JSON.parse(JSON.stringify(event)) as Record<string, any>;  
 
 function decode(lines: string[], options: Parameters<typeof decoderFor>[1] = {}): AnyEvent[] {
   const decoder = decoderFor(testProfile, { clock, ...options });

@@ -1,8 +1,8 @@
 import 'reflect-metadata';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createDecoder, type ExitInfo } from '../../src/providers/decoder';
-import { PROVIDERS, type ProviderId } from '../../src/providers/provider-id';
+import { createDecoder, type ExitInfo } from '../../src/decode/decoder';
+import { PROVIDERS, type ProviderId } from '../../src/decode/provider-id';
 
 /*
  * Fixture layout, one folder per provider under test/fixtures/providers/<provider>/:

@@ -1,8 +1,8 @@
 import 'reflect-metadata';
 import fc from 'fast-check';
 import { Event, type AnyEvent } from '../../src';
-import { createDecoder } from '../../src/providers/decoder';
-import { PROVIDERS, type ProviderId } from '../../src/providers/provider-id';
+import { createDecoder } from '../../src/decode/decoder';
+import { PROVIDERS, type ProviderId } from '../../src/decode/provider-id';
 import { anyText, jsonObject, jsonValue, numRuns, TEST_TIMEOUT_MS } from '../hardening/arbitraries';
 import { FIXTURE_CLOCK, fixtures, nativeLines } from './fixtures';
 
@@ -41,7 +41,10 @@ function decodeChecked(provider: ProviderId | 'auto', lines: string[], exit?: { 
 /** The paths to every value inside a JSON value (object keys and array indices), the root excluded. */
 function pathsOf(value: unknown, prefix: (string | number)[] = [], out: (string | number)[][] = []): (string | number)[][] {
   if (Array.isArray(value)) value.forEach((item, i) => (out.push([...prefix, i]), pathsOf(item, [...prefix, i], out)));
-  else if (typeof value === 'object' && value !== null) for (const key of Object.keys(value)) out.push([...prefix, key]), pathsOf((value as Record<string, unknown>)[key], [...prefix, key], out);
+  else if (typeof value === 'object' && value !== null) for (const key of Object.keys(value)) {
+    out.push([...prefix, key]);
+    pathsOf((value as Record<string, unknown>)[key], [...prefix, key], out);
+  }
   return out;
 }
 

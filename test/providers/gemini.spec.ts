@@ -1,8 +1,8 @@
 import 'reflect-metadata';
 import { wire } from '../wire';
 import type { AnyEvent } from '../../src';
-import { createDecoder, type Decoder } from '../../src/providers/decoder';
-import { detectProvider } from '../../src/providers/detect';
+import { createDecoder, type Decoder } from '../../src/decode/decoder';
+import { detectProvider } from '../../src/decode/detect';
 import { geminiProfile } from '../../src/providers/gemini';
 import type { JsonObject } from '../../src/schema/json';
 

@@ -1,4 +1,4 @@
-import { PROVIDERS } from '../../src/providers/provider-id';
+import { PROVIDERS } from '../../src/decode/provider-id';
 import { decodeFixture, fixtures, readGolden } from './fixtures';
 
 const all = fixtures();

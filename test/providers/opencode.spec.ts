@@ -1,8 +1,8 @@
 import 'reflect-metadata';
 import { wire } from '../wire';
 import type { AnyEvent } from '../../src';
-import { createDecoder, type ExitInfo } from '../../src/providers/decoder';
-import { detectProvider } from '../../src/providers/detect';
+import { createDecoder, type ExitInfo } from '../../src/decode/decoder';
+import { detectProvider } from '../../src/decode/detect';
 import { opencodeProfile } from '../../src/providers/opencode';
 import type { JsonObject } from '../../src/schema/json';
 import { fixtures, nativeLines } from './fixtures';

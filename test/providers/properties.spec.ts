@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { Event, type AnyEvent } from '../../src';
-import { createDecoder, type DecoderOptions } from '../../src/providers/decoder';
+import { createDecoder, type DecoderOptions } from '../../src/decode/decoder';
 import { FIXTURE_CLOCK, fixtures, nativeLines, type Fixture } from './fixtures';
 
 /*

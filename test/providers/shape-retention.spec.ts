@@ -1,7 +1,7 @@
 import 'reflect-metadata';
-import { decoderFor } from '../../src/providers/decoder';
+import { decoderFor } from '../../src/decode/decoder';
 import type { ProviderProfile } from '../../src/providers/profile';
-import { skeletonOf } from '../../src/providers/shape-retention';
+import { skeletonOf } from '../../src/decode/shape-retention';
 
 describe('shape retention', () => {
   it('holds a line’s keys, order and discriminators, never its data', () => {

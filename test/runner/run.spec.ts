@@ -368,7 +368,7 @@ describe('startRun (with a stand-in CLI)', () => {
   });
 
   it('a failure while turning output into events stops the CLI: nothing is left running, done resolves', async () => {
-    const decoderModule = jest.requireActual('../../src/providers/decoder') as typeof import('../../src/providers/decoder');
+    const decoderModule = jest.requireActual('../../src/decode/decoder') as typeof import('../../src/decode/decoder');
     const real = decoderModule.processDecoder;
     const spy = jest.spyOn(decoderModule, 'processDecoder').mockImplementation((profile, keepRaw) => {
       const decoder = real(profile, keepRaw);

@@ -7,7 +7,6 @@ import { UsageError } from '../../src/cli/usage-error';
 import { CLIS, SESSION_CLI_IDS } from '../../src/clis';
 import { sessionArgv } from '../../src/sessions/session-argv';
 import { startSession } from '../../src/sessions/session';
-import type { SessionProvider } from '../../src/sessions/types';
 
 /*
  * The finding: a request's model `--mcp-config={…}` reached Qwen Code's argv after `--model`, where

@@ -8,10 +8,10 @@ import 'reflect-metadata';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AnyEvent } from '../../src';
-import { decoderFor } from '../../src/providers/decoder';
+import { decoderFor } from '../../src/decode/decoder';
 import type { JsonObject } from '../../src/schema/json';
 import { CLIS, SESSION_CLI_IDS } from '../../src/clis';
-import { readLine, type SessionProtocol } from '../../src/sessions/protocol';
+import { readLine, type SessionProtocol } from '../../src/protocols/protocol';
 import type { ApprovalAnswer, SessionProvider } from '../../src/sessions/types';
 
 export const SESSION_FIXTURES = join(__dirname, '..', 'fixtures', 'sessions');

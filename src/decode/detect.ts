@@ -1,5 +1,5 @@
 import type { JsonObject } from '../schema/json';
-import { obj } from './drafts';
+import { obj } from '../providers/drafts';
 import { detectProviderId } from './profiles';
 import type { ProviderId } from './provider-id';
 

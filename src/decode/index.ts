@@ -5,8 +5,8 @@
 export { createDecoder, type Decoder, type DecoderOptions, type ExitInfo } from './decoder';
 export { decodeLines } from './decode-lines';
 export { detectProvider } from './detect';
-export type { LineSource } from './lines';
-export type { EventDraft, ProviderProfile } from './profile';
+export type { LineSource } from '../providers/lines';
+export type { EventDraft, ProviderProfile } from '../providers/profile';
 export { PROVIDERS, type ProviderId } from './provider-id';
-export { ERROR_CODES, type ErrorCode } from './error-codes';
-export { readUsage, UsageTotals, type UsageAggregation, type UsageFigures } from './usage';
+export { ERROR_CODES, type ErrorCode } from '../providers/error-codes';
+export { readUsage, UsageTotals, type UsageAggregation, type UsageFigures } from '../providers/usage';

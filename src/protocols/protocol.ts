@@ -1,10 +1,10 @@
 import type { AnyEvent } from '../events/event';
-import type { Decoder } from '../providers/decoder';
+import type { Decoder } from '../decode/decoder';
 import type { ProviderProfile } from '../providers/profile';
 import type { JsonObject } from '../schema/json';
 import { parseLine } from '../wire/json-line';
 import type { JsonLinesPeer } from '../wire/json-lines-peer';
-import type { ApprovalAnswer, SessionOptions, SessionProvider } from './types';
+import type { ApprovalAnswer, SessionOptions, SessionProvider } from '../sessions/types';
 
 /** What a protocol may ask of the session that runs it. */
 export interface ProtocolHost {

@@ -1,6 +1,6 @@
 import { CLIS } from '../clis';
 import type { JsonObject } from '../schema/json';
-import type { ProviderProfile } from './profile';
+import type { ProviderProfile } from '../providers/profile';
 import { PROVIDERS, type ProviderId } from './provider-id';
 
 /** The profile of a known provider id (its registry file's `decode`). */

@@ -1,6 +1,6 @@
 import type { AnyEvent } from '../events/event';
 import { createDecoder, type Decoder, type DecoderOptions } from './decoder';
-import { splitLines, type LineSource } from './lines';
+import { splitLines, type LineSource } from '../providers/lines';
 import type { ProviderId } from './provider-id';
 
 /**
