@@ -90,7 +90,7 @@ const UPDATES = new Map<string, UpdateHandler>(
 /** The ACP profile; `id` is the CLI's own (one mapping, several CLIs). */
 export function acpProfile(id: string): ProviderProfile<AcpState> {
   return {
-    id: id as ProviderProfile['id'],
+    id,
     detect: () => false,
     newState: () => newAcpState(),
     sessionId: (line) => str(obj(line.params)?.sessionId) ?? (idKey(line.id) !== null ? str(obj(line.result)?.sessionId) : null),
