@@ -7,7 +7,8 @@
 # (jest -c jest.e2e.config.ts) runs against it through CSC_E2E_CLI_PREFIX (e2e/scripted/setup.ts).
 # TEST_LATEST_ONLY=<package,…> installs only those newest: the other CLIs (and `node`) stay the
 # pinned ones of e2e/node_modules (npm install --prefix e2e). At the end it prints each CLI package
-# with its pinned and newest version, and whether the suite passed.
+# with its pinned and newest version, and whether the suite passed; what passed is recorded in
+# e2e/latest-passed.json (the README's capability table shows it).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -42,5 +43,16 @@ echo "| --- | --- | --- |"
 for name in "${packages[@]}"; do
   echo "| $name | $(node -p 'require("./e2e/package.json").dependencies[process.argv[1]]' "$name") | $(version "$prefix/node_modules" "$name") |"
 done
-if [ "$status" -eq 0 ]; then echo "the real-CLI suite passed with these versions"; else echo "the real-CLI suite FAILED with these versions (jest exit code $status)"; fi
+if [ "$status" -eq 0 ]; then
+  echo "the real-CLI suite passed with these versions (recorded in e2e/latest-passed.json, which the README's capability table shows: npm run matrix -- --write)"
+  # What passed, and which specs ran (none named: the whole suite).
+  node -e '
+    const fs = require("fs");
+    const [prefix, specs, ...names] = process.argv.slice(1);
+    const file = "e2e/latest-passed.json";
+    const passed = fs.existsSync(file) ? JSON.parse(fs.readFileSync(file, "utf8")) : {};
+    const date = new Date().toISOString().slice(0, 10);
+    for (const name of names) passed[name] = { version: require(`${prefix}/node_modules/${name}/package.json`).version, specs: specs || "the whole real-CLI suite", date };
+    fs.writeFileSync(file, JSON.stringify(passed, null, 2) + "\n");' "$prefix" "$*" "${packages[@]}"
+else echo "the real-CLI suite FAILED with these versions (jest exit code $status)"; fi
 exit "$status"
