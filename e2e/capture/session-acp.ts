@@ -18,7 +18,7 @@
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { descendantsOf, listProcesses, readStat } from '../../src/runner/process-tree';
+import { descendantsOf, listProcesses, readStat } from '../../src/runner/process-table';
 import { chatCallKind } from '../scripted/openai-chat';
 import type { ScriptedTurn } from '../scripted/script';
 import type { RecordedRequest } from '../scripted/server';

@@ -6,7 +6,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ExecutableNotFoundError, startRun, type AnyEvent, type RunOutcome, type RunProvider } from '../../src';
-import { isRunning, type ProcessRef } from '../../src/runner/process-tree';
+import { isRunning, type ProcessRef } from '../../src/runner/process-table';
 import { scenario } from '../scripted/script';
 import { cliPath, pointCliAt, startEndpoint } from '../scripted/setup';
 import { collect, commandLine, first, kinds, scriptedRuns, SLOW_TEXT, snapshotTree, stillRunning, waitFor } from './harness';

@@ -4,7 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { startRun, type AnyEvent, type Run, type RunOptions, type RunOutcome, type RunProvider } from '../../src';
-import { descendantsOf, isRunning, readStat, type ProcessRef } from '../../src/runner/process-tree';
+import { descendantsOf, isRunning, readStat, type ProcessRef } from '../../src/runner/process-table';
 import type { ResponsesTurn } from '../scripted/openai-responses';
 import { startScriptedCli, type ScriptedCli } from '../scripted/setup';
 import { waitFor as waitUntil } from '../../test/wait-for';

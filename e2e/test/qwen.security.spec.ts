@@ -18,7 +18,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createRunsHandler, createWorker, openRunStore, startSession, type AnyEvent, type RunStore } from '../../src';
-import { descendantsOf, readStat } from '../../src/runner/process-tree';
+import { descendantsOf, readStat } from '../../src/runner/process-table';
 import { startScriptedCli, type ScriptedCli } from '../scripted/setup';
 import { commandLine, waitFor } from './harness';
 

@@ -13,7 +13,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createRunsHandler, openRunStore, type RunStore } from '../../src';
-import { isRunning, readStat, type ProcessRef } from '../../src/runner/process-tree';
+import { isRunning, readStat, type ProcessRef } from '../../src/runner/process-table';
 import { startScriptedCli } from '../scripted/setup';
 import { SseClient } from '../../test/nest/sse-client';
 import { waitFor } from './harness';

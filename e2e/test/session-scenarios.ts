@@ -5,7 +5,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { startSession, type AnyEvent, type Session, type SessionOptions } from '../../src';
-import { isRunning, type ProcessRef } from '../../src/runner/process-tree';
+import { isRunning, type ProcessRef } from '../../src/runner/process-table';
 import { CLIS } from '../../src/clis';
 import type { ResponsesTurn } from '../scripted/openai-responses';
 import { startScriptedCli, type CliName, type ScriptedCli } from '../scripted/setup';

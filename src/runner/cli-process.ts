@@ -8,7 +8,8 @@ import { endingEvents, type EndingError, type Termination } from './ending';
 import { EventQueue } from './event-queue';
 import { drainOutput } from './drain-output';
 import { trackLiveTree } from './host-exit';
-import { ProcessTree, watchTree } from './process-tree';
+import { ProcessTree } from './process-tree';
+import { watchTree } from './tree-watch';
 import { StderrLines } from './stderr-lines';
 
 /** Milliseconds between SIGTERM and SIGKILL when stopping, unless `killGraceMs` says otherwise. */

@@ -1,7 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { listProcesses, processSource, type ProcessTree } from './process-tree';
+import { listProcesses, processSource } from './process-table';
+import { type ProcessTree } from './process-tree';
 
 /*
  * No CLI may outlive its host. The CLIs are spawned `detached` (a process group of their own, so

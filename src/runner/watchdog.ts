@@ -14,7 +14,8 @@
  * process still running by pid and start time, descendants found afresh, SIGKILL to what is left
  * after the grace period), and exits.
  */
-import { processSource, ProcessTree, useProcessSource, type ProcessSourceName } from './process-tree';
+import { processSource, useProcessSource, type ProcessSourceName } from './process-table';
+import { ProcessTree } from './process-tree';
 
 interface Watched {
   readonly tree: ProcessTree;

@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startRun } from '../../src';
-import { isRunning, readStat, type ProcessRef } from '../../src/runner/process-tree';
+import { isRunning, readStat, type ProcessRef } from '../../src/runner/process-table';
 import { repoRoot, usePrivateBuild } from '../build-copy';
 
 /*

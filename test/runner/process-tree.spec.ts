@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { descendantsOf, isRunning, listProcesses, parsePsLine, parseStat, processSource, ProcessTree, readStat, useProcessSource, type ProcStat } from '../../src/runner/process-tree';
+import { descendantsOf, isRunning, listProcesses, parsePsLine, parseStat, processSource, readStat, useProcessSource, type ProcStat } from '../../src/runner/process-table';
+import { ProcessTree } from '../../src/runner/process-tree';
 
 const stat = (pid: number, ppid: number, pgid = pid, startTime = 100): ProcStat => ({ pid, ppid, pgid, startTime, state: 'S' });
 

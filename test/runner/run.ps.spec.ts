@@ -1,4 +1,4 @@
-import { processSource, useProcessSource } from '../../src/runner/process-tree';
+import { processSource, useProcessSource } from '../../src/runner/process-table';
 
 /*
  * The runner's tests (run.spec.ts) once more, with the processes read from `ps` instead of /proc:

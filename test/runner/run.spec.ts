@@ -2,7 +2,7 @@ import { createReadStream, existsSync, mkdirSync, mkdtempSync, readFileSync, rmS
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { decodeLines, ExecutableNotFoundError, startRun, type AnyEvent, type Run, type RunOptions, type RunOutcome } from '../../src';
-import { isRunning, readStat, type ProcessRef } from '../../src/runner/process-tree';
+import { isRunning, readStat, type ProcessRef } from '../../src/runner/process-table';
 import type { RunBackpressure } from '../../src/runner/run';
 import { waitFor } from '../wait-for';
 

@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Event, MemoryRunStore, createRunsHandler, createWorker, openRunStore, type RunStore } from '../../src';
-import { isRunning, readStat } from '../../src/runner/process-tree';
+import { isRunning, readStat } from '../../src/runner/process-table';
 import { SseClient } from '../nest/sse-client';
 import { waitFor } from '../wait-for';
 import { follow, readAll, replayJob } from './replay-jobs';

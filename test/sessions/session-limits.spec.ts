@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { startSession, type AnyEvent, type Session, type SessionOptions, type SessionProvider } from '../../src';
-import { isRunning, readStat } from '../../src/runner/process-tree';
+import { isRunning, readStat } from '../../src/runner/process-table';
 
 /*
  * A session's limits (`timeoutMs`, `maxTokens`, `maxCostUsd`) over the stand-in that replays real

@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ExecutableNotFoundError, SessionTurns, startSession, type AnyEvent, type Session, type SessionOptions } from '../../src';
-import { isRunning, readStat } from '../../src/runner/process-tree';
+import { isRunning, readStat } from '../../src/runner/process-table';
 import { waitFor } from '../wait-for';
 
 /*
