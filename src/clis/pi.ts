@@ -32,8 +32,11 @@ export const pi = {
     base: ['--offline', '--mode', 'json', '--print'],
     model: (model) => ['--model', model],
     permission: {
-      // pi never asks before a tool (only an extension can), so its default is the only mode it has…
+      // pi never asks before a tool (only an extension can): its default already applies edits and
+      // runs commands unasked, as accept-edits and bypass ask…
       default: [],
+      'accept-edits': [],
+      bypass: [],
       // …and a read-only tool set stands for plan mode (its `--help` example of a read-only run).
       plan: ['--tools', 'read,grep,find,ls'],
     },

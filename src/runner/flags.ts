@@ -1,4 +1,4 @@
-import { isCliId, RUN_CLI_IDS, runFlags, type ArgvOptions } from '../clis';
+import { CLIS, isCliId, RUN_CLI_IDS, type ArgvOptions } from '../clis';
 import { refuseFlagLike } from './argument-value';
 import type { RunProvider } from './types';
 
@@ -25,8 +25,7 @@ export function promptGoesOnStdin(prompt: string): boolean {
  */
 export function buildArgv(provider: RunProvider, options: ArgvOptions): string[] {
   if (!isCliId(provider, RUN_CLI_IDS)) throw new TypeError(`provider must be one of ${RUN_CLI_IDS.join(', ')}; got ${JSON.stringify(provider)}`);
-  // Typed as `RunFlags`: a CLI may lack some permission presets (pi has two).
-  const flags = runFlags(provider);
+  const flags = CLIS[provider].run;
   if (typeof options.prompt !== 'string') throw new TypeError('prompt must be a string');
   refuseNul('prompt', options.prompt);
   const permission = options.permission ?? 'default';
