@@ -56,6 +56,7 @@ function parseDetails(text: string | null): JsonObject | null {
 /** The events of a pi RPC session. */
 export const piRpcProfile: ProviderProfile<PiState> = {
   ...piProfile,
+  sessionId: (line) => (line.type === 'response' && line.command === PI_COMMANDS.getState ? str(obj(line.data)?.sessionId) : null),
   decode(line, state) {
     if (line.type === 'response') return [...stateAnswer(line), ...refused(line)];
     if (line.type === 'extension_ui_request') return uiRequest(line);
