@@ -142,7 +142,10 @@ function agentEnd(_line: JsonObject, state: PiState): EventDraft[] {
   if (reason === 'aborted') {
     drafts.push({ kind: 'result', payload: { status: 'aborted', stop_reason: reason, output: null, object: null, metadata } });
   } else if (reason !== null && FAILED_REASONS.has(reason)) {
-    const error = reason === 'error' ? readApiError(state.errorMessage ?? 'the model call failed') : null;
+    // pi's `errorMessage` is the API client's text, which starts with the HTTP status (`400 scripted invalid request`).
+    const text = state.errorMessage ?? 'the model call failed';
+    const status = /^([1-5]\d\d)\b/.exec(text);
+    const error = reason === 'error' ? readApiError(text, { status: status ? Number(status[1]) : null }) : null;
     const code = error ? error.code : FAILED_REASONS.get(reason);
     drafts.push(
       ...finishDrafts({
