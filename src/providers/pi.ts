@@ -1,5 +1,5 @@
 import { hasOwn, type JsonObject } from '../schema/json';
-import { arr, finishDrafts, num, obj, str } from './drafts';
+import { arr, copyOf, finishDrafts, num, obj, str } from './drafts';
 import { readApiError, type ErrorCode } from './error-codes';
 import type { EventDraft, ProviderProfile } from './profile';
 import { usageDraft } from './usage';
@@ -98,7 +98,7 @@ function messageEnd(line: JsonObject, state: PiState): EventDraft[] {
   const texts: string[] = [];
   for (const value of arr(message.content)) {
     const block = obj(value);
-    if (block?.type === 'thinking') drafts.push({ kind: 'thinking', payload: { content: str(block.thinking) ?? '', signature: str(block.thinkingSignature), metadata: { ...metadata } } });
+    if (block?.type === 'thinking') drafts.push({ kind: 'thinking', payload: { content: str(block.thinking) ?? '', signature: str(block.thinkingSignature), metadata: copyOf(metadata) } });
     if (block?.type === 'text') texts.push(str(block.text) ?? '');
   }
   if (texts.length > 0) drafts.push({ kind: 'assistant_message', payload: { content: [{ type: 'text', text: texts.join('') }], model, metadata } });
@@ -152,7 +152,7 @@ function agentEnd(_line: JsonObject, state: PiState): EventDraft[] {
         failed: true,
         errorMessage: error?.message ?? `the model stopped: ${reason}`,
         errorCode: code,
-        errorMetadata: { ...(error?.metadata ?? {}), native_code: reason },
+        errorMetadata: Object.assign(copyOf(error?.metadata ?? {}), { native_code: reason }),
         stop_reason: reason,
         metadata,
       }),
