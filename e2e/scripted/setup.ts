@@ -14,7 +14,7 @@ import type { ScriptedTurn } from './script';
 import type { ScriptedServer } from './server';
 
 /** The CLIs this package pins. */
-export type CliName = 'claude' | 'codex' | 'gemini' | 'opencode' | 'qwen' | 'copilot';
+export type CliName = 'claude' | 'codex' | 'gemini' | 'opencode' | 'qwen' | 'copilot' | 'pi';
 
 /**
  * Where the CLIs' executables are: `e2e/node_modules/.bin`, where `npm install --prefix e2e` puts the
@@ -65,6 +65,7 @@ export function startEndpoint(name: CliName, script: readonly ResponsesTurn[]): 
     case 'opencode':
     case 'qwen':
     case 'copilot':
+    case 'pi':
       return startOpenAIChatEndpoint(common);
   }
 }
@@ -108,6 +109,8 @@ export function pointCliAt(name: CliName, home: string, serverUrl: string, optio
       return pointQwenAt(home, serverUrl);
     case 'copilot':
       return pointCopilotAt(home, serverUrl);
+    case 'pi':
+      return pointPiAt(home, serverUrl);
   }
 }
 
@@ -194,6 +197,33 @@ function pointCopilotAt(home: string, serverUrl: string): Record<string, string>
     COPILOT_MODEL: SCRIPTED_CHAT_MODEL,
     TMPDIR: home,
   });
+}
+
+/*
+ * pi 0.73.1 (`@mariozechner/pi-coding-agent`) reads custom providers from `models.json` in its
+ * agent dir (`~/.pi/agent`, or `PI_CODING_AGENT_DIR`): the scripted endpoint as an
+ * `openai-completions` provider named `scripted`, so every run and session passes
+ * `--provider scripted --model fake-model` (its default provider is Google). `PI_OFFLINE` skips its
+ * start-up network calls (update and package checks); `settings.json` turns off its start-up banner.
+ */
+export const PI_PROVIDER = 'scripted';
+
+function pointPiAt(home: string, serverUrl: string): Record<string, string> {
+  const agentDir = join(home, '.pi', 'agent');
+  mkdirSync(agentDir, { recursive: true });
+  const models = {
+    providers: {
+      [PI_PROVIDER]: {
+        baseUrl: `${serverUrl}/v1`,
+        api: 'openai-completions',
+        apiKey: 'sk-scripted',
+        compat: { supportsDeveloperRole: false, supportsReasoningEffort: false },
+        models: [{ id: SCRIPTED_CHAT_MODEL, name: 'Scripted model', reasoning: false, input: ['text'], contextWindow: 128000, maxTokens: 4096, cost: { input: 1, output: 2, cacheRead: 0.5, cacheWrite: 0 } }],
+      },
+    },
+  };
+  writeFileSync(join(agentDir, 'models.json'), JSON.stringify(models, null, 2));
+  return isolatedEnv(home, { PI_CODING_AGENT_DIR: agentDir, PI_OFFLINE: '1', TMPDIR: home });
 }
 
 /** API-key auth without a prompt, and no folder-trust question (the cwd is a fresh temp dir). */

@@ -15,6 +15,8 @@ export const TOOL_OPTIONS: Record<RunProvider, Partial<RunOptions>> = {
   claude: { allowedTools: ['Bash'] },
   codex: { permission: 'bypass' },
   gemini: { permission: 'bypass' },
+  // pi asks before no tool in a run (only an extension could).
+  pi: {},
 };
 
 /** A started run against a scripted CLI; `close()` (always call it) removes the endpoint and directories. */

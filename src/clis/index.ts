@@ -6,6 +6,7 @@ import { cursor } from './cursor';
 import type { CliDefinition, RunFlags, SessionSetup } from './definition';
 import { gemini } from './gemini';
 import { opencode } from './opencode';
+import { pi } from './pi';
 import { qwen } from './qwen';
 
 export type { ArgvOptions, CliDefinition, RunFlags, SessionSetup } from './definition';
@@ -16,7 +17,7 @@ export type { ArgvOptions, CliDefinition, RunFlags, SessionSetup } from './defin
  * decoders in: Claude's lines are recognised before those of the CLIs that print lookalikes of
  * them (Cursor, Amp, Qwen Code), and each of those is told apart by a mark of its own.
  */
-export const CLIS = { claude, codex, gemini, cursor, opencode, amp, qwen, copilot } as const satisfies Record<string, CliDefinition>;
+export const CLIS = { claude, codex, gemini, cursor, opencode, amp, qwen, copilot, pi } as const satisfies Record<string, CliDefinition>;
 
 type Clis = typeof CLIS;
 

@@ -116,3 +116,35 @@ export const CLAUDE_CONTROL: Dialect = {
   error: (id, error) => ({ type: 'control_response', response: { subtype: 'error', request_id: id, error: error.message } }),
   methodNotFound: (method) => ({ code: METHOD_NOT_FOUND, message: `not supported by this client: ${method}` }),
 };
+
+/**
+ * pi's `--mode rpc` (0.73.1, its docs/rpc.md): a command is `{id?, type: <command>, …params}` and
+ * its answer `{id, type: "response", command, success, data?, error?}`; an extension's dialog
+ * (`ctx.ui.confirm`, `select`, `input`, `editor`) is pi's request `{type: "extension_ui_request",
+ * id, method, …}`, answered `{type: "extension_ui_response", id, …result}` (a refusal is
+ * `cancelled: true`, which a dialog reads as "no"). Its other `extension_ui_request`s (`notify`,
+ * `setStatus`…) expect no answer: notifications. Every other line is one of pi's agent events.
+ */
+export const PI_RPC: Dialect = {
+  id: (count) => `host_${count + 1}`,
+  read(message) {
+    if (message.type === 'extension_ui_request') {
+      const method = typeof message.method === 'string' ? message.method : '';
+      const id = idKey(message.id);
+      return id !== null && PI_DIALOGS.has(method) ? { type: 'request', id, method, params: message } : { type: 'notification', method, params: message };
+    }
+    if (message.type !== 'response') return OTHER;
+    const id = idKey(message.id);
+    if (id === null) return OTHER;
+    if (message.success !== false) return { type: 'response', id, result: message.data ?? null, error: null };
+    return { type: 'response', id, result: null, error: { code: INTERNAL_ERROR, message: typeof message.error === 'string' ? message.error : 'pi refused the command' } };
+  },
+  request: (id, method, params) => ({ id, type: method, ...params }),
+  notification: (method, params) => ({ type: method, ...params }),
+  result: (id, result) => ({ type: 'extension_ui_response', id, ...asObject(result) }),
+  error: (id) => ({ type: 'extension_ui_response', id, cancelled: true }),
+  methodNotFound: (method) => ({ code: METHOD_NOT_FOUND, message: `not supported by this client: ${method}` }),
+};
+
+/** The `extension_ui_request` methods that wait for an answer (pi's dialog methods). */
+const PI_DIALOGS: ReadonlySet<string> = new Set(['select', 'confirm', 'input', 'editor']);

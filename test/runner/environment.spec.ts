@@ -28,6 +28,7 @@ const OWN: Record<AgentCli, { sees: Record<string, string>; notOthers: string }>
   opencode: { sees: { OPENCODE_CONFIG: '/o.json', ANTHROPIC_API_KEY: 'sk-ant', OPENAI_API_KEY: 'sk-o' }, notOthers: 'GEMINI_API_KEY' },
   qwen: { sees: { OPENAI_API_KEY: 'sk-o', OPENAI_BASE_URL: 'http://o', OPENAI_MODEL: 'm', QWEN_HOME: '/q', DASHSCOPE_API_KEY: 'd' }, notOthers: 'COPILOT_PROVIDER_API_KEY' },
   copilot: { sees: { COPILOT_PROVIDER_API_KEY: 'c', COPILOT_HOME: '/c', GH_TOKEN: 'gho_x', GH_HOST: 'github.example' }, notOthers: 'OPENAI_API_KEY' },
+  pi: { sees: { PI_CODING_AGENT_DIR: '/p', PI_OFFLINE: '1', OPENAI_API_KEY: 'sk-o', GROQ_API_KEY: 'g' }, notOthers: 'COPILOT_PROVIDER_API_KEY' },
 };
 
 // OWN is a Record of every CLI this package starts (the registry's): a CLI added there without a case here fails to compile.

@@ -63,6 +63,12 @@ describe('buildArgv: one table per CLI', () => {
     expect(() => buildArgv('nope' as never, { prompt: 'p' })).toThrow('provider must be one of claude, codex, gemini');
     expect(() => buildArgv('claude', { prompt: undefined as never })).toThrow('prompt must be a string');
   });
+
+  it("pi has no `--`: a prompt pi would read as a flag or a file to attach gets a leading space, any other is as it is", () => {
+    expect(buildArgv('pi', { prompt: '--help' }).at(-1)).toBe(' --help');
+    expect(buildArgv('pi', { prompt: '@/etc/passwd' }).at(-1)).toBe(' @/etc/passwd');
+    expect(buildArgv('pi', { prompt: 'Say -x and @y.' }).at(-1)).toBe('Say -x and @y.');
+  });
 });
 
 // The finding: a request's model `--mcp-config={…}` reached Qwen Code after `--model`, where yargs

@@ -10,7 +10,7 @@ import { captures, hostAction, play, type Played } from './captures';
 const all = captures();
 
 it('every protocol has captures', () => {
-  expect(new Set(all.map((capture) => capture.cli))).toEqual(new Set(['claude', 'codex', 'gemini', 'opencode', 'qwen', 'copilot']));
+  expect(new Set(all.map((capture) => capture.cli))).toEqual(new Set(['claude', 'codex', 'gemini', 'opencode', 'qwen', 'copilot', 'pi']));
 });
 
 describe.each(all.map((capture) => [`${capture.cli}/${capture.name}`, capture] as const))('%s', (_label, capture) => {
@@ -36,7 +36,7 @@ describe.each(all.map((capture) => [`${capture.cli}/${capture.name}`, capture] a
     const ours = played.written.map(shape);
     // Our writes hold the capture's, in the same order (our client may write more: Codex's terminal
     // clean-up); the capture's probes of what this client never sends (unknown methods, modes) aside.
-    const handshake = new Set(['initialize', 'initialized', 'session/new', 'session/load', 'thread/start']);
+    const handshake = new Set(['initialize', 'initialized', 'session/new', 'session/load', 'thread/start', 'get_state']);
     const spoken = played.recorded.filter((message) => hostAction(message) !== null || handshake.has(String(message.method ?? (message.request as { subtype?: string } | undefined)?.subtype)));
     let at = 0;
     for (const wanted of spoken.map(shape)) {

@@ -108,6 +108,10 @@ export function hostAction(message: JsonObject): HostAction | null {
     const body = response.response as JsonObject;
     return { type: 'answer', id: String(response.request_id), answer: { decision: body.behavior === 'allow' ? 'allow' : 'deny', reason: typeof body.message === 'string' ? body.message : undefined } };
   }
+  // pi RPC
+  if (message.type === 'prompt') return { type: 'prompt', text: String(message.message) };
+  if (message.type === 'abort') return { type: 'interrupt' };
+  if (message.type === 'extension_ui_response') return { type: 'answer', id: String(message.id), answer: message.cancelled === true ? null : { decision: message.confirmed === true ? 'allow' : 'deny' } };
   // Codex app-server and ACP
   if (message.method === 'turn/start' || message.method === 'session/prompt') {
     const input = (message.method === 'turn/start' ? params.input : params.prompt) as JsonObject[];
