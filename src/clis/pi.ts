@@ -1,10 +1,10 @@
 import { extname, join } from 'node:path';
 import { piProfile } from '../providers/pi';
-import { piRpc } from '../sessions/pi-rpc';
+import { piRpc } from '../protocols/pi-rpc';
 import type { CliDefinition } from './definition';
 
 /** The approval extension a session loads, by its absolute path (the .ts in development, the .js in the package). */
-const APPROVAL_EXTENSION = join(__dirname, '..', 'sessions', `pi-approval-extension${extname(__filename)}`);
+const APPROVAL_EXTENSION = join(__dirname, '..', 'protocols', `pi-approval-extension${extname(__filename)}`);
 
 /*
  * pi (`@mariozechner/pi-coding-agent`). Flags as the pinned version's `--help` has them (0.73.1).

@@ -1,7 +1,7 @@
 /*
  * The commands of pi's `--mode rpc` this library sends, and the extension dialogs it answers, each
- * written once (pi 0.73.1, docs/rpc.md). The client (sessions/pi-rpc.ts) and the events mapping
- * (sessions/pi-rpc-events.ts) key their handlers by these tables, so a renamed one fails to compile.
+ * written once (pi 0.73.1, docs/rpc.md). The client (protocols/pi-rpc.ts) and the events mapping
+ * (protocols/pi-rpc-events.ts) key their handlers by these tables, so a renamed one fails to compile.
  */
 
 /** The client's commands (`type` of the line; `abort` is sent without an id). */

@@ -1,12 +1,12 @@
 import 'reflect-metadata';
 import { wire } from '../wire';
 import type { AnyEvent } from '../../src';
-import { createDecoder, decoderFor } from '../../src/providers/decoder';
-import { detectProvider } from '../../src/providers/detect';
+import { createDecoder, decoderFor } from '../../src/decode/decoder';
+import { detectProvider } from '../../src/decode/detect';
 import type { ProviderProfile } from '../../src/providers/profile';
 import type { JsonObject } from '../../src/schema/json';
-import { piRpcProfile } from '../../src/sessions/pi-rpc-events';
-import { piRpc } from '../../src/sessions/pi-rpc';
+import { piRpcProfile } from '../../src/protocols/pi-rpc-events';
+import { piRpc } from '../../src/protocols/pi-rpc';
 import { JsonLinesPeer, PI_RPC, PeerError } from '../../src/wire/json-lines-peer';
 
 /* The pi profile and its RPC session, rule by rule, on lines shaped as pi 0.73.1 prints them (see the captures). */
