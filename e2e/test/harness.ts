@@ -15,6 +15,8 @@ export const TOOL_OPTIONS: Record<RunProvider, Partial<RunOptions>> = {
   claude: { allowedTools: ['Bash'] },
   codex: { permission: 'bypass' },
   gemini: { permission: 'bypass' },
+  // `kilo run --auto`: the scripted config asks before bash, and without it the run rejects the call.
+  kilo: { permission: 'bypass' },
 };
 
 /** A started run against a scripted CLI; `close()` (always call it) removes the endpoint and directories. */
