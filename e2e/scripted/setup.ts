@@ -1,6 +1,6 @@
 /*
  * How each real CLI is pointed at a scripted endpoint (measured with Claude Code 2.1.328,
- * Codex 0.169.0, Gemini CLI 0.61.0, OpenCode 1.18.33, Qwen Code 0.15.10, Copilot CLI 1.0.102, as root). One home for it: the capture scripts and the
+ * Codex 0.169.0, Gemini CLI 0.61.0, OpenCode 1.18.33, Qwen Code 0.15.10, Copilot CLI 1.0.102, Kilo Code 7.7.7, as root). One home for it: the capture scripts and the
  * real-CLI test suite both start their CLIs through here.
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -14,7 +14,7 @@ import type { ScriptedTurn } from './script';
 import type { ScriptedServer } from './server';
 
 /** The CLIs this package pins. */
-export type CliName = 'claude' | 'codex' | 'gemini' | 'opencode' | 'qwen' | 'copilot' | 'pi';
+export type CliName = 'claude' | 'codex' | 'gemini' | 'opencode' | 'qwen' | 'copilot' | 'pi' | 'kilo';
 
 /**
  * Where the CLIs' executables are: `e2e/node_modules/.bin`, where `npm install --prefix e2e` puts the
@@ -33,12 +33,13 @@ export function cliPath(name: CliName, bin: string = E2E_BIN): string {
 }
 
 /** The CLIs driven over the Agent Client Protocol (JSON-RPC 2.0 on stdio) here. */
-export type AcpCliName = 'opencode' | 'qwen' | 'copilot';
+export type AcpCliName = 'opencode' | 'qwen' | 'copilot' | 'kilo';
 
 /** The arguments that start `name` as an ACP agent on stdio (with the environment of `pointCliAt`). */
 export function acpArgs(name: AcpCliName): string[] {
   switch (name) {
     case 'opencode':
+    case 'kilo':
       return ['acp'];
     case 'qwen':
       // The auth type and model come from settings.json and OPENAI_MODEL (pointQwenAt).
@@ -66,6 +67,7 @@ export function startEndpoint(name: CliName, script: readonly ResponsesTurn[]): 
     case 'qwen':
     case 'copilot':
     case 'pi':
+    case 'kilo':
       return startOpenAIChatEndpoint(common);
   }
 }
@@ -84,8 +86,8 @@ export interface PointOptions {
  *   (model `gpt-5.5`: another name makes it print a model-metadata error item).
  * - Gemini CLI: `GOOGLE_GEMINI_BASE_URL`, `GEMINI_API_KEY`, and a settings.json selecting API-key auth
  *   with no folder-trust question; `TMPDIR` in the home, where it writes its error reports.
- * - OpenCode, Qwen Code, Copilot CLI: the scripted Chat Completions endpoint at `<serverUrl>/v1`
- *   (see pointOpenCodeAt, pointQwenAt, pointCopilotAt).
+ * - OpenCode, Qwen Code, Copilot CLI, Kilo Code: the scripted Chat Completions endpoint at `<serverUrl>/v1`
+ *   (see pointOpenCodeAt, pointQwenAt, pointCopilotAt, pointKiloAt).
  */
 export function pointCliAt(name: CliName, home: string, serverUrl: string, options: PointOptions = {}): Record<string, string> {
   switch (name) {
@@ -111,6 +113,8 @@ export function pointCliAt(name: CliName, home: string, serverUrl: string, optio
       return pointCopilotAt(home, serverUrl);
     case 'pi':
       return pointPiAt(home, serverUrl);
+    case 'kilo':
+      return pointKiloAt(home, serverUrl);
   }
 }
 
@@ -157,6 +161,37 @@ function openCodeConfig(serverUrl: string): Record<string, unknown> {
     share: 'disabled',
   };
 }
+
+/*
+ * Kilo Code 7.7.7, an OpenCode fork: OpenCode's config schema, read from
+ * `$XDG_CONFIG_HOME/kilo/kilo.json`, and OpenCode's XDG dirs under `kilo/`. Its `KILO_*` switches
+ * (the registry's `env.set` holds those that keep something from outliving a run) turn off the
+ * model list download, auto-update, telemetry, session upload and the daemon client.
+ */
+function pointKiloAt(home: string, serverUrl: string): Record<string, string> {
+  const config = join(home, '.config');
+  mkdirSync(join(config, 'kilo'), { recursive: true });
+  const { $schema: _schema, ...shared } = openCodeConfig(serverUrl);
+  writeFileSync(join(config, 'kilo', 'kilo.json'), JSON.stringify(shared, null, 2));
+  return isolatedEnv(home, {
+    XDG_CONFIG_HOME: config,
+    XDG_DATA_HOME: join(home, '.local', 'share'),
+    XDG_CACHE_HOME: join(home, '.cache'),
+    XDG_STATE_HOME: join(home, '.local', 'state'),
+    ...KILO_SWITCHES,
+    TMPDIR: home,
+  });
+}
+
+const KILO_SWITCHES = {
+  KILO_NO_DAEMON: '1',
+  KILO_TELEMETRY_LEVEL: 'off',
+  KILO_DISABLE_MODELS_FETCH: '1',
+  KILO_DISABLE_AUTOUPDATE: '1',
+  KILO_DISABLE_LSP_DOWNLOAD: '1',
+  KILO_DISABLE_SHARE: '1',
+  KILO_DISABLE_SESSION_INGEST: '1',
+};
 
 /*
  * Qwen Code 0.15.10: the openai auth type reads `OPENAI_BASE_URL`, `OPENAI_API_KEY` and

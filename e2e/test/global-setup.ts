@@ -3,7 +3,7 @@ import { cliPath, E2E_BIN, type CliName } from '../scripted/setup';
 
 /** The pinned CLIs missing from `bin`. */
 export function missingClis(bin: string = E2E_BIN): CliName[] {
-  return (['claude', 'codex', 'gemini', 'opencode', 'qwen', 'copilot', 'pi'] as CliName[]).filter((name) => !existsSync(cliPath(name, bin)));
+  return (['claude', 'codex', 'gemini', 'opencode', 'qwen', 'copilot', 'pi', 'kilo'] as CliName[]).filter((name) => !existsSync(cliPath(name, bin)));
 }
 
 /** The real-CLI suite cannot run without the pinned CLIs: fail loudly rather than skip. */

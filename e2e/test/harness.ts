@@ -17,6 +17,8 @@ export const TOOL_OPTIONS: Record<RunProvider, Partial<RunOptions>> = {
   gemini: { permission: 'bypass' },
   // pi asks before no tool in a run (only an extension could).
   pi: {},
+  // `kilo run --auto`: the scripted config asks before bash, and without it the run rejects the call.
+  kilo: { permission: 'bypass' },
 };
 
 /** A started run against a scripted CLI; `close()` (always call it) removes the endpoint and directories. */

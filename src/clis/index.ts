@@ -5,6 +5,7 @@ import { copilot } from './copilot';
 import { cursor } from './cursor';
 import type { CliDefinition, RunFlags, SessionSetup } from './definition';
 import { gemini } from './gemini';
+import { kilo } from './kilo';
 import { opencode } from './opencode';
 import { pi } from './pi';
 import { qwen } from './qwen';
@@ -15,9 +16,10 @@ export type { ArgvOptions, CliDefinition, RunFlags, SessionSetup } from './defin
  * The CLI registry: every agent CLI the project knows, one file each. Every list of CLIs and every
  * id type is derived from it, by capability. Its order is the order `detectProvider` asks the
  * decoders in: Claude's lines are recognised before those of the CLIs that print lookalikes of
- * them (Cursor, Amp, Qwen Code), and each of those is told apart by a mark of its own.
+ * them (Cursor, Amp, Qwen Code), and each of those is told apart by a mark of its own. Kilo Code
+ * prints OpenCode's lines unchanged and comes after it, detecting none.
  */
-export const CLIS = { claude, codex, gemini, cursor, opencode, amp, qwen, copilot, pi } as const satisfies Record<string, CliDefinition>;
+export const CLIS = { claude, codex, gemini, cursor, opencode, amp, qwen, copilot, pi, kilo } as const satisfies Record<string, CliDefinition>;
 
 type Clis = typeof CLIS;
 

@@ -1,4 +1,4 @@
-import { CLIS, isCliId, RUN_CLI_IDS, type ArgvOptions } from '../clis';
+import { isCliId, RUN_CLI_IDS, runFlags, type ArgvOptions } from '../clis';
 import { refuseFlagLike } from './argument-value';
 import type { RunProvider } from './types';
 
@@ -25,7 +25,7 @@ export function promptGoesOnStdin(prompt: string): boolean {
  */
 export function buildArgv(provider: RunProvider, options: ArgvOptions): string[] {
   if (!isCliId(provider, RUN_CLI_IDS)) throw new TypeError(`provider must be one of ${RUN_CLI_IDS.join(', ')}; got ${JSON.stringify(provider)}`);
-  const flags = CLIS[provider].run;
+  const flags = runFlags(provider);
   if (typeof options.prompt !== 'string') throw new TypeError('prompt must be a string');
   refuseNul('prompt', options.prompt);
   const permission = options.permission ?? 'default';

@@ -63,7 +63,7 @@ describe('decodeLines', () => {
       read = true;
       yield 'x\n';
     })();
-    expect(() => decodeLines('chatgpt' as never, source)).toThrow(/unknown provider "chatgpt": expected one of claude, codex, gemini, cursor, opencode, amp, qwen, pi, auto/);
+    expect(() => decodeLines('chatgpt' as never, source)).toThrow(/unknown provider "chatgpt": expected one of claude, codex, gemini, cursor, opencode, amp, qwen, pi, kilo, auto/);
     expect(read).toBe(false);
   });
 
@@ -92,10 +92,11 @@ describe('detectProvider', () => {
     expect(detectProvider([])).toBeNull();
   });
 
-  // Each fixture's first recognised line names its provider (Amp prints Claude's format: claude is a fair answer).
+  // Each fixture's first recognised line names its provider (Amp prints Claude's format, Kilo Code OpenCode's unchanged: the CLI forked is a fair answer).
+  const FORKED: Partial<Record<string, string>> = { amp: 'claude', kilo: 'opencode' };
   it.each(all.map((fixture) => [`${fixture.provider}/${fixture.name}`, fixture] as const))('%s: the first recognised line names its provider, as text or parsed', (_label, fixture) => {
     const named = nativeLines(fixture).map((line) => detectProvider(line)).find((id) => id !== null) ?? null;
-    expect(fixture.provider === 'amp' && named === 'claude' ? 'amp' : named).toBe(fixture.provider);
+    expect(named !== null && FORKED[fixture.provider] === named ? fixture.provider : named).toBe(fixture.provider);
     const first = nativeLines(fixture).find((line) => detectProvider(line) !== null);
     if (first) expect(detectProvider(JSON.parse(first) as object)).toBe(named);
   });

@@ -3,6 +3,7 @@ import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pointCliAt, type CliName } from '../../e2e/scripted/setup';
+import { cliDefinition } from '../../src/clis';
 import { BASE_ENV, cliEnvironment } from '../../src/runner/environment';
 import { startRun } from '../../src/runner/run';
 import type { AgentCli, RunOptions } from '../../src/runner/types';
@@ -29,6 +30,7 @@ const OWN: Record<AgentCli, { sees: Record<string, string>; notOthers: string }>
   qwen: { sees: { OPENAI_API_KEY: 'sk-o', OPENAI_BASE_URL: 'http://o', OPENAI_MODEL: 'm', QWEN_HOME: '/q', DASHSCOPE_API_KEY: 'd' }, notOthers: 'COPILOT_PROVIDER_API_KEY' },
   copilot: { sees: { COPILOT_PROVIDER_API_KEY: 'c', COPILOT_HOME: '/c', GH_TOKEN: 'gho_x', GH_HOST: 'github.example' }, notOthers: 'OPENAI_API_KEY' },
   pi: { sees: { PI_CODING_AGENT_DIR: '/p', PI_OFFLINE: '1', OPENAI_API_KEY: 'sk-o', GROQ_API_KEY: 'g' }, notOthers: 'COPILOT_PROVIDER_API_KEY' },
+  kilo: { sees: { KILO_CONFIG: '/k.json', OPENAI_API_KEY: 'sk-o', KILO_NO_DAEMON: '1' }, notOthers: 'GEMINI_API_KEY' },
 };
 
 // OWN is a Record of every CLI this package starts (the registry's): a CLI added there without a case here fails to compile.
@@ -51,8 +53,16 @@ describe("every CLI inherits the server's whole environment: the picker", () => 
     expect(env).not.toHaveProperty('PATHOLOGICAL');
   });
 
-  it.each(CLIS)('%s by default: the whole host environment, as child_process gives', (cli) => {
-    expect(cliEnvironment(cli, {}, hostEnv())).toEqual(hostEnv());
+  it.each(CLIS)('%s by default: the whole host environment, as child_process gives, with what its registry file sets', (cli) => {
+    expect(cliEnvironment(cli, {}, hostEnv())).toEqual({ ...hostEnv(), ...cliDefinition(cli).env.set });
+  });
+
+  it("kilo: the registry's switches are set over the host's, and the caller's env goes over them", () => {
+    const host = { ...hostEnv(), KILO_NO_DAEMON: '' };
+    expect(cliEnvironment('kilo', { inheritEnv: false }, host)).toMatchObject({ KILO_NO_DAEMON: '1', KILO_TELEMETRY_LEVEL: 'off' });
+    const env = cliEnvironment('kilo', { env: { KILO_TELEMETRY_LEVEL: 'all', KILO_NO_DAEMON: undefined } }, host);
+    expect(env).toHaveProperty('KILO_TELEMETRY_LEVEL', 'all');
+    expect(env).not.toHaveProperty('KILO_NO_DAEMON');
   });
 
   it('copilot: GITHUB_TOKEN passes only when the operator names it', () => {

@@ -9,6 +9,7 @@ describe('buildArgv: one table per CLI', () => {
     ['claude', ['--print', '--output-format', 'stream-json', '--verbose', '--', 'Say hi']],
     ['codex', ['exec', '--json', '--skip-git-repo-check', '--', 'Say hi']],
     ['gemini', ['--output-format', 'stream-json', '--prompt=Say hi']],
+    ['kilo', ['run', '--format', 'json', '--', 'Say hi']],
   ] as const)('%s: the headless base and the prompt last, as one element', (provider, argv) => {
     expect(buildArgv(provider, { prompt: 'Say hi' })).toEqual(argv);
   });
@@ -26,6 +27,8 @@ describe('buildArgv: one table per CLI', () => {
     ['gemini', 'accept-edits', ['--approval-mode', 'auto_edit']],
     ['gemini', 'bypass', ['--yolo']],
     ['gemini', 'plan', ['--approval-mode', 'plan']],
+    ['kilo', 'default', []],
+    ['kilo', 'bypass', ['--auto']],
   ] as const)('%s permission %s', (provider, permission, flags) => {
     const base = buildArgv(provider, { prompt: 'p' });
     const prompt = provider === 'gemini' ? 1 : 2; // `--prompt=p`, or `--` and `p`
@@ -57,6 +60,18 @@ describe('buildArgv: one table per CLI', () => {
     ]);
   });
 
+  it('kilo: model, --auto, resume by --session, then the prompt after `--`; partial adds nothing', () => {
+    expect(buildArgv('kilo', { prompt: '-starts with a dash', model: 'fake/fake-model', permission: 'bypass', partial: true, resume: 'ses_1' })).toEqual([
+      'run', '--format', 'json', '--model', 'fake/fake-model', '--auto', '--session', 'ses_1', '--', '-starts with a dash',
+    ]);
+  });
+
+  it('kilo: the presets it has no flag for are refused, naming those it has', () => {
+    expect(() => buildArgv('kilo', { prompt: 'p', permission: 'plan' })).toThrow('permission must be one of default, bypass; got "plan"');
+    expect(() => buildArgv('kilo', { prompt: 'p', permission: 'accept-edits' })).toThrow('permission must be one of default, bypass; got "accept-edits"');
+    expect(() => buildArgv('kilo', { prompt: 'p', allowedTools: ['bash'] })).toThrow('kilo has no flag for allowedTools');
+  });
+
   it('refuses what a CLI cannot take', () => {
     expect(() => buildArgv('codex', { prompt: 'p', allowedTools: ['Bash'] })).toThrow('codex has no flag for allowedTools');
     expect(() => buildArgv('claude', { prompt: 'p', permission: 'auto' as never })).toThrow('permission must be one of default, accept-edits, bypass, plan');
@@ -74,7 +89,7 @@ describe('buildArgv: one table per CLI', () => {
 // The finding: a request's model `--mcp-config={…}` reached Qwen Code after `--model`, where yargs
 // read it as a flag of its own (an MCP server, so a shell command).
 describe("a request's model never becomes a CLI flag", () => {
-  const PROVIDERS: readonly RunProvider[] = ['claude', 'codex', 'gemini'];
+  const PROVIDERS: readonly RunProvider[] = ['claude', 'codex', 'gemini', 'kilo'];
   const FLAG_LIKE = ['--mcp-config={"mcpServers":{"x":{"command":"sh","args":["-c","touch /tmp/pwned"]}}}', '--yolo', '-m', 'gpt-4o\n--yolo', 'gpt-4o\0', 'tab\there', 'del\u007f'];
   const ORDINARY = ['gpt-4o', 'claude-sonnet-4-5', 'qwen3-coder-plus', 'models/gemini-2.5-pro', 'openai/gpt-4.1'];
   const cases = PROVIDERS.flatMap((provider) => FLAG_LIKE.map((value) => [provider, value] as const));
