@@ -102,8 +102,10 @@ describe.each(all.map((fixture) => [`${fixture.provider}/${fixture.name}`, fixtu
   it("'auto' names the provider from the lines and decodes them the same (lines before it is named have no provider)", () => {
     const auto = createDecoder('auto', { clock: FIXTURE_CLOCK });
     const events = [...nativeLines(fixture).flatMap((line) => auto.push(line)), ...auto.end(fixture.exit)];
-    // Amp prints Claude Code's stream-json: where no field tells them apart, 'auto' says claude.
-    const expected = fixture.provider === 'amp' && auto.provider === 'claude' ? 'claude' : fixture.provider;
+    // Amp prints Claude Code's stream-json and Kilo Code OpenCode's lines: where no field tells
+    // them apart (for Kilo, none does), 'auto' names the CLI they copy.
+    const COPIES: Record<string, string> = { amp: 'claude', kilo: 'opencode' };
+    const expected = COPIES[fixture.provider] !== undefined && auto.provider === COPIES[fixture.provider] ? auto.provider : fixture.provider;
     expect(auto.provider).toBe(expected);
     if (expected !== fixture.provider) return;
     const named = events.findIndex((event) => event.provider !== null);
