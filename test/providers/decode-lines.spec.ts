@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { createReadStream } from 'node:fs';
 import { Readable } from 'node:stream';
 import { createDecoder, decodeLines, detectProvider, PROVIDERS, type AnyEvent } from '../../src';
-import { FIXTURE_CLOCK, fixtures, nativeLines, type Fixture } from './fixtures';
+import { detectedAsCopy, FIXTURE_CLOCK, fixtures, nativeLines, type Fixture } from './fixtures';
 
 const all = fixtures();
 
@@ -92,11 +92,10 @@ describe('detectProvider', () => {
     expect(detectProvider([])).toBeNull();
   });
 
-  // Each fixture's first recognised line names its provider (Amp prints Claude's format, Kilo Code OpenCode's unchanged: the CLI forked is a fair answer).
-  const FORKED: Partial<Record<string, string>> = { amp: 'claude', kilo: 'opencode' };
+  // Each fixture's first recognised line names its provider (or the CLI whose format it copies: `COPIES`).
   it.each(all.map((fixture) => [`${fixture.provider}/${fixture.name}`, fixture] as const))('%s: the first recognised line names its provider, as text or parsed', (_label, fixture) => {
     const named = nativeLines(fixture).map((line) => detectProvider(line)).find((id) => id !== null) ?? null;
-    expect(named !== null && FORKED[fixture.provider] === named ? fixture.provider : named).toBe(fixture.provider);
+    expect(detectedAsCopy(fixture.provider, named) ? fixture.provider : named).toBe(fixture.provider);
     const first = nativeLines(fixture).find((line) => detectProvider(line) !== null);
     if (first) expect(detectProvider(JSON.parse(first) as object)).toBe(named);
   });

@@ -16,6 +16,15 @@ import { PROVIDERS, type ProviderId } from '../../src/decode/provider-id';
 export const FIXTURES_DIR = join(__dirname, '..', 'fixtures', 'providers');
 export const FIXTURE_CLOCK = (): Date => new Date('2026-01-01T00:00:00.000Z');
 
+/**
+ * The CLIs whose lines copy another's format: where no field tells them apart (for Kilo Code, none
+ * does), `auto` names the CLI they copy. Amp prints Claude Code's stream-json, Kilo OpenCode's lines.
+ */
+export const COPIES: Readonly<Record<string, string>> = { amp: 'claude', kilo: 'opencode' };
+
+/** Whether `auto` naming `detected` for a fixture of `provider` is the copy rule above. */
+export const detectedAsCopy = (provider: string, detected: string | null | undefined): boolean => COPIES[provider] !== undefined && detected === COPIES[provider];
+
 /** One native transcript and where its golden lives. */
 export interface Fixture {
   provider: ProviderId;

@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { Event, type AnyEvent } from '../../src';
 import { createDecoder, type DecoderOptions } from '../../src/decode/decoder';
-import { FIXTURE_CLOCK, fixtures, nativeLines, type Fixture } from './fixtures';
+import { detectedAsCopy, FIXTURE_CLOCK, fixtures, nativeLines, type Fixture } from './fixtures';
 
 /*
  * Properties every decoder keeps on every fixture transcript, whichever exist (they arrive
@@ -102,10 +102,7 @@ describe.each(all.map((fixture) => [`${fixture.provider}/${fixture.name}`, fixtu
   it("'auto' names the provider from the lines and decodes them the same (lines before it is named have no provider)", () => {
     const auto = createDecoder('auto', { clock: FIXTURE_CLOCK });
     const events = [...nativeLines(fixture).flatMap((line) => auto.push(line)), ...auto.end(fixture.exit)];
-    // Amp prints Claude Code's stream-json and Kilo Code OpenCode's lines: where no field tells
-    // them apart (for Kilo, none does), 'auto' names the CLI they copy.
-    const COPIES: Record<string, string> = { amp: 'claude', kilo: 'opencode' };
-    const expected = COPIES[fixture.provider] !== undefined && auto.provider === COPIES[fixture.provider] ? auto.provider : fixture.provider;
+    const expected = detectedAsCopy(fixture.provider, auto.provider) ? (auto.provider as string) : fixture.provider;
     expect(auto.provider).toBe(expected);
     if (expected !== fixture.provider) return;
     const named = events.findIndex((event) => event.provider !== null);
