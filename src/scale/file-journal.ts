@@ -1,4 +1,5 @@
 import { chmodSync, closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync, writeSync } from 'node:fs';
+import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { isEntryId } from './entry-id';
 import type { JournaledRun, RunJournal } from './memory-store';
@@ -11,13 +12,21 @@ import { readStoredRun, type StoredRun } from './run-record';
  * 0700 and the files 0600. Writes are plain appends to open files (no fsync): a process that dies
  * loses nothing written (the kernel has it); a machine that loses power may lose the last ones.
  *
- *   index.jsonl        every record as written, one per line (the last line of an id wins; a
- *                      `{"id", "deleted": true}` line removes it); rewritten with only the live
- *                      ones when it opens and when it grows past them
+ *   index.jsonl        every record as written, one per line (the last line of an id wins);
+ *                      rewritten with only the live ones when it opens, when a run is removed,
+ *                      and when it grows past them
  *   runs/<id>.jsonl    the run's events, `{"id": <entry id>, "event": <the event's JSON as sent>}`
  *   runs/<id>.diff     the patch of what the run changed in its worktree
  *   lock               the pid of the process that has it open: one process at a time
  */
+
+/**
+ * Where `serve` keeps its runs by default: `$XDG_DATA_HOME/cli-subprocess-core`
+ * (`~/.local/share/cli-subprocess-core` without it).
+ */
+export function defaultDataDir(env: NodeJS.ProcessEnv = process.env): string {
+  return join(env.XDG_DATA_HOME || join(homedir(), '.local', 'share'), 'cli-subprocess-core');
+}
 
 const DIR_MODE = 0o700;
 const FILE_MODE = 0o600;
@@ -47,23 +56,21 @@ export class FileRunJournal implements RunJournal {
     this.lock();
   }
 
-  load(): JournaledRun[] {
+  load(keep: (record: StoredRun) => boolean): JournaledRun[] {
     const records = new Map<string, StoredRun>();
     const text = existsSync(this.indexPath) ? readFileSync(this.indexPath, 'utf8') : '';
     for (const line of text.split('\n')) {
       const id = lineId(line);
-      if (id === null || !isRunId(id)) continue;
-      const record = readStoredRun(id, line);
-      if (record === null || (JSON.parse(line) as { deleted?: unknown }).deleted === true) records.delete(id);
-      else records.set(id, record);
+      const record = id !== null && isRunId(id) ? readStoredRun(id, line) : null;
+      if (record) records.set(record.id, record);
     }
-    for (const record of records.values()) this.records.set(record.id, JSON.stringify(record));
+    for (const record of records.values()) if (keep(record)) this.records.set(record.id, JSON.stringify(record));
     this.rewriteIndex();
-    // A file of no record (its run deleted as the process died) is removed.
+    // The files of a run not kept (expired), or of no record (deleted as the process died), are removed.
     for (const name of readdirSync(this.runsDir)) {
-      if (!records.has(name.replace(/\.(jsonl|diff)$/, ''))) rmSync(join(this.runsDir, name), { force: true });
+      if (!this.records.has(name.replace(/\.(jsonl|diff)$/, ''))) rmSync(join(this.runsDir, name), { force: true });
     }
-    return [...records.values()].map((record) => ({ record, entries: this.readEntries(record.id), diff: this.readDiff(record.id) }));
+    return [...this.records.keys()].map((id) => ({ record: records.get(id) as StoredRun, entries: this.readEntries(id), diff: this.readDiff(id) }));
   }
 
   saveRecord(record: StoredRun): void {
@@ -91,7 +98,8 @@ export class FileRunJournal implements RunJournal {
     this.closeEvents(runId);
     rmSync(this.eventsPath(runId), { force: true });
     rmSync(this.diffPath(runId), { force: true });
-    if (this.records.delete(runId)) this.appendIndex(JSON.stringify({ id: runId, deleted: true }));
+    // Its line goes from the index at once: nothing of a deleted or expired run stays on disk.
+    if (this.records.delete(runId)) this.rewriteIndex();
   }
 
   close(): void {

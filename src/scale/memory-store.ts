@@ -20,8 +20,8 @@ export interface JournaledRun {
  * the data directory of `serve`). Synchronous: an event is written before any reader is woken.
  */
 export interface RunJournal {
-  /** Every run kept, read once when the store opens. */
-  load(): JournaledRun[];
+  /** Every run kept that `keep` keeps (the others are removed), read once when the store opens. */
+  load(keep: (record: StoredRun) => boolean): JournaledRun[];
   /** Writes the run's record as it now is. */
   saveRecord(record: StoredRun): void;
   /** Appends one entry to the run's events. */
@@ -69,7 +69,10 @@ export class MemoryRunStore implements RunStore {
   constructor(options: MemoryStoreOptions = {}) {
     this.ttlMs = options.ttlMs ?? DEFAULT_TTL_SECONDS * 1000;
     this.journal = options.journal ?? null;
-    if (this.journal) this.restore(this.journal.load());
+    if (this.journal) {
+      const now = Date.now();
+      this.restore(this.journal.load((record) => record.endedAt === null || record.endedAt + this.ttlMs > now), now);
+    }
   }
 
   async enqueueRun(job: RunJob, options: EnqueueOptions = {}): Promise<string> {
@@ -243,25 +246,19 @@ export class MemoryRunStore implements RunStore {
   }
 
   /**
-   * Takes back the journal's runs: expired ones removed, the others kept until they expire, and a
+   * Takes back the journal's runs (expired ones the journal removed): each kept until it expires, and a
    * run that had not ended ended now, `server_lost` (nothing will finish it: its worker was this
    * process).
    */
-  private restore(runs: JournaledRun[]): void {
-    const now = Date.now();
+  private restore(runs: JournaledRun[], now: number): void {
     for (const { record, entries, diff } of runs) {
-      const expiresIn = record.endedAt === null ? this.ttlMs : record.endedAt + this.ttlMs - now;
-      if (expiresIn <= 0) {
-        this.journal?.remove(record.id);
-        continue;
-      }
       const run: MemoryRun = { record, entries: entries.map(({ id, json }) => entryOfJson(id, json)), diff, sessionId: null, waiting: new Set() };
       this.runs.set(record.id, run);
       if (record.endedAt === null) {
         const message = `the server stopped while this run was ${record.status}: it was not finished, and is not run again`;
         this.completeNow(run, endingEvents(record.provider, 'server_lost', message, 'failed'));
       } else {
-        this.expireIn(record.id, expiresIn);
+        this.expireIn(record.id, record.endedAt + this.ttlMs - now);
       }
     }
   }

@@ -121,6 +121,8 @@ export class RedisRunStore implements RunStore {
     const keys = (['record', 'events', 'ended', 'cancel', 'diff', 'session'] as const).map((what) => this.key(runId, what));
     await this.redis.pipeline().del(...keys).zrem(this.recordsKey(record.owner), runId).exec();
     if (record.owner !== null) await this.redis.srem(this.ownerKey(record.owner), runId);
+    // Its job, when one is left (a run ended before a worker took it; a failed job is kept a while): a reader follows a run while its job lives.
+    await this.queue.remove(runId).catch(() => undefined);
     return true;
   }
 
