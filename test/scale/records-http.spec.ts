@@ -1,8 +1,7 @@
 import 'reflect-metadata';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { Event, createRunsHandler, openRunStore, type AnyEvent, type RunStore } from '../../src';
 import { usageDraft } from '../../src/providers/usage';
+import { listen } from './listen';
 
 /*
  * The records over HTTP: `GET /runs` and `GET /runs/:id` answer the caller's own runs only (another
@@ -14,22 +13,15 @@ const ALICE = 'alice-token-0123456789';
 const BOB = 'bob-token-0123456789ab';
 
 let store: RunStore;
-let server: Server;
+let server: { base: string; close(): Promise<void> };
 let base: string;
 beforeEach(async () => {
   store = openRunStore();
-  const handle = createRunsHandler(store, { token: { alice: ALICE, bob: BOB } });
-  server = createServer((request, response) => {
-    void handle(request, response).then((handled) => {
-      if (!handled) response.writeHead(404).end();
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  server = await listen(createRunsHandler(store, { token: { alice: ALICE, bob: BOB } }));
+  base = server.base;
 });
 afterEach(async () => {
-  server.closeAllConnections();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
+  await server.close();
   await store.close();
 });
 
