@@ -90,7 +90,8 @@ Options:
   --concurrency <n>  serve, worker: runs at once in this process (default 2)
   --lock <s>         worker, serve with Redis: a worker's hold on a run, renewed while it lives; a dead worker's
                      runs are noticed about this long after (default 15)
-  --ttl <s>          serve, worker: how long a finished run's events (and its workspace) stay (default 86400, a day)
+  --ttl <s>          serve, worker: how long a finished run's events, diff and workspace stay (default 86400, a
+                     day); without Redis its record goes with them, on Redis it stays until DELETE /runs/:id
   --data-dir <dir>   serve without Redis: where runs and their events are kept, so that a restart loses none
                      (default: $XDG_DATA_HOME/cli-subprocess-core, or ~/.local/share/…; made 0700)
   --token <t>        serve: the bearer token every API call must carry (default: $CLI_SUBPROCESS_CORE_TOKEN,

@@ -2,7 +2,7 @@
 export { createWorker, type WorkerOptions } from './worker';
 export { openRunStore, type RunStoreOptions } from './open-store';
 export { MemoryRunStore, type JournaledRun, type MemoryStoreOptions, type RunJournal } from './memory-store';
-export { FileRunJournal } from './file-journal';
+export { FileRunJournal, defaultDataDir } from './file-journal';
 export { RedisRunStore, type RedisStoreOptions } from './redis-store';
 export type { JobSignals, ReadOptions, RunStore, StreamEntry, TakenJob } from './store';
 export type { RunJob } from './run-job';
