@@ -98,6 +98,9 @@ export class MemoryRunStore implements RunStore {
   async deleteRun(runId: string): Promise<boolean> {
     const run = this.runs.get(runId);
     if (!run || isOpen(run.record)) return false;
+    // A run ended before a worker took it: its job goes too, so that no worker starts it.
+    const queued = this.queue.findIndex((entry) => entry.runId === runId);
+    if (queued >= 0) this.queue.splice(queued, 1);
     this.forget(runId);
     return true;
   }
