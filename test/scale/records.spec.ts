@@ -90,6 +90,19 @@ describe.each(homes)('the records %s', (_name, open, recordOutlivesEvents) => {
     expect(seen).toEqual([...ids].reverse());
   });
 
+  it('pages one at a time through runs queued in the same milliseconds: each once, in the order of the whole list', async () => {
+    store = open(60);
+    for (let i = 0; i < 12; i++) await store.enqueueRun(job(`run ${i}`), { owner: 'alice' });
+    const whole = (await store.listRuns('alice', { limit: 100 })).map((run) => run.id);
+    expect(whole).toHaveLength(12);
+    const seen: string[] = [];
+    for (let page = await store.listRuns('alice', { limit: 1 }); page.length > 0; ) {
+      seen.push(page[0].id);
+      page = await store.listRuns('alice', { limit: 1, before: { createdAt: Date.parse(page[0].created_at), id: page[0].id } });
+    }
+    expect(seen).toEqual(whole);
+  });
+
   it('keeps status, usage (by the usage rules, as events come) and changes up to date; ended runs have an expiry', async () => {
     store = open(60);
     const runId = await store.enqueueRun(job(), { owner: 'alice' });
