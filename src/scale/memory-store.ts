@@ -188,10 +188,14 @@ export class MemoryRunStore implements RunStore {
           onApprove: (listener) => emitter.on('approve', listener),
           cancelled: this.cancelled.has(runId),
         };
-        const task = handle({ runId, job, attempt: 1 }, signals).finally(() => {
-          running.delete(task);
-          pull();
-        });
+        // A job that throws (its journal could not write: a full disk) never takes the process down;
+        // its run stays open, and is ended server_lost when the store opens again.
+        const task = handle({ runId, job, attempt: 1 }, signals)
+          .catch(() => undefined)
+          .finally(() => {
+            running.delete(task);
+            pull();
+          });
         running.add(task);
       }
     };
@@ -267,7 +271,13 @@ export class MemoryRunStore implements RunStore {
   }
 
   private expireIn(runId: string, ms: number): void {
-    setTimeout(() => this.forget(runId), timerMs(ms)).unref();
+    setTimeout(() => {
+      try {
+        this.forget(runId);
+      } catch {
+        // Its files could not be removed now: they are when the store opens again (it is past its ttl).
+      }
+    }, timerMs(ms)).unref();
   }
 
   private forget(runId: string): void {

@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { appendFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Event, FileRunJournal, MemoryRunStore, openRunStore, type AnyEvent, type RunJob, type RunStore } from '../../src';
@@ -264,6 +264,30 @@ describe('the data directory', () => {
     expect(await after.findRun(old)).toBeNull();
     expect(existsSync(join(data(), 'runs', `${old}.jsonl`))).toBe(false);
     expect(readFileSync(join(data(), 'index.jsonl'), 'utf8')).not.toContain(old);
+  });
+
+  // Linux's /dev/full: every write to it fails with ENOSPC, as on a full disk.
+  (existsSync('/dev/full') ? it : it.skip)('a write that fails (a full disk) fails the append, never the process; the run is ended server_lost on the next start', async () => {
+    const store = opened();
+    const runId = await store.enqueueRun(job(), { owner: 'alice' });
+    const events = join(data(), 'runs', `${runId}.jsonl`);
+    symlinkSync('/dev/full', events);
+    const outcomes: string[] = [];
+    const worker = store.work(
+      async () => {
+        await store.append(runId, text('one')).then(
+          () => outcomes.push('appended'),
+          (error: NodeJS.ErrnoException) => outcomes.push(error.code ?? 'no code'),
+        );
+        await store.append(runId, text('two'));
+      },
+      { concurrency: 1 },
+    );
+    await worker.close();
+    expect(outcomes).toEqual(['ENOSPC']);
+    expect(await readAll(store.readRunEvents(runId, { follow: false }))).toEqual([]);
+    rmSync(events);
+    expect((await readAll(opened().readRunEvents(runId))).map((entry) => entry.event.kind)).toEqual(['error', 'result']);
   });
 
   it('a line cut short by a crash is left out', async () => {
