@@ -158,7 +158,7 @@ it('serve keeps its runs in --data-dir: after a restart GET /runs lists them and
     first.serve.child.kill('SIGKILL');
     rmSync(bin, { recursive: true, force: true });
   }
-});
+}, 90_000);
 
 it('usage errors: a worker without Redis, a --ttl that is not a whole number of seconds', async () => {
   const child = spawn(process.execPath, ['-r', require.resolve('ts-node/register/transpile-only'), join(ROOT, 'src', 'cli', 'main.ts'), 'worker'], { env: { ...process.env, REDIS_URL: '' }, stdio: ['ignore', 'ignore', 'pipe'] });
