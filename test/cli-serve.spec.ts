@@ -171,6 +171,9 @@ it('usage errors: a worker without Redis, a --ttl that is not a whole number of 
   ttl.stderr.on('data', (chunk: Buffer) => (ttlError += chunk.toString()));
   expect(await new Promise((resolve) => ttl.once('exit', resolve))).toBe(2);
   expect(ttlError).toContain('--ttl must be a whole number from 1 to 31536000; got "0"');
+});
+
+it('usage errors: --data-dir with Redis (Redis keeps the runs)', async () => {
   const dataDir = spawn(process.execPath, main('serve', '--redis', 'redis://127.0.0.1:1', '--data-dir', dataHome), { env: { ...process.env, REDIS_URL: '' }, stdio: ['ignore', 'ignore', 'pipe'] });
   let dataDirError = '';
   dataDir.stderr.on('data', (chunk: Buffer) => (dataDirError += chunk.toString()));
