@@ -40,6 +40,7 @@ export {
   type ProviderProfile,
   type UsageAggregation,
   type UsageFigures,
+  type UsageState,
 } from './decode';
 export { ExecutableNotFoundError, startRun, type PermissionPreset, type Run, type RunCost, type RunOptions, type RunOutcome, type RunProvider, type RunStatus } from './runner';
 export { SessionTurns, startSession, type ApprovalAnswer, type ApprovalPolicy, type ApprovalRequestEvent, type Session, type SessionOptions, type SessionProvider } from './sessions';

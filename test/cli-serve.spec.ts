@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Event } from '../src';
@@ -17,9 +17,16 @@ jest.setTimeout(30_000);
 
 const main = (...args: string[]) => [...['-r', require.resolve('ts-node/register/transpile-only'), join(ROOT, 'src', 'cli', 'main.ts')], ...args];
 
+// Where the serves of these tests keep their runs by default ($XDG_DATA_HOME/cli-subprocess-core), never the user's.
+let dataHome: string;
+beforeEach(() => {
+  dataHome = mkdtempSync(join(tmpdir(), 'serve-data-'));
+});
+afterEach(() => rmSync(dataHome, { recursive: true, force: true }));
+
 /** `serve` with `args`, its stdout and stderr collected; the first stdout line is its banner. */
 function startServe(args: string[], env: NodeJS.ProcessEnv = {}) {
-  const child = spawn(process.execPath, main('serve', ...args), { env: { ...process.env, REDIS_URL: '', CLI_SUBPROCESS_CORE_TOKEN: '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, main('serve', ...args), { env: { ...process.env, REDIS_URL: '', CLI_SUBPROCESS_CORE_TOKEN: '', XDG_DATA_HOME: dataHome, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   const output = { stdout: '', stderr: '' };
   child.stdout.on('data', (chunk: Buffer) => (output.stdout += chunk.toString()));
   child.stderr.on('data', (chunk: Buffer) => (output.stderr += chunk.toString()));
@@ -82,7 +89,8 @@ it('serve: queues a run over HTTP, streams its events as SSE to the end, forgets
   try {
     await waitFor('the banner', () => serve.output.stdout.includes('\n'));
     const banner = serve.output.stdout;
-    expect(banner).toMatch(/^cli-subprocess-core serve: http:\/\/127\.0\.0\.1:\d+\/ \(runs in this process, 2 at a time\)/);
+    expect(banner).toMatch(/^cli-subprocess-core serve: http:\/\/127\.0\.0\.1:\d+\/ \(runs in this process, 2 at a time, kept in (\S+)\)/);
+    expect(banner).toContain(`kept in ${join(dataHome, 'cli-subprocess-core')})`);
     const base = /http:\/\/[^/]+/.exec(banner)?.[0] as string;
     const created = await fetch(`${base}/runs`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ provider: 'gemini', prompt: 'Say hello.' }) });
     expect(created.status).toBe(201);
@@ -101,6 +109,8 @@ it('serve: queues a run over HTTP, streams its events as SSE to the end, forgets
       gone = (await fetch(`${base}/runs/${id}/events`, { headers: auth })).status;
     }
     expect(gone).toBe(404);
+    // Its files went with it.
+    expect(readdirSync(join(dataHome, 'cli-subprocess-core', 'runs'))).toEqual([]);
     expect((await fetch(`${base}/nope`)).status).toBe(404);
     child.kill('SIGTERM');
     expect(await serve.exited).toBe(0);
@@ -109,6 +119,46 @@ it('serve: queues a run over HTTP, streams its events as SSE to the end, forgets
     rmSync(bin, { recursive: true, force: true });
   }
 });
+
+it('serve keeps its runs in --data-dir: after a restart GET /runs lists them and their events replay whole; files 0600 in a 0700 directory', async () => {
+  const bin = mkdtempSync(join(tmpdir(), 'serve-bin-'));
+  symlinkSync(join(__dirname, 'sessions', 'replay-agent.js'), join(bin, 'gemini'));
+  const data = join(bin, 'data');
+  const args = ['--port', '0', '--cwd', bin, '--token', 'serve-test-token-0123456789', '--data-dir', data, '--pass-env', 'REPLAY_WIRE'];
+  const env = { PATH: `${bin}:${process.env.PATH ?? ''}`, REPLAY_WIRE: join(__dirname, 'fixtures', 'sessions', 'gemini', 'wire-plain.jsonl') };
+  const auth = { authorization: 'Bearer serve-test-token-0123456789' };
+  const started = async () => {
+    const serve = startServe(args, env);
+    await waitFor('the banner', () => serve.output.stdout.includes('\n'));
+    return { serve, base: /http:\/\/[^/]+/.exec(serve.output.stdout)?.[0] as string };
+  };
+  let first = await started();
+  try {
+    expect(first.serve.output.stdout).toContain(`kept in ${data})`);
+    const created = await fetch(`${first.base}/runs`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ provider: 'gemini', prompt: 'Say hello.\nAnd more.' }) });
+    const { id } = (await created.json()) as { id: string };
+    const before = await (await fetch(`${first.base}/runs/${id}/events`, { headers: auth })).text();
+    first.serve.child.kill('SIGTERM');
+    expect(await first.serve.exited).toBe(0);
+    first = await started();
+    expect(await (await fetch(`${first.base}/runs/${id}/events`, { headers: auth })).text()).toBe(before);
+    const listed = (await (await fetch(`${first.base}/runs`, { headers: auth })).json()) as { runs: { id: string; status: string; title: string }[] };
+    expect(listed.runs).toMatchObject([{ id, status: 'completed', title: 'Say hello.' }]);
+    expect(statSync(data).mode & 0o777).toBe(0o700);
+    expect(statSync(join(data, 'runs')).mode & 0o777).toBe(0o700);
+    for (const file of [join(data, 'index.jsonl'), join(data, 'runs', `${id}.jsonl`)]) expect(statSync(file).mode & 0o777).toBe(0o600);
+    // A second serve on the same directory is refused: it would fail the first one's runs as lost.
+    const second = startServe(args, env);
+    expect(await second.exited).toBe(1);
+    await waitFor('the refusal', () => second.output.stderr.includes('in use'));
+    expect(second.output.stderr).toContain(`the data directory ${data} is in use by process ${first.serve.child.pid}`);
+    first.serve.child.kill('SIGTERM');
+    expect(await first.serve.exited).toBe(0);
+  } finally {
+    first.serve.child.kill('SIGKILL');
+    rmSync(bin, { recursive: true, force: true });
+  }
+}, 90_000);
 
 it('usage errors: a worker without Redis, a --ttl that is not a whole number of seconds', async () => {
   const child = spawn(process.execPath, ['-r', require.resolve('ts-node/register/transpile-only'), join(ROOT, 'src', 'cli', 'main.ts'), 'worker'], { env: { ...process.env, REDIS_URL: '' }, stdio: ['ignore', 'ignore', 'pipe'] });
@@ -121,4 +171,12 @@ it('usage errors: a worker without Redis, a --ttl that is not a whole number of 
   ttl.stderr.on('data', (chunk: Buffer) => (ttlError += chunk.toString()));
   expect(await new Promise((resolve) => ttl.once('exit', resolve))).toBe(2);
   expect(ttlError).toContain('--ttl must be a whole number from 1 to 31536000; got "0"');
+});
+
+it('usage errors: --data-dir with Redis (Redis keeps the runs)', async () => {
+  const dataDir = spawn(process.execPath, main('serve', '--redis', 'redis://127.0.0.1:1', '--data-dir', dataHome), { env: { ...process.env, REDIS_URL: '' }, stdio: ['ignore', 'ignore', 'pipe'] });
+  let dataDirError = '';
+  dataDir.stderr.on('data', (chunk: Buffer) => (dataDirError += chunk.toString()));
+  expect(await new Promise((resolve) => dataDir.once('exit', resolve))).toBe(2);
+  expect(dataDirError).toContain('--data-dir is for serve without Redis: with --redis, runs are kept on Redis');
 });

@@ -48,7 +48,8 @@ Commands:
                                                kept for session/load in --history-dir
   serve [--redis URL] [--host H] [--port P] [--token T | --tokens FILE | --no-auth] [options]
                                                the runs API over HTTP (queue, SSE that resumes, cancel,
-                                               approvals) and a page at /; without Redis, runs in this process.
+                                               approvals, the record of your runs) and a page at /; without
+                                               Redis, runs in this process and keeps them in --data-dir.
                                                Needs a bearer token: without one, makes one and prints the
                                                page's address with it on stderr
   worker --redis URL [--concurrency N] [--lock S] [--ttl S] [options]
@@ -89,7 +90,10 @@ Options:
   --concurrency <n>  serve, worker: runs at once in this process (default 2)
   --lock <s>         worker, serve with Redis: a worker's hold on a run, renewed while it lives; a dead worker's
                      runs are noticed about this long after (default 15)
-  --ttl <s>          serve, worker: how long a finished run's events (and its workspace) stay (default 86400, a day)
+  --ttl <s>          serve, worker: how long a finished run's events, diff and workspace stay (default 86400, a
+                     day); without Redis its record goes with them, on Redis it stays until DELETE /runs/:id
+  --data-dir <dir>   serve without Redis: where runs and their events are kept, so that a restart loses none
+                     (default: $XDG_DATA_HOME/cli-subprocess-core, or ~/.local/share/…; made 0700)
   --token <t>        serve: the bearer token every API call must carry (default: $CLI_SUBPROCESS_CORE_TOKEN,
                      else one made at start); at least 16 characters
   --tokens <file>    serve: several principals, one "TOKEN NAME" per line (# comments); a run is its principal's
@@ -127,7 +131,7 @@ Exit codes:
             143 terminated (SIGTERM), 141 stdout closed by its reader
   session   as run: 0 closed after its turns, 1 the CLI failed or died
   acp       0 its input ended, 127 executable not found
-  serve, worker  0 stopped by SIGINT or SIGTERM
+  serve, worker  0 stopped by SIGINT or SIGTERM; serve 1 its --data-dir could not be opened (or another serve has it)
   all       2 usage error or unreadable input
 `;
 
@@ -157,6 +161,7 @@ const OPTIONS: Readonly<Record<string, { readonly takesValue: boolean; readonly 
   '--concurrency': { takesValue: true, commands: ['serve', 'worker'] },
   '--lock': { takesValue: true, commands: ['serve', 'worker'] },
   '--ttl': { takesValue: true, commands: ['serve', 'worker'] },
+  '--data-dir': { takesValue: true, commands: ['serve'] },
   '--token': { takesValue: true, commands: ['serve'] },
   '--tokens': { takesValue: true, commands: ['serve'] },
   '--no-auth': { takesValue: false, commands: ['serve'] },

@@ -2,6 +2,7 @@ import { readFileSync, statSync } from 'node:fs';
 import { isLoopbackHost } from '../http/access';
 import { refuseFlagLike } from '../runner/argument-value';
 import { DEFAULT_MAX_PROMPT_BYTES, DEFAULT_MAX_QUEUED, DEFAULT_MAX_RUN_BYTES, DEFAULT_MAX_RUN_SECONDS, DEFAULT_MAX_RUNS_PER_PRINCIPAL } from '../scale/limits';
+import { defaultDataDir } from '../scale/file-journal';
 import { DEFAULT_REQUEST_APPROVALS, type JobDefaults } from '../scale/request-policy';
 import { WORKSPACE_MODES, type WorkspaceMode } from '../scale/workspace';
 import { APPROVAL_POLICIES, type ApprovalPolicy } from '../sessions/types';
@@ -39,6 +40,7 @@ export function serveOptions(command: 'serve' | 'worker', given: GivenOptions, p
   const host = nonEmpty(given, '--host') ?? '127.0.0.1';
   return {
     redis,
+    dataDir: command === 'serve' ? dataDir(given, redis, env) : undefined,
     host,
     port: whole(given, '--port', 8787, 0, 65_535),
     concurrency: whole(given, '--concurrency', 2, 1, 1000),
@@ -51,6 +53,17 @@ export function serveOptions(command: 'serve' | 'worker', given: GivenOptions, p
     maxRunsPerPrincipal: whole(given, '--max-runs-per-principal', DEFAULT_MAX_RUNS_PER_PRINCIPAL, 1, 1_000_000),
     jobDefaults: jobDefaults(given),
   };
+}
+
+/** `--data-dir`: where serve without Redis keeps its runs (a path that exists must be a directory); refused with Redis, which keeps them. */
+function dataDir(given: GivenOptions, redis: string | undefined, env: NodeJS.ProcessEnv): string | undefined {
+  const dir = nonEmpty(given, '--data-dir');
+  if (redis !== undefined) {
+    if (dir !== undefined) throw new UsageError('--data-dir is for serve without Redis: with --redis, runs are kept on Redis');
+    return undefined;
+  }
+  if (dir !== undefined && statSync(dir, { throwIfNoEntry: false })?.isDirectory() === false) throw new UsageError(`--data-dir ${dir}: not a directory`);
+  return dir ?? defaultDataDir(env);
 }
 
 /**

@@ -11,6 +11,8 @@ import type { CliIo } from './io';
 export interface ServeOptions {
   /** A Redis URL: runs shared with other processes; absent, this process holds them. */
   redis?: string;
+  /** serve without Redis: the directory its runs are kept in (made 0700 when missing). */
+  dataDir?: string;
   /** serve: the address; default 127.0.0.1. */
   host: string;
   /** serve: the port; default 8787 (0: a free one). */
@@ -43,7 +45,14 @@ export interface ServeOptions {
 export async function serveCommand(options: ServeOptions, io: CliIo, signals: NodeJS.EventEmitter = process): Promise<number> {
   const made = options.access.token === undefined && options.access.authenticate === undefined && !options.access.noAuth;
   const access: AccessOptions = made ? { ...options.access, token: randomBytes(24).toString('base64url') } : options.access;
-  const store = storeOf(options);
+  let store: ReturnType<typeof openRunStore>;
+  try {
+    store = storeOf(options);
+  } catch (error) {
+    // A data directory another serve holds, or one this user may not write.
+    io.stderr.write(`cli-subprocess-core serve: ${(error as Error).message}\n`);
+    return 1;
+  }
   const worker = options.redis ? null : createWorker(store, { concurrency: options.concurrency, jobDefaults: options.jobDefaults, ttlSeconds: options.ttlSeconds });
   const handle = createRunsHandler(store, {
     ...access,
@@ -67,7 +76,7 @@ export async function serveCommand(options: ServeOptions, io: CliIo, signals: No
   });
   const { address, port } = server.address() as AddressInfo;
   const base = `http://${address.includes(':') ? `[${address}]` : address}:${port}/`;
-  const where = options.redis ? `runs on Redis ${options.redis}` : `runs in this process, ${options.concurrency} at a time`;
+  const where = options.redis ? `runs on Redis ${options.redis}` : `runs in this process, ${options.concurrency} at a time, kept in ${options.dataDir ?? 'memory'}`;
   io.stdout.write(`cli-subprocess-core serve: ${base} (${where})\n`);
   if (access.noAuth) io.stderr.write('cli-subprocess-core serve: WARNING: --no-auth: any program on this machine can run agents through this server\n');
   // Printed once, never logged again: the page reads it from the fragment, which no request carries.
@@ -108,5 +117,5 @@ function stopped(signals: NodeJS.EventEmitter): Promise<void> {
 
 /** The run store the options name: on Redis with `redis`, else in this process. */
 function storeOf(options: ServeOptions): ReturnType<typeof openRunStore> {
-  return openRunStore({ redis: options.redis, lockMs: options.lockMs, ttlSeconds: options.ttlSeconds });
+  return openRunStore({ redis: options.redis, dataDir: options.dataDir, lockMs: options.lockMs, ttlSeconds: options.ttlSeconds });
 }

@@ -9,4 +9,4 @@ export type { LineSource } from '../providers/lines';
 export type { EventDraft, ProviderProfile } from '../providers/profile';
 export { PROVIDERS, type ProviderId } from './provider-id';
 export { ERROR_CODES, type ErrorCode } from '../providers/error-codes';
-export { readUsage, UsageTotals, type UsageAggregation, type UsageFigures } from '../providers/usage';
+export { readUsage, UsageTotals, type UsageAggregation, type UsageFigures, type UsageState } from '../providers/usage';

@@ -39,6 +39,7 @@ export const ERROR_CODES = [
   'budget_exceeded', // the session's usage passed its `maxCostUsd` or `maxTokens`: the CLI was stopped
   'output_limit', // a queued run's stored events passed its size limit (scale/: the worker stopped it)
   'worker_lost', // the worker running a queued run died (scale/: its run is failed, not run again)
+  'server_lost', // `serve` stopped (died) while a run of its own was queued or running: failed when it starts again
 ] as const;
 
 /** One of `ERROR_CODES`. */

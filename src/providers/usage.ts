@@ -129,6 +129,14 @@ function combine(a: UsageFigures, b: UsageFigures, sign: 1 | -1): UsageFigures {
   return out;
 }
 
+/** The inside of a `UsageTotals`, as JSON (`UsageTotals.state`, `UsageTotals.fromState`). */
+export interface UsageState {
+  readonly closed: UsageFigures | null;
+  readonly deltas: UsageFigures | null;
+  readonly last: UsageFigures | null;
+  readonly base: UsageFigures;
+}
+
 /**
  * Adds up a run's `cost_update` events into the run's own usage: deltas are summed; of a cumulative
  * series the last total counts, minus the session's total before the run (`baseline`, for a resumed
@@ -143,6 +151,20 @@ export class UsageTotals {
 
   constructor(baseline: UsageFigures | null = null) {
     this.base = baseline ?? zero(0);
+  }
+
+  /** Totals taken up where `state` (a `state` kept as JSON: a run's record) left them. */
+  static fromState(state: UsageState): UsageTotals {
+    const totals = new UsageTotals(state.base);
+    totals.closed = state.closed;
+    totals.deltas = state.deltas;
+    totals.last = state.last;
+    return totals;
+  }
+
+  /** What the totals hold, as plain JSON: a store keeps it so that usage adds up event by event, never by reading the stream again. */
+  get state(): UsageState {
+    return { closed: this.closed, deltas: this.deltas, last: this.last, base: this.base };
   }
 
   /** Notes one `cost_update` payload. */

@@ -4,6 +4,13 @@ import { KINDS, type EventKind } from '../registry/kinds';
 import type { Termination } from './ending';
 import type { RunCost, RunOutcome, RunStatus } from './types';
 
+/** The run's own usage `totals` add up to, as a run reports it (`RunOutcome.cost`, a queued run's record), or null when nothing was reported. */
+export function runCostOf(totals: UsageTotals): RunCost | null {
+  const total = totals.total;
+  if (!total) return null;
+  const { input_tokens, output_tokens, cache_read_input_tokens, cache_write_input_tokens, reasoning_output_tokens, cost_usd } = total;
+  return { input_tokens, output_tokens, total_tokens: input_tokens + output_tokens, cache_read_input_tokens, cache_write_input_tokens, reasoning_output_tokens, cost_usd };
+}
 
 /** Adds up a run's events as they pass: counts by kind, usage, session id, the CLI's own result. */
 export class OutcomeTally {
@@ -30,10 +37,7 @@ export class OutcomeTally {
 
   /** The run's own usage so far. */
   get cost(): RunCost | null {
-    const total = this.usage.total;
-    if (!total) return null;
-    const { input_tokens, output_tokens, cache_read_input_tokens, cache_write_input_tokens, reasoning_output_tokens, cost_usd } = total;
-    return { input_tokens, output_tokens, total_tokens: input_tokens + output_tokens, cache_read_input_tokens, cache_write_input_tokens, reasoning_output_tokens, cost_usd };
+    return runCostOf(this.usage);
   }
 
   /** Whether the last result so far is a completed one. */

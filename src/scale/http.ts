@@ -5,10 +5,16 @@ import { PAGE_HEADERS } from '../http/page-headers';
 import { END_MESSAGE, SseWriter } from '../http/sse-writer';
 import { isEntryId } from './entry-id';
 import { BODY_ROOM_BYTES, DEFAULT_MAX_PROMPT_BYTES } from './limits';
-import { isOwnedRun } from './owned-run';
+import { isOwnedRun, isRunId, ownedRun } from './owned-run';
 import { RUNS_PAGE } from './page';
 import { queueRequestedRun, type RunPolicy } from './request-policy';
+import { cursorText, isOpen, parseCursor, type RunCursor, type RunRecord, type RunSummary } from './run-record';
 import type { RunStore } from './store';
+
+/** Runs in a page of `GET /runs` when the request says not. */
+const DEFAULT_PAGE_RUNS = 20;
+/** The most runs a page of `GET /runs` holds. */
+const MAX_PAGE_RUNS = 100;
 
 /**
  * Options of `createRunsHandler`: who may call (`AccessOptions`: exactly one of `token`,
@@ -29,6 +35,12 @@ export interface RunsHandlerOptions extends AccessOptions, RunPolicy {
  * unknown one does):
  * - `POST /runs` `{provider, prompt, model?, approvals?}` → 201 `{id}`: queues a run (403 for a
  *   policy or model the operator does not allow, 413 for a prompt too long, 429 past the limits);
+ * - `GET /runs?limit=&before=` → `{runs, next}`: the caller's runs (`RunSummary`: status, times, the
+ *   prompt's first line, usage, changes, expiry), newest first, `limit` (default 20, at most 100)
+ *   at a time, older than `before` (a run id of the caller's, or the `next` of the page before);
+ * - `GET /runs/:id`: the run's `RunSummary`;
+ * - `DELETE /runs/:id` → 204: removes a run that has ended, its record, events and diff (409 while
+ *   it is queued or running: cancel it first);
  * - `GET /runs/:id/events`: its events as server-sent events, each message's `id:` the stream entry
  *   id, so a client that reconnects with `Last-Event-ID` (or `?after=`) gets exactly the events after
  *   it; the stream ends with the run (`event: end`). Disconnecting never stops the run;
@@ -61,7 +73,23 @@ export function createRunsHandler(store: RunStore, options: RunsHandlerOptions):
       sendJson(response, 201, { id: await queueRequestedRun(store, await readJson(request, maxBodyBytes), principal, options) });
       return true;
     }
+    if (request.method === 'GET' && parts.length === 1) {
+      sendJson(response, 200, await listRuns(store, principal, url.searchParams));
+      return true;
+    }
     const runId = parts[1] ?? '';
+    if (parts.length === 2 && (request.method === 'GET' || request.method === 'DELETE')) {
+      const record = await ownedRun(store, runId, principal);
+      if (!record) throw new HttpError(404, 'no such run');
+      if (request.method === 'GET') {
+        sendJson(response, 200, summaryOf(record));
+        return true;
+      }
+      if (isOpen(record) || !(await store.deleteRun(runId))) throw new HttpError(409, 'the run has not ended: cancel it first');
+      response.writeHead(204, { 'cache-control': 'no-store' });
+      response.end();
+      return true;
+    }
     const what = `${request.method} ${parts.length === 3 || parts.length === 4 ? parts[2] : ''}`;
     if (!['GET events', 'GET diff', 'POST cancel', 'POST approvals'].includes(what) || parts.length !== (what === 'POST approvals' ? 4 : 3)) return false;
     if (!(await isOwnedRun(store, runId, principal))) throw new HttpError(404, 'no such run');
@@ -96,6 +124,38 @@ export function createRunsHandler(store: RunStore, options: RunsHandlerOptions):
       return true;
     }
   };
+}
+
+/** `GET /runs`: a page of `principal`'s runs, and the cursor of the next page (null at the last). */
+async function listRuns(store: RunStore, principal: string, query: URLSearchParams): Promise<{ runs: RunSummary[]; next: string | null }> {
+  const givenLimit = query.get('limit');
+  if (givenLimit !== null && !(/^\d{1,3}$/.test(givenLimit) && Number(givenLimit) >= 1 && Number(givenLimit) <= MAX_PAGE_RUNS)) {
+    throw new HttpError(400, `limit must be a whole number from 1 to ${MAX_PAGE_RUNS}`);
+  }
+  const limit = givenLimit === null ? DEFAULT_PAGE_RUNS : Number(givenLimit);
+  const givenBefore = query.get('before');
+  const before = givenBefore === null ? undefined : await cursorOf(store, principal, givenBefore);
+  // One more than the page: whether there is a next page is known, not guessed.
+  const records = await store.listRuns(principal, { limit: limit + 1, before });
+  const page = records.slice(0, limit);
+  const last = page.at(-1);
+  return { runs: page.map(summaryOf), next: records.length > limit && last ? cursorText({ createdAt: Date.parse(last.created_at), id: last.id }) : null };
+}
+
+/** `?before=`: a cursor (`next`), or the id of one of the caller's runs; 400 for anything else. */
+async function cursorOf(store: RunStore, principal: string, given: string): Promise<RunCursor> {
+  const cursor = parseCursor(given);
+  if (cursor) return cursor;
+  const record = isRunId(given) ? await ownedRun(store, given, principal) : null;
+  if (!record) throw new HttpError(400, 'before must be the next of a page, or the id of a run of yours');
+  return { createdAt: Date.parse(record.created_at), id: record.id };
+}
+
+/** What a caller is shown of a run: all but its owner (the caller). */
+function summaryOf(record: RunRecord): RunSummary {
+  const summary: RunSummary & { owner?: string | null } = { ...record };
+  delete summary.owner;
+  return summary;
 }
 
 /** A path segment, decoded; a malformed escape is the client's mistake. */

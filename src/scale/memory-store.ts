@@ -3,15 +3,47 @@ import { EventEmitter } from 'node:events';
 import type { AnyEvent } from '../events/event';
 import type { ApprovalAnswer } from '../sessions/types';
 import { isAfter, nextId } from './entry-id';
-import type { RunJob } from './run-job';
-import { entryOfEvent } from './stream-entry';
-import { DEFAULT_TTL_SECONDS, timerMs, type EnqueueOptions, type JobSignals, type ReadOptions, type RunCounts, type RunRecord, type RunStore, type StreamEntry, type TakenJob } from './store';
+import { endingEvents, type RunJob } from './run-job';
+import { changesRecord, isOpen, newRunRecord, noteEnd, noteEvent, noteTaken, pageOf, runRecordOf, type ListRunsOptions, type RunRecord, type StoredRun } from './run-record';
+import { entryOfEvent, entryOfJson } from './stream-entry';
+import { DEFAULT_TTL_SECONDS, timerMs, type EnqueueOptions, type JobSignals, type ReadOptions, type RunCounts, type RunStore, type StreamEntry, type TakenJob } from './store';
 
-/** A run's stream in memory. */
-interface MemoryStream {
+/** A run as a journal hands it back when the store opens: its record, its entries as written, its diff. */
+export interface JournaledRun {
+  readonly record: StoredRun;
+  readonly entries: readonly { readonly id: string; readonly json: string }[];
+  readonly diff: string | null;
+}
+
+/**
+ * Where an in-process store writes what it holds, so that a restart loses nothing (`FileRunJournal`:
+ * the data directory of `serve`). Synchronous: an event is written before any reader is woken.
+ */
+export interface RunJournal {
+  /** Every run kept that `keep` keeps (the others are removed), read once when the store opens. */
+  load(keep: (record: StoredRun) => boolean): JournaledRun[];
+  /** Writes the run's record as it now is. */
+  saveRecord(record: StoredRun): void;
+  /** Appends one entry to the run's events. */
+  appendEntry(runId: string, id: string, json: string): void;
+  saveDiff(runId: string, patch: string): void;
+  /** Removes the run: record, events, diff. */
+  remove(runId: string): void;
+  close(): void;
+}
+
+/** Options of `MemoryRunStore`. */
+export interface MemoryStoreOptions {
+  /** How long a completed run is kept, in ms; default a day. */
+  ttlMs?: number;
+  /** Where to keep runs across restarts; default nowhere (this process's memory only). */
+  journal?: RunJournal;
+}
+
+/** A run in memory. */
+interface MemoryRun {
+  readonly record: StoredRun;
   readonly entries: StreamEntry[];
-  complete: boolean;
-  owner: string | null;
   diff: string | null;
   /** The CLI's session id the events announced last. */
   sessionId: string | null;
@@ -21,91 +53,110 @@ interface MemoryStream {
 
 /**
  * The in-process store: the same API as the Redis one, for a single process (a fresh machine, a
- * test, an app that needs no second machine). Streams of completed runs expire after `ttlMs`.
+ * test, an app that needs no second machine). Completed runs (record and events) expire after
+ * `ttlMs`. With a `journal`, every run is written as it goes and read back when the store opens: a
+ * run that was queued or running then (its server died) is ended `server_lost`.
  */
 export class MemoryRunStore implements RunStore {
-  private readonly streams = new Map<string, MemoryStream>();
+  private readonly runs = new Map<string, MemoryRun>();
   private readonly queue: { runId: string; job: RunJob }[] = [];
   private readonly signals = new Map<string, EventEmitter>();
   private readonly cancelled = new Set<string>();
   private readonly pullers = new Set<() => void>();
+  private readonly ttlMs: number;
+  private readonly journal: RunJournal | null;
 
-  constructor(private readonly options: { ttlMs?: number } = {}) {}
+  constructor(options: MemoryStoreOptions = {}) {
+    this.ttlMs = options.ttlMs ?? DEFAULT_TTL_SECONDS * 1000;
+    this.journal = options.journal ?? null;
+    if (this.journal) {
+      const now = Date.now();
+      this.restore(this.journal.load((record) => record.endedAt === null || record.endedAt + this.ttlMs > now), now);
+    }
+  }
 
   async enqueueRun(job: RunJob, options: EnqueueOptions = {}): Promise<string> {
     const runId = randomUUID();
-    this.stream(runId).owner = options.owner ?? null;
+    const record = newRunRecord(runId, job, options.owner ?? null, Date.now());
+    this.journal?.saveRecord(record);
+    this.runs.set(runId, { record, entries: [], diff: null, sessionId: null, waiting: new Set() });
     this.queue.push({ runId, job });
     for (const pull of this.pullers) pull();
     return runId;
   }
 
   async findRun(runId: string): Promise<RunRecord | null> {
-    const stream = this.streams.get(runId);
-    return stream ? { owner: stream.owner } : null;
+    const run = this.runs.get(runId);
+    return run ? runRecordOf(run.record, this.ttlMs / 1000) : null;
+  }
+
+  async listRuns(owner: string | null, options: ListRunsOptions = {}): Promise<RunRecord[]> {
+    const owned = [...this.runs.values()].map((run) => run.record).filter((record) => record.owner === owner);
+    return pageOf(owned, options).map((record) => runRecordOf(record, this.ttlMs / 1000));
+  }
+
+  async deleteRun(runId: string): Promise<boolean> {
+    const run = this.runs.get(runId);
+    if (!run || isOpen(run.record)) return false;
+    // A run ended before a worker took it: its job goes too, so that no worker starts it.
+    const queued = this.queue.findIndex((entry) => entry.runId === runId);
+    if (queued >= 0) this.queue.splice(queued, 1);
+    this.forget(runId);
+    return true;
   }
 
   async countRuns(owner?: string): Promise<RunCounts> {
     let owned = 0;
-    if (owner !== undefined) for (const stream of this.streams.values()) if (stream.owner === owner && !stream.complete) owned++;
+    if (owner !== undefined) for (const run of this.runs.values()) if (run.record.owner === owner && run.record.endedAt === null) owned++;
     return { waiting: this.queue.length, owned };
   }
 
   async saveDiff(runId: string, patch: string): Promise<void> {
-    const stream = this.streams.get(runId);
-    if (stream) stream.diff = patch;
+    const run = this.runs.get(runId);
+    if (!run) return;
+    this.journal?.saveDiff(runId, patch);
+    run.diff = patch;
   }
 
   async readDiff(runId: string): Promise<string | null> {
-    return this.streams.get(runId)?.diff ?? null;
+    return this.runs.get(runId)?.diff ?? null;
   }
 
   async append(runId: string, event: AnyEvent): Promise<string | null> {
-    const stream = this.stream(runId);
-    if (stream.complete) return null;
-    const id = nextId(stream.entries.at(-1)?.id ?? null, Date.now());
-    stream.entries.push(entryOfEvent(id, event));
-    if (event.provider_session_id) stream.sessionId = event.provider_session_id;
-    this.wake(stream);
-    return id;
+    const run = this.runs.get(runId);
+    return run ? this.appendNow(run, event) : null;
   }
 
   async complete(runId: string, ending: readonly AnyEvent[] = []): Promise<boolean> {
-    const stream = this.stream(runId);
-    if (stream.complete) return false;
-    for (const event of ending) await this.append(runId, event);
-    stream.complete = true;
-    this.wake(stream);
-    this.signals.delete(runId);
-    this.cancelled.delete(runId);
-    setTimeout(() => this.streams.delete(runId), timerMs(this.options.ttlMs ?? DEFAULT_TTL_SECONDS * 1000)).unref();
-    return true;
+    const run = this.runs.get(runId);
+    return run ? this.completeNow(run, ending) : false;
   }
 
   async isComplete(runId: string): Promise<boolean> {
-    return this.streams.get(runId)?.complete ?? false;
+    const run = this.runs.get(runId);
+    return run ? run.record.endedAt !== null : false;
   }
 
   async lastSessionId(runId: string): Promise<string | null> {
-    return this.streams.get(runId)?.sessionId ?? null;
+    return this.runs.get(runId)?.sessionId ?? null;
   }
 
   async *readRunEvents(runId: string, options: ReadOptions = {}): AsyncIterable<StreamEntry> {
     const { after, signal, follow = true } = options;
-    const stream = this.streams.get(runId);
-    if (!stream) return;
-    let at = after === undefined ? 0 : stream.entries.findIndex((entry) => isAfter(entry.id, after));
-    if (at < 0) at = stream.entries.length;
+    const run = this.runs.get(runId);
+    if (!run) return;
+    let at = after === undefined ? 0 : run.entries.findIndex((entry) => isAfter(entry.id, after));
+    if (at < 0) at = run.entries.length;
     while (!signal?.aborted) {
-      while (at < stream.entries.length) yield stream.entries[at++];
-      if (stream.complete || !follow) return;
+      while (at < run.entries.length) yield run.entries[at++];
+      if (run.record.endedAt !== null || !follow) return;
       await new Promise<void>((resolve) => {
         const done = () => {
-          stream.waiting.delete(done);
+          run.waiting.delete(done);
           signal?.removeEventListener('abort', done);
           resolve();
         };
-        stream.waiting.add(done);
+        run.waiting.add(done);
         signal?.addEventListener('abort', done, { once: true });
       });
     }
@@ -113,8 +164,8 @@ export class MemoryRunStore implements RunStore {
 
   async cancel(runId: string): Promise<void> {
     // Only a run that is not over can be cancelled: an unknown id leaves nothing behind.
-    const stream = this.streams.get(runId);
-    if (!stream || stream.complete) return;
+    const run = this.runs.get(runId);
+    if (!run || run.record.endedAt !== null) return;
     this.cancelled.add(runId);
     this.signals.get(runId)?.emit('cancel');
   }
@@ -131,15 +182,20 @@ export class MemoryRunStore implements RunStore {
         const { runId, job } = this.queue.shift() as { runId: string; job: RunJob };
         const emitter = new EventEmitter();
         this.signals.set(runId, emitter);
+        this.noteTaken(runId);
         const signals: JobSignals = {
           onCancel: (listener) => emitter.on('cancel', listener),
           onApprove: (listener) => emitter.on('approve', listener),
           cancelled: this.cancelled.has(runId),
         };
-        const task = handle({ runId, job, attempt: 1 }, signals).finally(() => {
-          running.delete(task);
-          pull();
-        });
+        // A job that throws (its journal could not write: a full disk) never takes the process down;
+        // its run stays open, and is ended server_lost when the store opens again.
+        const task = handle({ runId, job, attempt: 1 }, signals)
+          .catch(() => undefined)
+          .finally(() => {
+            running.delete(task);
+            pull();
+          });
         running.add(task);
       }
     };
@@ -155,19 +211,81 @@ export class MemoryRunStore implements RunStore {
   }
 
   async close(): Promise<void> {
-    for (const stream of this.streams.values()) this.wake(stream);
+    for (const run of this.runs.values()) this.wake(run);
+    this.journal?.close();
   }
 
-  private stream(runId: string): MemoryStream {
-    let stream = this.streams.get(runId);
-    if (!stream) {
-      stream = { entries: [], complete: false, owner: null, diff: null, sessionId: null, waiting: new Set() };
-      this.streams.set(runId, stream);
+  /** Appends `event` unless the run has ended: written (journal), kept, then its readers woken. */
+  private appendNow(run: MemoryRun, event: AnyEvent): string | null {
+    if (run.record.endedAt !== null) return null;
+    const id = nextId(run.entries.at(-1)?.id ?? null, Date.now());
+    const entry = entryOfEvent(id, event);
+    this.journal?.appendEntry(run.record.id, id, entry.json);
+    run.entries.push(entry);
+    if (event.provider_session_id) run.sessionId = event.provider_session_id;
+    if (changesRecord(event)) {
+      noteEvent(run.record, event);
+      this.journal?.saveRecord(run.record);
     }
-    return stream;
+    this.wake(run);
+    return id;
   }
 
-  private wake(stream: MemoryStream): void {
-    for (const resolve of [...stream.waiting]) resolve();
+  /** Appends `ending` and ends the run, once; schedules its expiry. */
+  private completeNow(run: MemoryRun, ending: readonly AnyEvent[]): boolean {
+    if (run.record.endedAt !== null) return false;
+    for (const event of ending) this.appendNow(run, event);
+    noteEnd(run.record, Date.now());
+    this.journal?.saveRecord(run.record);
+    this.wake(run);
+    const runId = run.record.id;
+    this.signals.delete(runId);
+    this.cancelled.delete(runId);
+    this.expireIn(runId, this.ttlMs);
+    return true;
+  }
+
+  private noteTaken(runId: string): void {
+    const run = this.runs.get(runId);
+    if (!run || !isOpen(run.record)) return;
+    noteTaken(run.record);
+    this.journal?.saveRecord(run.record);
+  }
+
+  /**
+   * Takes back the journal's runs (expired ones the journal removed): each kept until it expires, and a
+   * run that had not ended ended now, `server_lost` (nothing will finish it: its worker was this
+   * process).
+   */
+  private restore(runs: JournaledRun[], now: number): void {
+    for (const { record, entries, diff } of runs) {
+      const run: MemoryRun = { record, entries: entries.map(({ id, json }) => entryOfJson(id, json)), diff, sessionId: null, waiting: new Set() };
+      this.runs.set(record.id, run);
+      if (record.endedAt === null) {
+        const message = `the server stopped while this run was ${record.status}: it was not finished, and is not run again`;
+        this.completeNow(run, endingEvents(record.provider, 'server_lost', message, 'failed'));
+      } else {
+        this.expireIn(record.id, record.endedAt + this.ttlMs - now);
+      }
+    }
+  }
+
+  private expireIn(runId: string, ms: number): void {
+    setTimeout(() => {
+      try {
+        this.forget(runId);
+      } catch {
+        // Its files could not be removed now: they are when the store opens again (it is past its ttl).
+      }
+    }, timerMs(ms)).unref();
+  }
+
+  private forget(runId: string): void {
+    if (!this.runs.delete(runId)) return;
+    this.journal?.remove(runId);
+  }
+
+  private wake(run: MemoryRun): void {
+    for (const resolve of [...run.waiting]) resolve();
   }
 }

@@ -1,3 +1,4 @@
+import { FileRunJournal } from './file-journal';
 import { MemoryRunStore } from './memory-store';
 import { RedisRunStore, type RedisStoreOptions } from './redis-store';
 import type { RunStore } from './store';
@@ -6,11 +7,18 @@ import type { RunStore } from './store';
 export interface RunStoreOptions extends Partial<Omit<RedisStoreOptions, 'url'>> {
   /** A Redis URL (`redis://127.0.0.1:6379`): runs shared by every process that opens it. Absent: in this process. */
   redis?: string;
+  /**
+   * In this process, keep runs on disk in this directory (made 0700), so that they outlive it: one
+   * JSON-lines file of events per run and an index. A run that was queued or running when the
+   * process died is ended `server_lost` when the store opens again. Not with `redis`.
+   */
+  dataDir?: string;
 }
 
 /**
  * The store of queued runs: on Redis when `redis` is given (BullMQ and ioredis must be installed:
- * they are optional peer dependencies), else in this process. The same API either way.
+ * they are optional peer dependencies), else in this process (kept on disk with `dataDir`). The same
+ * API either way.
  *
  * @example
  * const store = openRunStore({ redis: process.env.REDIS_URL });
@@ -18,7 +26,10 @@ export interface RunStoreOptions extends Partial<Omit<RedisStoreOptions, 'url'>>
  * for await (const { id, event } of store.readRunEvents(runId)) console.log(id, event.kind);
  */
 export function openRunStore(options: RunStoreOptions = {}): RunStore {
-  if (!options.redis) return new MemoryRunStore({ ttlMs: options.ttlSeconds === undefined ? undefined : options.ttlSeconds * 1000 });
+  if (options.redis && options.dataDir) throw new TypeError('dataDir keeps the in-process store on disk: with redis, runs are kept on Redis');
+  if (!options.redis) {
+    return new MemoryRunStore({ ttlMs: options.ttlSeconds === undefined ? undefined : options.ttlSeconds * 1000, journal: options.dataDir ? new FileRunJournal(options.dataDir) : undefined });
+  }
   return new RedisRunStore({ bullmq: requireOptional('bullmq'), ioredis: requireOptional('ioredis') }, { ...options, url: options.redis });
 }
 

@@ -1,4 +1,4 @@
-import type { RunStore } from './store';
+import type { RunRecord, RunStore } from './store';
 
 /** Run ids as the stores make them (`randomUUID`): anything else never reaches a store. */
 const RUN_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -13,7 +13,12 @@ export function isRunId(runId: string): boolean {
  * one that does not exist (404 over HTTP): its id tells a caller nothing.
  */
 export async function isOwnedRun(store: RunStore, runId: string, principal: string): Promise<boolean> {
-  if (!isRunId(runId)) return false;
+  return (await ownedRun(store, runId, principal)) !== null;
+}
+
+/** The record of `runId` when it is a run of `principal`'s; null otherwise (as `isOwnedRun`). */
+export async function ownedRun(store: RunStore, runId: string, principal: string): Promise<RunRecord | null> {
+  if (!isRunId(runId)) return null;
   const record = await store.findRun(runId);
-  return record !== null && record.owner === principal;
+  return record !== null && record.owner === principal ? record : null;
 }

@@ -3,8 +3,9 @@ import { EventEmitter } from 'node:events';
 import type { AnyEvent } from '../events/event';
 import type { ApprovalAnswer } from '../sessions/types';
 import type { RunJob } from './run-job';
+import { changesRecord, isOlder, isOpen, newRunRecord, noteEnd, noteEvent, noteTaken, readStoredRun, runRecordOf, type ListRunsOptions, type RunRecord, type StoredRun } from './run-record';
 import { entryOfJson } from './stream-entry';
-import { DEFAULT_TTL_SECONDS, type EnqueueOptions, type JobSignals, type ReadOptions, type RunCounts, type RunRecord, type RunStore, type StreamEntry, type TakenJob } from './store';
+import { DEFAULT_TTL_SECONDS, type EnqueueOptions, type JobSignals, type ReadOptions, type RunCounts, type RunStore, type StreamEntry, type TakenJob } from './store';
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- bullmq and ioredis are optional peers, loaded at run time */
 
@@ -38,16 +39,15 @@ if ARGV[2] ~= '' and redis.call('GET', KEYS[3]) ~= ARGV[2] then redis.call('SET'
 return redis.call('XADD', KEYS[1], '*', 'e', ARGV[1])`;
 
 /**
- * Ends a run once, its ending events and the end marker at once; its record and session id expire
- * with its stream. KEYS: events, ended, cancel, record, session. ARGV: the ttl in seconds, then the
- * ending events' JSON.
+ * Ends a run once, its ending events and the end marker at once; its session id expires with its
+ * stream (its record does not: it is deleted, `deleteRun`, never expired). KEYS: events, ended,
+ * cancel, session. ARGV: the ttl in seconds, then the ending events' JSON.
  */
 const END_ONCE = `if not redis.call('SET', KEYS[2], '1', 'EX', ARGV[1], 'NX') then return 0 end
 for i = 2, #ARGV do redis.call('XADD', KEYS[1], '*', 'e', ARGV[i]) end
 redis.call('XADD', KEYS[1], '*', 'end', '1')
 redis.call('EXPIRE', KEYS[1], ARGV[1])
 redis.call('EXPIRE', KEYS[4], ARGV[1])
-redis.call('EXPIRE', KEYS[5], ARGV[1])
 redis.call('DEL', KEYS[3])
 return 1`;
 
@@ -76,14 +76,15 @@ export class RedisRunStore implements RunStore {
     const Redis = modules.ioredis.default ?? modules.ioredis;
     this.redis = new Redis(options.url, { maxRetriesPerRequest: null });
     this.redis.defineCommand('cscAppendIfOpen', { numberOfKeys: 3, lua: APPEND_IF_OPEN });
-    this.redis.defineCommand('cscEndOnce', { numberOfKeys: 5, lua: END_ONCE });
+    this.redis.defineCommand('cscEndOnce', { numberOfKeys: 4, lua: END_ONCE });
     this.queue = new modules.bullmq.Queue(`${this.prefix}-runs`, { connection: this.connectionOptions() });
   }
 
   async enqueueRun(job: RunJob, options: EnqueueOptions = {}): Promise<string> {
     const runId = randomUUID();
+    const record = newRunRecord(runId, job, options.owner ?? null, Date.now());
     // The record first: a run is known (to its owner) from the moment it can be taken.
-    await this.redis.set(this.key(runId, 'record'), JSON.stringify({ owner: options.owner ?? null }));
+    await this.redis.pipeline().set(this.key(runId, 'record'), JSON.stringify(record)).zadd(this.recordsKey(record.owner), record.createdAt, runId).exec();
     if (options.owner !== undefined) await this.redis.sadd(this.ownerKey(options.owner), runId);
     // The job's id is the run's: a run is queued once. Finished jobs are dropped: the stream is the record.
     await this.queue.add('run', { runId, job }, { jobId: runId, removeOnComplete: true, removeOnFail: { age: this.ttl } });
@@ -91,10 +92,38 @@ export class RedisRunStore implements RunStore {
   }
 
   async findRun(runId: string): Promise<RunRecord | null> {
-    const text: string | null = await this.redis.get(this.key(runId, 'record'));
-    if (text === null) return null;
-    const { owner } = JSON.parse(text) as { owner?: unknown };
-    return { owner: typeof owner === 'string' ? owner : null };
+    const record = await this.readRecord(runId);
+    return record && runRecordOf(record, this.ttl);
+  }
+
+  async listRuns(owner: string | null, options: ListRunsOptions = {}): Promise<RunRecord[]> {
+    const { before, limit = 20 } = options;
+    const key = this.recordsKey(owner);
+    // Newest first is the sorted set's reverse order (score, then id): the runs queued in the cursor's
+    // millisecond are read with the page and the ones not older than it dropped.
+    const tied = before === undefined ? 0 : Number(await this.redis.zcount(key, before.createdAt, before.createdAt));
+    const reply: string[] = await this.redis.zrevrangebyscore(key, before?.createdAt ?? '+inf', '-inf', 'WITHSCORES', 'LIMIT', 0, limit + tied);
+    const ids: string[] = [];
+    for (let i = 0; i < reply.length; i += 2) if (before === undefined || isOlder({ id: reply[i], createdAt: Number(reply[i + 1]) }, before)) ids.push(reply[i]);
+    const page = ids.slice(0, limit);
+    const texts: (string | null)[] = page.length === 0 ? [] : await this.redis.mget(...page.map((id) => this.key(id, 'record')));
+    const records: RunRecord[] = [];
+    texts.forEach((text, index) => {
+      const record = text === null ? null : readStoredRun(page[index], text);
+      if (record) records.push(runRecordOf(record, this.ttl));
+    });
+    return records.slice(0, limit);
+  }
+
+  async deleteRun(runId: string): Promise<boolean> {
+    const record = await this.readRecord(runId);
+    if (!record || isOpen(record)) return false;
+    const keys = (['record', 'events', 'ended', 'cancel', 'diff', 'session'] as const).map((what) => this.key(runId, what));
+    await this.redis.pipeline().del(...keys).zrem(this.recordsKey(record.owner), runId).exec();
+    if (record.owner !== null) await this.redis.srem(this.ownerKey(record.owner), runId);
+    // Its job, when one is left (a run ended before a worker took it; a failed job is kept a while): a reader follows a run while its job lives.
+    await this.queue.remove(runId).catch(() => undefined);
+    return true;
   }
 
   async countRuns(owner?: string): Promise<RunCounts> {
@@ -103,8 +132,8 @@ export class RedisRunStore implements RunStore {
     // The owner's set is pruned as it is read: a run that ended (or expired) is no longer theirs to count.
     let owned = 0;
     for (const runId of (await this.redis.smembers(this.ownerKey(owner))) as string[]) {
-      const [known, ended] = (await this.redis.pipeline().exists(this.key(runId, 'record')).exists(this.key(runId, 'ended')).exec()).map(([, value]: [unknown, number]) => value === 1);
-      if (known && !ended) owned++;
+      const record = await this.readRecord(runId);
+      if (record && isOpen(record)) owned++;
       else await this.redis.srem(this.ownerKey(owner), runId);
     }
     return { waiting, owned };
@@ -119,16 +148,27 @@ export class RedisRunStore implements RunStore {
   }
 
   async append(runId: string, event: AnyEvent): Promise<string | null> {
-    return (await this.redis.cscAppendIfOpen(this.key(runId, 'events'), this.key(runId, 'ended'), this.key(runId, 'session'), JSON.stringify(event), event.provider_session_id ?? '')) ?? null;
+    const id: string | null = (await this.redis.cscAppendIfOpen(this.key(runId, 'events'), this.key(runId, 'ended'), this.key(runId, 'session'), JSON.stringify(event), event.provider_session_id ?? '')) ?? null;
+    // Only the run's worker appends, one event at a time: its record is read and written in turn.
+    if (id !== null && changesRecord(event)) await this.updateRecord(runId, (record) => noteEvent(record, event));
+    return id;
   }
 
   async complete(runId: string, ending: readonly AnyEvent[] = []): Promise<boolean> {
-    const ended = await this.redis.cscEndOnce(this.key(runId, 'events'), this.key(runId, 'ended'), this.key(runId, 'cancel'), this.key(runId, 'record'), this.key(runId, 'session'), this.ttl, ...ending.map((event) => JSON.stringify(event)));
-    return ended === 1;
+    const ended = await this.redis.cscEndOnce(this.key(runId, 'events'), this.key(runId, 'ended'), this.key(runId, 'cancel'), this.key(runId, 'session'), this.ttl, ...ending.map((event) => JSON.stringify(event)));
+    if (ended !== 1) return false;
+    await this.updateRecord(runId, (record) => {
+      for (const event of ending) noteEvent(record, event);
+      noteEnd(record, Date.now());
+    });
+    return true;
   }
 
   async isComplete(runId: string): Promise<boolean> {
-    return (await this.redis.exists(this.key(runId, 'ended'))) === 1;
+    if ((await this.redis.exists(this.key(runId, 'ended'))) === 1) return true;
+    // Past its ttl the end marker is gone with the stream; the record still says the run ended.
+    const record = await this.readRecord(runId);
+    return record !== null && record.endedAt !== null;
   }
 
   async lastSessionId(runId: string): Promise<string | null> {
@@ -206,6 +246,7 @@ export class RedisRunStore implements RunStore {
         const emitter = new EventEmitter();
         held.set(runId, emitter);
         try {
+          await this.updateRecord(runId, noteTaken);
           const cancelled = (await this.redis.exists(this.key(runId, 'cancel'))) === 1;
           const signals: JobSignals = { onCancel: (listener) => emitter.on('cancel', listener), onApprove: (listener) => emitter.on('approve', listener), cancelled };
           await handle({ runId, job: runJob, attempt: Number(job.attemptsStarted ?? 1) || 1 }, signals);
@@ -241,8 +282,27 @@ export class RedisRunStore implements RunStore {
     this.redis.disconnect();
   }
 
+  /** The run's record, or null. */
+  private async readRecord(runId: string): Promise<StoredRun | null> {
+    const text: string | null = await this.redis.get(this.key(runId, 'record'));
+    return text === null ? null : readStoredRun(runId, text);
+  }
+
+  /** Changes the run's record (a run unknown is left alone: no key is made for it). */
+  private async updateRecord(runId: string, change: (record: StoredRun) => void): Promise<void> {
+    const record = await this.readRecord(runId);
+    if (!record) return;
+    change(record);
+    await this.redis.set(this.key(runId, 'record'), JSON.stringify(record), 'XX');
+  }
+
   private key(runId: string, what: 'events' | 'ended' | 'cancel' | 'control' | 'record' | 'diff' | 'session'): string {
     return `${this.prefix}:run:${runId}:${what}`;
+  }
+
+  /** The sorted set of an owner's records (of the runs queued without one: ''), by the time each was queued. */
+  private recordsKey(owner: string | null): string {
+    return `${this.prefix}:owner:${encodeURIComponent(owner ?? '')}:records`;
   }
 
   /** The set of an owner's runs not yet seen ended. */

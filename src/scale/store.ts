@@ -1,6 +1,9 @@
 import type { AnyEvent } from '../events/event';
 import type { ApprovalAnswer } from '../sessions/types';
 import type { RunJob } from './run-job';
+import type { ListRunsOptions, RunRecord } from './run-record';
+
+export type { RunRecord } from './run-record';
 
 /** How long a completed run's stream stays readable by default, in seconds: a day. */
 export const DEFAULT_TTL_SECONDS = 86_400;
@@ -27,12 +30,6 @@ export interface ReadOptions {
   /** Wait for entries appended later, until the stream is complete (default true). */
   follow?: boolean;
   signal?: AbortSignal;
-}
-
-/** What a store knows of a run besides its events. */
-export interface RunRecord {
-  /** The principal that queued it (the runs API's caller), or null when none was given. */
-  readonly owner: string | null;
 }
 
 /** Options of `RunStore.enqueueRun`. */
@@ -74,8 +71,18 @@ export interface JobSignals {
 export interface RunStore {
   /** Queues `job` and answers its run id (a UUID). */
   enqueueRun(job: RunJob, options?: EnqueueOptions): Promise<string>;
-  /** The run's record, or null for a run the store does not know (never queued, or expired). */
+  /** The run's record, or null for a run the store does not know (never queued, deleted, or expired: on Redis its record outlives its events). */
   findRun(runId: string): Promise<RunRecord | null>;
+  /**
+   * `owner`'s runs (null: the runs queued without one), newest first, `options.limit` (default 20)
+   * at most, older than `options.before` when given. Read from the records, never from the streams.
+   */
+  listRuns(owner: string | null, options?: ListRunsOptions): Promise<RunRecord[]>;
+  /**
+   * Removes a run that has ended: its record, events and diff. Answers false, removing nothing, for
+   * a run the store does not know or that has not ended (cancel it first).
+   */
+  deleteRun(runId: string): Promise<boolean>;
   /** How many runs wait to start, and how many of `owner`'s wait or run (for the API's limits). */
   countRuns(owner?: string): Promise<RunCounts>;
   /** Keeps the patch of what the run changed in its workspace, for as long as its stream. */

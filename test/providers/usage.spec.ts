@@ -92,4 +92,21 @@ describe('UsageTotals', () => {
     expect(total([payload({ input_tokens: 1, output_tokens: 1 }, 'delta'), payload({ input_tokens: 1, output_tokens: 1 }, 'delta')])?.cost_usd).toBeNull();
     expect(total([payload({ input_tokens: 1, output_tokens: 1 }, 'delta'), payload({ input_tokens: 1, output_tokens: 1, cost_usd: 0.5 }, 'delta')])?.cost_usd).toBe(0.5);
   });
+
+  it('taken up from its state kept as JSON after each update (a run record), it adds up as if never put down', () => {
+    const updates = [
+      payload({ input_tokens: 500, output_tokens: 50, cost_usd: 0.1 }, 'cumulative'),
+      payload({ input_tokens: 7, output_tokens: 1 }, 'delta'),
+      payload({ input_tokens: 100, output_tokens: 5, cost_usd: 0.02 }, 'cumulative'),
+      payload({ input_tokens: 300, output_tokens: 9, cost_usd: 0.05 }, 'cumulative'),
+      payload({ input_tokens: 3, output_tokens: 2, cost_usd: 0.5 }, 'delta'),
+    ];
+    let state = new UsageTotals(figures(200, 20, 0.04)).state;
+    for (const update of updates) {
+      const totals = UsageTotals.fromState(JSON.parse(JSON.stringify(state)));
+      totals.add(update);
+      state = totals.state;
+    }
+    expect(UsageTotals.fromState(state).total).toEqual(total(updates, figures(200, 20, 0.04)));
+  });
 });

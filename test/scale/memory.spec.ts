@@ -1,13 +1,12 @@
 import 'reflect-metadata';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Event, MemoryRunStore, createRunsHandler, createWorker, openRunStore, type RunStore } from '../../src';
 import { isRunning, readStat } from '../../src/runner/process-table';
 import { SseClient } from '../nest/sse-client';
 import { waitFor } from '../wait-for';
+import { listen } from './listen';
 import { follow, readAll, replayJob } from './replay-jobs';
 
 /*
@@ -133,22 +132,13 @@ describe('the in-process store', () => {
 });
 
 describe('the runs API over HTTP (createRunsHandler)', () => {
-  let server: Server;
+  let server: { base: string; close(): Promise<void> };
   let base: string;
   beforeEach(async () => {
-    const handle = createRunsHandler(store, { token: TOKEN, jobDefaults: { cwd: dir, executable: AGENT, env: { REPLAY_WIRE: wire('plain') } } });
-    server = createServer((request, response) => {
-      void handle(request, response).then((handled) => {
-        if (!handled) response.writeHead(404).end();
-      });
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    server = await listen(createRunsHandler(store, { token: TOKEN, jobDefaults: { cwd: dir, executable: AGENT, env: { REPLAY_WIRE: wire('plain') } } }));
+    base = server.base;
   });
-  afterEach(async () => {
-    server.closeAllConnections();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
-  });
+  afterEach(() => server.close());
 
   const TOKEN = 'memory-spec-token-0123456789';
   const auth = { authorization: `Bearer ${TOKEN}` };
