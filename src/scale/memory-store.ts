@@ -3,10 +3,36 @@ import { EventEmitter } from 'node:events';
 import type { AnyEvent } from '../events/event';
 import type { ApprovalAnswer } from '../sessions/types';
 import { isAfter, nextId } from './entry-id';
-import { endingEvents, type RunJob } from './run-job';
-import { changesRecord, isOpen, newRunRecord, noteEnd, noteEvent, noteTaken, pageOf, runRecordOf, type ListRunsOptions, type RunRecord, type StoredRun } from './run-record';
+import { endingEvents, type RunJob, type SessionJob } from './run-job';
+import {
+  changesRecord,
+  isOpen,
+  newRunRecord,
+  newSessionRecord,
+  noteEnd,
+  noteEvent,
+  noteMessage,
+  noteTaken,
+  pageOf,
+  runRecordOf,
+  type ListRunsOptions,
+  type RunRecord,
+  type StoredRun,
+} from './run-record';
 import { entryOfEvent, entryOfJson } from './stream-entry';
-import { DEFAULT_TTL_SECONDS, timerMs, type EnqueueOptions, type JobSignals, type ReadOptions, type RunCounts, type RunStore, type StreamEntry, type TakenJob } from './store';
+import {
+  DEFAULT_TTL_SECONDS,
+  MAX_WAITING_MESSAGES,
+  timerMs,
+  type EnqueueOptions,
+  type JobSignals,
+  type ReadOptions,
+  type RunCounts,
+  type SentMessage,
+  type SessionStore,
+  type StreamEntry,
+  type TakenJob,
+} from './store';
 
 /** A run as a journal hands it back when the store opens: its record, its entries as written, its diff. */
 export interface JournaledRun {
@@ -40,6 +66,13 @@ export interface MemoryStoreOptions {
   journal?: RunJournal;
 }
 
+/** A job waiting for a worker: a run, or a session's turn. */
+interface QueuedJob {
+  readonly runId: string;
+  readonly job: RunJob;
+  readonly turn?: number;
+}
+
 /** A run in memory. */
 interface MemoryRun {
   readonly record: StoredRun;
@@ -57,9 +90,11 @@ interface MemoryRun {
  * `ttlMs`. With a `journal`, every run is written as it goes and read back when the store opens: a
  * run that was queued or running then (its server died) is ended `server_lost`.
  */
-export class MemoryRunStore implements RunStore {
+export class MemoryRunStore implements SessionStore {
   private readonly runs = new Map<string, MemoryRun>();
-  private readonly queue: { runId: string; job: RunJob }[] = [];
+  private readonly queue: QueuedJob[] = [];
+  /** Sessions with a turn taken by a worker: their next turn waits (one turn at a time, in order). */
+  private readonly busy = new Set<string>();
   private readonly signals = new Map<string, EventEmitter>();
   private readonly cancelled = new Set<string>();
   private readonly pullers = new Set<() => void>();
@@ -85,6 +120,42 @@ export class MemoryRunStore implements RunStore {
     return runId;
   }
 
+  async openSession(job: SessionJob, options: EnqueueOptions = {}): Promise<string> {
+    const sessionId = randomUUID();
+    const record = newSessionRecord(sessionId, job, options.owner ?? null, Date.now());
+    this.journal?.saveRecord(record);
+    this.runs.set(sessionId, { record, entries: [], diff: null, sessionId: null, waiting: new Set() });
+    return sessionId;
+  }
+
+  async sendMessage(sessionId: string, text: string): Promise<SentMessage> {
+    const run = this.runs.get(sessionId);
+    if (!run || run.record.job === null) return { refused: 'no_session' };
+    if (run.record.endedAt !== null) return { refused: 'closed' };
+    if (this.queue.filter((entry) => entry.runId === sessionId).length >= MAX_WAITING_MESSAGES) return { refused: 'full' };
+    noteMessage(run.record, text);
+    this.journal?.saveRecord(run.record);
+    const turn = run.record.turns;
+    this.queue.push({ runId: sessionId, job: { ...run.record.job, prompt: text }, turn });
+    for (const pull of this.pullers) pull();
+    return { turn };
+  }
+
+  async interrupt(sessionId: string): Promise<void> {
+    if (this.busy.has(sessionId)) this.signals.get(sessionId)?.emit('cancel');
+  }
+
+  async closeSession(sessionId: string): Promise<boolean> {
+    const run = this.runs.get(sessionId);
+    if (!run || run.record.job === null || run.record.endedAt !== null) return false;
+    this.dropQueued(sessionId);
+    // The worker holding its CLI closes it; with a turn running, that worker completes the stream
+    // after the turn's last events (its `aborted` result), else it is completed here.
+    this.signals.get(sessionId)?.emit('close');
+    if (!this.busy.has(sessionId)) this.completeNow(run, []);
+    return true;
+  }
+
   async findRun(runId: string): Promise<RunRecord | null> {
     const run = this.runs.get(runId);
     return run ? runRecordOf(run.record, this.ttlMs / 1000) : null;
@@ -99,15 +170,16 @@ export class MemoryRunStore implements RunStore {
     const run = this.runs.get(runId);
     if (!run || isOpen(run.record)) return false;
     // A run ended before a worker took it: its job goes too, so that no worker starts it.
-    const queued = this.queue.findIndex((entry) => entry.runId === runId);
-    if (queued >= 0) this.queue.splice(queued, 1);
+    this.dropQueued(runId);
     this.forget(runId);
     return true;
   }
 
   async countRuns(owner?: string): Promise<RunCounts> {
     let owned = 0;
-    if (owner !== undefined) for (const run of this.runs.values()) if (run.record.owner === owner && run.record.endedAt === null) owned++;
+    // An idle session holds nothing: only what waits or runs counts.
+    const active = (run: MemoryRun) => run.record.status === 'queued' || run.record.status === 'running';
+    if (owner !== undefined) for (const run of this.runs.values()) if (run.record.owner === owner && run.record.endedAt === null && active(run)) owned++;
     return { waiting: this.queue.length, owned };
   }
 
@@ -166,6 +238,8 @@ export class MemoryRunStore implements RunStore {
     // Only a run that is not over can be cancelled: an unknown id leaves nothing behind.
     const run = this.runs.get(runId);
     if (!run || run.record.endedAt !== null) return;
+    // A session's turn is interrupted: the session goes on.
+    if (run.record.kind === 'session') return this.interrupt(runId);
     this.cancelled.add(runId);
     this.signals.get(runId)?.emit('cancel');
   }
@@ -178,21 +252,28 @@ export class MemoryRunStore implements RunStore {
     const running = new Set<Promise<void>>();
     let closed = false;
     const pull = (): void => {
-      while (!closed && running.size < options.concurrency && this.queue.length > 0) {
-        const { runId, job } = this.queue.shift() as { runId: string; job: RunJob };
+      while (!closed && running.size < options.concurrency) {
+        // The first job whose session has no turn running: a session's turns are played one at a time, in order.
+        const next = this.queue.findIndex((entry) => !this.busy.has(entry.runId));
+        if (next < 0) break;
+        const [{ runId, job, turn }] = this.queue.splice(next, 1);
+        // A session's emitter is the turn's: its worker listens on it until the next turn is taken (a close between turns reaches it).
         const emitter = new EventEmitter();
         this.signals.set(runId, emitter);
+        if (turn !== undefined) this.busy.add(runId);
         this.noteTaken(runId);
         const signals: JobSignals = {
           onCancel: (listener) => emitter.on('cancel', listener),
           onApprove: (listener) => emitter.on('approve', listener),
+          onClose: (listener) => emitter.on('close', listener),
           cancelled: this.cancelled.has(runId),
         };
         // A job that throws (its journal could not write: a full disk) never takes the process down;
         // its run stays open, and is ended server_lost when the store opens again.
-        const task = handle({ runId, job, attempt: 1 }, signals)
+        const task = handle({ runId, job, attempt: 1, turn }, signals)
           .catch(() => undefined)
           .finally(() => {
+            this.busy.delete(runId);
             running.delete(task);
             pull();
           });
@@ -241,8 +322,14 @@ export class MemoryRunStore implements RunStore {
     const runId = run.record.id;
     this.signals.delete(runId);
     this.cancelled.delete(runId);
+    this.dropQueued(runId);
     this.expireIn(runId, this.ttlMs);
     return true;
+  }
+
+  /** Removes the jobs of `runId` that wait for a worker (a run's, a session's turns). */
+  private dropQueued(runId: string): void {
+    for (let index = this.queue.length - 1; index >= 0; index--) if (this.queue[index].runId === runId) this.queue.splice(index, 1);
   }
 
   private noteTaken(runId: string): void {
@@ -255,13 +342,22 @@ export class MemoryRunStore implements RunStore {
   /**
    * Takes back the journal's runs (expired ones the journal removed): each kept until it expires, and a
    * run that had not ended ended now, `server_lost` (nothing will finish it: its worker was this
-   * process).
+   * process). A session goes on: the turn it was playing (and those waiting) failed `server_lost`,
+   * and its next message starts its CLI again on the same conversation.
    */
   private restore(runs: JournaledRun[], now: number): void {
     for (const { record, entries, diff } of runs) {
-      const run: MemoryRun = { record, entries: entries.map(({ id, json }) => entryOfJson(id, json)), diff, sessionId: null, waiting: new Set() };
+      const restored = entries.map(({ id, json }) => entryOfJson(id, json));
+      const run: MemoryRun = { record, entries: restored, diff, sessionId: record.kind === 'session' ? lastSessionIdOf(restored) : null, waiting: new Set() };
       this.runs.set(record.id, run);
-      if (record.endedAt === null) {
+      if (record.endedAt === null && record.kind === 'session') {
+        if (record.status !== 'idle') {
+          const message = `the server stopped while this session's turn was ${record.status}: that turn (and any message waiting behind it) was not played; send it again`;
+          for (const event of endingEvents(record.provider, 'server_lost', message, 'failed')) this.appendNow(run, event);
+          record.status = 'idle';
+          this.journal?.saveRecord(record);
+        }
+      } else if (record.endedAt === null) {
         const message = `the server stopped while this run was ${record.status}: it was not finished, and is not run again`;
         this.completeNow(run, endingEvents(record.provider, 'server_lost', message, 'failed'));
       } else {
@@ -288,4 +384,13 @@ export class MemoryRunStore implements RunStore {
   private wake(run: MemoryRun): void {
     for (const resolve of [...run.waiting]) resolve();
   }
+}
+
+/** The CLI's session id the entries announced last (read from the end), or null. */
+function lastSessionIdOf(entries: readonly StreamEntry[]): string | null {
+  for (let index = entries.length - 1; index >= 0; index--) {
+    const id = entries[index].event.provider_session_id;
+    if (id) return id;
+  }
+  return null;
 }

@@ -56,6 +56,13 @@ export interface RunJob {
   retry?: boolean;
 }
 
+/**
+ * A conversation to hold (`POST /sessions`, `store.openSession`): a `RunJob` without its prompt,
+ * each message a turn of the same CLI session. `retry` does not apply: a turn whose worker died
+ * fails (`worker_lost`), and the session goes on from the next message, its CLI resumed.
+ */
+export type SessionJob = Omit<RunJob, 'prompt' | 'retry'>;
+
 /** What reaches a running job from outside: a cancel, an approval's answer. */
 export interface RunControl {
   onCancel(listener: () => void): void;
@@ -65,6 +72,29 @@ export interface RunControl {
 /** The `error` and `result` a run ends with when no CLI said so (a cancel before it started, a lost worker): the runner's `endingEvents`. */
 export function endingEvents(provider: string, code: ErrorCode, message: string, status: 'failed' | 'aborted'): AnyEvent[] {
   return runnerEnding({ provider, provider_session_id: null }, { message, code }, status);
+}
+
+/**
+ * The `startSession` options of a queued job (a run, a session's turn), on the worker's machine:
+ * the allow-listed environment unless the job says otherwise, and its limits.
+ */
+export function sessionOptionsOf(job: SessionJob, resume?: string): SessionOptions {
+  return {
+    provider: job.provider,
+    cwd: job.cwd,
+    model: job.model,
+    executable: job.executable,
+    args: job.args,
+    env: job.env,
+    inheritEnv: job.inheritEnv ?? false,
+    passEnv: job.passEnv,
+    approvals: job.approvals ?? 'ask',
+    approvalTimeoutMs: job.approvalTimeoutMs,
+    timeoutMs: job.maxRunSeconds ? job.maxRunSeconds * 1000 : undefined,
+    maxCostUsd: job.maxCostUsd,
+    maxTokens: job.maxTokens,
+    resume,
+  };
 }
 
 /** What `executeJob` leaves to its caller: the run's `result` (held back, for the caller to complete), and the ending it owes when it has none. */
@@ -83,22 +113,7 @@ export interface ExecutedJob {
  * job says. Resolves once the CLI and every process it started are gone.
  */
 export async function executeJob(job: RunJob, append: (event: AnyEvent) => Promise<boolean>, control: RunControl, resume?: string): Promise<ExecutedJob> {
-  const options: SessionOptions = {
-    provider: job.provider,
-    cwd: job.cwd,
-    model: job.model,
-    executable: job.executable,
-    args: job.args,
-    env: job.env,
-    inheritEnv: job.inheritEnv ?? false,
-    passEnv: job.passEnv,
-    approvals: job.approvals ?? 'ask',
-    approvalTimeoutMs: job.approvalTimeoutMs,
-    timeoutMs: job.maxRunSeconds ? job.maxRunSeconds * 1000 : undefined,
-    maxCostUsd: job.maxCostUsd,
-    maxTokens: job.maxTokens,
-    resume,
-  };
+  const options = sessionOptionsOf(job, resume);
   let session;
   try {
     session = startSession(options);

@@ -2,7 +2,8 @@ import type { AnyEvent } from '../events/event';
 import { UsageTotals, type UsageState } from '../providers/usage';
 import { runCostOf } from '../runner/outcome';
 import type { RunCost } from '../runner/types';
-import type { RunJob } from './run-job';
+import { CLIS } from '../clis';
+import type { RunJob, SessionJob } from './run-job';
 import type { WorkspaceChanges } from './workspace';
 
 /*
@@ -10,14 +11,21 @@ import type { WorkspaceChanges } from './workspace';
  * is made and kept up to date, for every store (in process, on disk, on Redis): made when the run is
  * queued, `running` when a worker takes it, its usage and status updated as its events are appended
  * (usage added up by the usage rules, `UsageTotals`, event by event: a list never reads a stream),
- * ended when its stream is completed. A session's record will be the same with more `turns`.
+ * ended when its stream is completed. A session's record is the same with more `turns`, its job kept to start its CLI again.
  */
 
-/** Where a run is: waiting for a worker, running, or how it ended (`cancelled`: its result was `aborted`). */
-export type RunRecordStatus = 'queued' | 'running' | 'completed' | 'failed' | 'cancelled';
+/**
+ * Where a run is: waiting for a worker, running, or how it ended (`cancelled`: its result was
+ * `aborted`). A session is `idle` between turns, `queued` or `running` with a turn, and `closed`
+ * once it ends.
+ */
+export type RunRecordStatus = 'queued' | 'running' | 'idle' | 'completed' | 'failed' | 'cancelled' | 'closed';
 
-/** The statuses of a run that is not over. */
-const OPEN: readonly RunRecordStatus[] = ['queued', 'running'];
+/** The statuses of a run or session that is not over. */
+const OPEN: readonly RunRecordStatus[] = ['queued', 'running', 'idle'];
+
+/** A one-turn run (`POST /runs`) or a conversation (`POST /sessions`). */
+export type RecordKind = 'run' | 'session';
 
 /** The longest title kept, in characters: a list shows a line, not the prompt. */
 export const TITLE_MAX_CHARS = 120;
@@ -25,11 +33,13 @@ export const TITLE_MAX_CHARS = 120;
 /** A run's record as a store keeps it (JSON: a Redis value, a line of the data directory's index). */
 export interface StoredRun {
   readonly id: string;
+  /** A run, or a session (absent in records written before sessions: a run). */
+  readonly kind: RecordKind;
   readonly owner: string | null;
   readonly provider: string;
   readonly model: string | null;
-  /** The prompt's first line (of text), cut to `TITLE_MAX_CHARS`. */
-  readonly title: string;
+  /** The prompt's first line (of text), cut to `TITLE_MAX_CHARS` (a session's: its first message's). */
+  title: string;
   /** The turns asked: 1 for a run. */
   turns: number;
   /** When it was queued, in ms since the epoch. */
@@ -41,11 +51,14 @@ export interface StoredRun {
   usage: UsageState | null;
   /** What it changed in its worktree (its result's `metadata.changes`, written with its diff); null when nothing says. */
   changes: WorkspaceChanges | null;
+  /** A session's job (the CLI and its options, the server's defaults applied): what starts its CLI again for a later turn; null for a run. */
+  readonly job: SessionJob | null;
 }
 
 /** A run as the runs API lists it (`GET /runs`, `GET /runs/:id`): the caller's own, never its owner. */
 export interface RunSummary {
   readonly id: string;
+  readonly kind: RecordKind;
   readonly provider: string;
   readonly model: string | null;
   readonly status: RunRecordStatus;
@@ -56,6 +69,12 @@ export interface RunSummary {
   /** The prompt's first line, cut to 120 characters. */
   readonly title: string;
   readonly turns: number;
+  /**
+   * A session: whether its CLI can be started again on its conversation (Claude `--resume`, Codex
+   * `thread/resume`, ACP `session/load`) once it was closed (idle, a worker lost); when not, a
+   * closed CLI ends the session. Null for a run.
+   */
+  readonly resumable: boolean | null;
   /** Tokens and price added up over its `cost_update` events by the usage rules; null while none came. */
   readonly usage: RunCost | null;
   /** Files, lines added and removed in its worktree; null when it ran in none or has not ended. */
@@ -80,6 +99,8 @@ export interface RunCursor {
 
 /** Options of `RunStore.listRuns`. */
 export interface ListRunsOptions {
+  /** Runs (default) or sessions. */
+  kind?: RecordKind;
   /** How many at most; default 20. */
   limit?: number;
   /** Only runs older than this one. */
@@ -88,7 +109,19 @@ export interface ListRunsOptions {
 
 /** The record of a run just queued. */
 export function newRunRecord(id: string, job: RunJob, owner: string | null, now: number): StoredRun {
-  return { id, owner, provider: job.provider, model: job.model ?? null, title: titleOf(job.prompt), turns: 1, createdAt: now, endedAt: null, status: 'queued', usage: null, changes: null };
+  return { id, kind: 'run', owner, provider: job.provider, model: job.model ?? null, title: titleOf(job.prompt), turns: 1, createdAt: now, endedAt: null, status: 'queued', usage: null, changes: null, job: null };
+}
+
+/** The record of a session just opened: idle, no turn yet, its title the first message's when it comes. */
+export function newSessionRecord(id: string, job: SessionJob, owner: string | null, now: number): StoredRun {
+  return { id, kind: 'session', owner, provider: job.provider, model: job.model ?? null, title: '', turns: 0, createdAt: now, endedAt: null, status: 'idle', usage: null, changes: null, job };
+}
+
+/** Notes a message queued to a session: one more turn, the first message its title. */
+export function noteMessage(record: StoredRun, text: string): void {
+  if (record.turns === 0) record.title = titleOf(text);
+  record.turns += 1;
+  if (record.status === 'idle') record.status = 'queued';
 }
 
 /** The first line of `prompt` that has text, trimmed and cut to `TITLE_MAX_CHARS` characters. */
@@ -111,21 +144,24 @@ export function noteEvent(record: StoredRun, event: AnyEvent): void {
     record.usage = totals.state;
   } else if (event.kind === 'result') {
     const { status, metadata } = event.payload;
-    record.status = status === 'completed' ? 'completed' : status === 'aborted' ? 'cancelled' : 'failed';
+    // A session's turn is over: the session waits for the next message.
+    if (record.kind === 'session') record.status = 'idle';
+    else record.status = status === 'completed' ? 'completed' : status === 'aborted' ? 'cancelled' : 'failed';
     const changes = (metadata as Record<string, unknown> | undefined)?.changes;
     if (isChanges(changes)) record.changes = { files: changes.files, insertions: changes.insertions, deletions: changes.deletions };
   }
 }
 
-/** Notes that a worker took the run. */
+/** Notes that a worker took the run (or a session's turn). */
 export function noteTaken(record: StoredRun): void {
-  if (record.status === 'queued') record.status = 'running';
+  if (record.status === 'queued' || record.status === 'idle') record.status = 'running';
 }
 
-/** Notes the end of the run's stream: a run that ended without a result failed. */
+/** Notes the end of the stream: a session is closed; a run that ended without a result failed. */
 export function noteEnd(record: StoredRun, now: number): void {
   record.endedAt = now;
-  if (isOpen(record)) record.status = 'failed';
+  if (record.kind === 'session') record.status = 'closed';
+  else if (isOpen(record)) record.status = 'failed';
 }
 
 /** Whether the run is queued or running. */
@@ -137,6 +173,7 @@ export function isOpen(record: { readonly status: RunRecordStatus }): boolean {
 export function summaryOf(record: StoredRun, ttlSeconds: number): RunSummary {
   return {
     id: record.id,
+    kind: record.kind,
     provider: record.provider,
     model: record.model,
     status: record.status,
@@ -144,6 +181,7 @@ export function summaryOf(record: StoredRun, ttlSeconds: number): RunSummary {
     ended_at: record.endedAt === null ? null : new Date(record.endedAt).toISOString(),
     title: record.title,
     turns: record.turns,
+    resumable: record.job === null ? null : CLIS[record.job.provider].session.resume !== null,
     usage: record.usage ? runCostOf(UsageTotals.fromState(record.usage)) : null,
     changes: record.changes,
     ttl_seconds: ttlSeconds,
@@ -179,8 +217,8 @@ export function parseCursor(text: string): RunCursor | null {
 
 /** The page of `records` that `options` asks for (the in-process store's listing; Redis reads its sorted set). */
 export function pageOf(records: Iterable<StoredRun>, options: ListRunsOptions): StoredRun[] {
-  const { before, limit = 20 } = options;
-  const matching = [...records].filter((record) => before === undefined || isOlder(record, before));
+  const { before, limit = 20, kind = 'run' } = options;
+  const matching = [...records].filter((record) => record.kind === kind && (before === undefined || isOlder(record, before)));
   return matching.sort(newestFirst).slice(0, limit);
 }
 
@@ -195,6 +233,7 @@ export function readStoredRun(id: string, text: string): StoredRun | null {
   if (typeof value !== 'object' || value === null) return null;
   return {
     id,
+    kind: value.kind === 'session' ? 'session' : 'run',
     owner: typeof value.owner === 'string' ? value.owner : null,
     provider: typeof value.provider === 'string' ? value.provider : 'unknown',
     model: typeof value.model === 'string' ? value.model : null,
@@ -205,6 +244,7 @@ export function readStoredRun(id: string, text: string): StoredRun | null {
     status: typeof value.status === 'string' ? value.status : 'running',
     usage: value.usage ?? null,
     changes: value.changes ?? null,
+    job: value.kind === 'session' && typeof value.job === 'object' && value.job !== null ? value.job : null,
   };
 }
 

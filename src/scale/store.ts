@@ -1,6 +1,6 @@
 import type { AnyEvent } from '../events/event';
 import type { ApprovalAnswer } from '../sessions/types';
-import type { RunJob } from './run-job';
+import type { RunJob, SessionJob } from './run-job';
 import type { ListRunsOptions, RunRecord } from './run-record';
 
 export type { RunRecord } from './run-record';
@@ -48,15 +48,22 @@ export interface RunCounts {
 
 /** A queued job as a worker receives it. */
 export interface TakenJob {
+  /** The run's id, or the session's for a turn. */
   readonly runId: string;
+  /** A run's job; for a turn, the session's job with the message as its prompt. */
   readonly job: RunJob;
   /** 1 for the first attempt; more when a worker died running it and the job was taken again. */
   readonly attempt: number;
+  /** A session's turn: its number (1 for the first message); absent for a run. */
+  readonly turn?: number;
 }
 
 /** What a store hands to the job a worker runs: the cancels and approval answers sent to that run. */
 export interface JobSignals {
+  /** A run's cancel; a turn's interrupt (the session goes on). */
   onCancel(listener: () => void): void;
+  /** A turn: its session is closed (`closeSession`): its CLI is to be closed, and its stream completed by whoever holds the CLI. */
+  onClose?(listener: () => void): void;
   onApprove(listener: (approvalId: string, answer: ApprovalAnswer) => void): void;
   /** Whether the run was cancelled before the worker took it. */
   readonly cancelled: boolean;
@@ -125,4 +132,35 @@ export interface RunStore {
   work(handle: (taken: TakenJob, signals: JobSignals) => Promise<void>, options: { concurrency: number }): { close(): Promise<void> };
   /** Closes the store's connections. */
   close(): Promise<void>;
+}
+
+/** The most messages a session holds waiting behind its running turn; one more is refused (409 over HTTP). */
+export const MAX_WAITING_MESSAGES = 10;
+
+/** What `SessionStore.sendMessage` answers: the turn queued, or why none was. */
+export type SentMessage = { readonly turn: number } | { readonly refused: 'no_session' | 'closed' | 'full' };
+
+/**
+ * A run store that also holds conversations: a session is a stream that stays open across turns,
+ * each message a turn queued for a worker, played in order, one at a time. The worker that took a
+ * session's turn keeps its CLI for the next one until it idles; a later turn on a worker without it
+ * starts the CLI again on the same conversation (its resume). Implemented by the in-process store.
+ */
+export interface SessionStore extends RunStore {
+  /** Opens a conversation (nothing runs yet) and answers its id (a UUID). */
+  openSession(job: SessionJob, options?: EnqueueOptions): Promise<string>;
+  /** Queues `text` as the session's next turn (behind the running one). */
+  sendMessage(sessionId: string, text: string): Promise<SentMessage>;
+  /** Ends the session's running turn (its `result` is `aborted`); the session goes on. Nothing for an idle or unknown one. */
+  interrupt(sessionId: string): Promise<void>;
+  /**
+   * Closes the session: its waiting messages dropped, its CLI closed (a running turn ends
+   * `aborted`), its stream completed. Answers false for a session unknown or closed already.
+   */
+  closeSession(sessionId: string): Promise<boolean>;
+}
+
+/** Whether `store` holds sessions too. */
+export function holdsSessions(store: RunStore): store is SessionStore {
+  return typeof (store as Partial<SessionStore>).openSession === 'function';
 }

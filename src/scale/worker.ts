@@ -4,8 +4,9 @@ import { CLIS } from '../clis';
 import { DEFAULT_MAX_RUN_BYTES, DEFAULT_MAX_RUN_SECONDS } from './limits';
 import type { JobDefaults } from './request-policy';
 import { endingEvents, executeJob } from './run-job';
+import { SessionHost } from './session-host';
 import { DEFAULT_TTL_SECONDS, timerMs, type RunStore, type TakenJob, type JobSignals } from './store';
-import { defaultWorkspaceMode, openWorkspace, type Workspace } from './workspace';
+import { noteChanges, openJobWorkspace, type Workspace } from './workspace';
 
 /** Options of `createWorker`. */
 export interface WorkerOptions {
@@ -19,6 +20,8 @@ export interface WorkerOptions {
   jobDefaults?: JobDefaults;
   /** How long after its end a run's worktree or temp directory is removed, in seconds: with its stream (default a day). */
   ttlSeconds?: number;
+  /** Seconds a session's CLI is kept on this worker with no turn; past them it is closed, and the next message resumes it. Default 300. */
+  idleSeconds?: number;
 }
 
 /** What every job gets unless its operator says otherwise. */
@@ -34,6 +37,9 @@ const MAX_ATTEMPTS = 3;
  * runs it holds (their streams end `aborted`), and a worker that dies takes its CLIs with it (the
  * runner's host-exit rules, and its watchdog when it is SIGKILLed).
  *
+ * A session's turn (a store that holds sessions) is played by the worker's `SessionHost`: the
+ * session's CLI is kept here between turns until it idles (`idleSeconds`), then closed.
+ *
  * A run taken again because the worker running it died is not run again unless its job says
  * `retry`: an agent run is not idempotent. It ends with a fatal `worker_lost` error and a failed
  * result instead; with `retry`, the attempt is marked in the stream and the CLI's session resumed.
@@ -48,6 +54,7 @@ export function createWorker(store: RunStore, options: WorkerOptions = {}): { cl
   const stops = new Set<() => void>();
   const defaults: JobDefaults = { ...SAFE_JOB_DEFAULTS, ...options.jobDefaults };
   const ttlMs = (options.ttlSeconds ?? DEFAULT_TTL_SECONDS) * 1000;
+  const sessions = new SessionHost(store, { idleSeconds: options.idleSeconds, ttlMs });
   const taking = store.work(
     async (taken, signals) => {
       const own: (() => void)[] = [];
@@ -60,7 +67,9 @@ export function createWorker(store: RunStore, options: WorkerOptions = {}): { cl
         },
       };
       try {
-        await runTaken(store, { ...taken, job: { ...defaults, ...taken.job } }, held, ttlMs);
+        const job = { ...defaults, ...taken.job };
+        if (taken.turn !== undefined) await sessions.playTurn({ ...taken, job }, held);
+        else await runTaken(store, { ...taken, job }, held, ttlMs);
       } finally {
         for (const stop of own) stops.delete(stop);
       }
@@ -71,6 +80,7 @@ export function createWorker(store: RunStore, options: WorkerOptions = {}): { cl
     close: async () => {
       for (const stop of stops) stop();
       await taking.close();
+      await sessions.close();
     },
   };
 }
@@ -92,18 +102,13 @@ async function runTaken(store: RunStore, { runId, job, attempt }: TakenJob, sign
   }
   let workspace: Workspace;
   try {
-    const base = job.cwd ?? process.cwd();
-    workspace = await openWorkspace({ runId, mode: job.workspace ?? (await defaultWorkspaceMode(base)), cwd: base });
+    workspace = await openJobWorkspace(runId, job);
   } catch (error) {
     return end(endingEvents(job.provider, 'spawn_failed', `could not prepare the run's workspace: ${(error as Error).message}`, 'failed'));
   }
   const { result, ending } = await executeJob({ ...job, cwd: workspace.cwd }, append, signals, resume);
   if (result) {
-    const changed = await workspace.changes().catch(() => null);
-    if (changed) {
-      await store.saveDiff(runId, changed.patch);
-      result.payload.metadata = { ...result.payload.metadata, changes: { ...changed.changes } };
-    }
+    await noteChanges(workspace, result, (patch) => store.saveDiff(runId, patch));
     await append(result);
   }
   await store.complete(runId, ending);

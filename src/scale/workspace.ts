@@ -3,6 +3,7 @@ import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
+import type { Event } from '../events/event';
 
 const execFileAsync = promisify(execFile);
 
@@ -175,6 +176,24 @@ async function openTemp({ runId, root }: OpenWorkspaceOptions): Promise<Workspac
 
 function sharedWorkspace(cwd: string): Workspace {
   return { mode: 'shared', cwd, branch: null, changes: async () => null, remove: async () => undefined };
+}
+
+/** The workspace a queued job asks for: its mode over its `cwd` (default this process's), by default a worktree in a git repository, else a temp directory. */
+export async function openJobWorkspace(runId: string, job: { readonly cwd?: string; readonly workspace?: WorkspaceMode }): Promise<Workspace> {
+  const base = job.cwd ?? process.cwd();
+  return openWorkspace({ runId, mode: job.workspace ?? (await defaultWorkspaceMode(base)), cwd: base });
+}
+
+/**
+ * Adds what the workspace changed so far to `result`'s `metadata.changes` and hands the patch to
+ * `saveDiff` (kept as the run's or session's diff); nothing where the workspace says nothing (temp,
+ * shared) or git fails.
+ */
+export async function noteChanges(workspace: Workspace, result: Event<'result'>, saveDiff: (patch: string) => Promise<void>): Promise<void> {
+  const changed = await workspace.changes().catch(() => null);
+  if (!changed) return;
+  await saveDiff(changed.patch);
+  result.payload.metadata = { ...result.payload.metadata, changes: { ...changed.changes } };
 }
 
 function ignore(): void {}

@@ -12,14 +12,14 @@
  *   REPLAY_NO_EOF  keep running after stdin ends (a CLI that ignores the end of its input)
  *   REPLAY_DELAY_MS  wait this long before each line it prints (a CLI that streams slowly)
  *   REPLAY_PIDS    append "<its pid> <its parent's pid>" to this file when it starts (who ran it)
- *   REPLAY_SEEN    write {cwd, env} to this file when it starts (what the CLI was given)
+ *   REPLAY_SEEN    write {cwd, env, argv} to this file when it starts (what the CLI was given)
  *   REPLAY_EDIT    "<file>=<text>": write that file in its working directory when it starts (an edit)
  */
 const { appendFileSync, readFileSync, writeFileSync } = require('node:fs');
 
 const env = process.env;
 if (env.REPLAY_PIDS) appendFileSync(env.REPLAY_PIDS, `${process.pid} ${process.ppid}\n`);
-if (env.REPLAY_SEEN) writeFileSync(env.REPLAY_SEEN, JSON.stringify({ cwd: process.cwd(), env }));
+if (env.REPLAY_SEEN) writeFileSync(env.REPLAY_SEEN, JSON.stringify({ cwd: process.cwd(), env, argv: process.argv.slice(2) }));
 if (env.REPLAY_EDIT) writeFileSync(env.REPLAY_EDIT.slice(0, env.REPLAY_EDIT.indexOf('=')), env.REPLAY_EDIT.slice(env.REPLAY_EDIT.indexOf('=') + 1));
 const wire = readFileSync(env.REPLAY_WIRE, 'utf8')
   .split('\n')

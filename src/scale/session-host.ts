@@ -1,0 +1,171 @@
+import type { AnyEvent } from '../events/event';
+import { CLIS } from '../clis';
+import { startSession } from '../sessions/session';
+import type { Session } from '../sessions/types';
+import { endingEvents, sessionOptionsOf, type RunJob } from './run-job';
+import { timerMs, type JobSignals, type RunStore, type TakenJob } from './store';
+import { noteChanges, openJobWorkspace, type Workspace } from './workspace';
+
+/** How long a session's CLI is kept between turns by default, in seconds: past it the CLI is closed, and a later turn resumes it. */
+export const DEFAULT_IDLE_SECONDS = 300;
+
+/** Options of `SessionHost`. */
+export interface SessionHostOptions {
+  /** Seconds a session's CLI is kept with no turn; default 300. */
+  idleSeconds?: number;
+  /** How long after a session's end its workspace is removed, in ms: with its stream. */
+  ttlMs: number;
+}
+
+/** A session's CLI this worker holds, between turns and during one. */
+interface Held {
+  readonly session: Session;
+  /** The job the CLI was started for (its stored-output limit). */
+  readonly job: RunJob;
+  /** Resolved, oldest first, as the CLI's `result`s are appended: a turn waits for its own. */
+  readonly results: (() => void)[];
+  idle: NodeJS.Timeout | null;
+  /** Why this worker closes the CLI: the session was closed (its stream is completed after the CLI's last events), or it idled. */
+  closing: 'session' | 'idle' | null;
+  /** Bytes of events stored for this CLI (`maxRunBytes`). */
+  stored: number;
+}
+
+/**
+ * The sessions a worker holds: each session's CLI started at its first turn (or at the first turn
+ * after it was closed, resuming the CLI's own session: Claude `--resume`, Codex `thread/resume`,
+ * ACP `session/load`), kept for the next turn, closed after `idleSeconds` without one. Every event
+ * the CLI prints is appended to the session's stream in order, each turn closed by its `result`;
+ * a session's workspace is made at its first turn and kept with it.
+ */
+export class SessionHost {
+  private readonly held = new Map<string, Held>();
+  private readonly workspaces = new Map<string, Workspace>();
+  private readonly idleMs: number;
+
+  constructor(
+    private readonly store: RunStore,
+    private readonly options: SessionHostOptions,
+  ) {
+    this.idleMs = (options.idleSeconds ?? DEFAULT_IDLE_SECONDS) * 1000;
+  }
+
+  /** Plays one turn of a session: resolves once its `result` is in the stream. */
+  async playTurn({ runId: sessionId, job }: TakenJob, signals: JobSignals): Promise<void> {
+    if (await this.store.isComplete(sessionId)) return;
+    const held = this.held.get(sessionId) ?? (await this.start(sessionId, job));
+    if (!held) return;
+    if (held.idle) clearTimeout(held.idle);
+    held.idle = null;
+    signals.onCancel(() => void held.session.interrupt());
+    signals.onApprove((approvalId, answer) => held.session.approve(approvalId, answer));
+    signals.onClose?.(() => this.closeCli(sessionId, 'session'));
+    const appended = new Promise<void>((resolve) => held.results.push(resolve));
+    try {
+      await held.session.send(job.prompt);
+    } catch (error) {
+      if (held.session.pid !== undefined && this.held.get(sessionId) === held && error instanceof TypeError) {
+        // A message no CLI can be given (a NUL byte): this turn fails and says why; the session goes on.
+        held.results.pop();
+        for (const event of endingEvents(job.provider, 'invalid_request', error.message, 'failed')) await this.store.append(sessionId, event);
+        return this.idleLater(sessionId, held);
+      }
+      // The CLI ended before the turn started: its stream said why; the waiter is released as it ends.
+    }
+    await appended;
+    if (this.held.get(sessionId) === held) this.idleLater(sessionId, held);
+  }
+
+  /** Closes every CLI this worker holds (a worker shutting down): a running turn ends `aborted`; the sessions go on elsewhere. */
+  async close(): Promise<void> {
+    const closing = [...this.held.entries()].map(([sessionId]) => this.closeCli(sessionId, 'idle'));
+    await Promise.all(closing);
+  }
+
+  /** Starts the session's CLI (resuming its conversation when it had one), or ends the turn with why it could not. */
+  private async start(sessionId: string, job: RunJob): Promise<Held | null> {
+    const fail = async (code: 'spawn_failed', message: string): Promise<null> => {
+      for (const event of endingEvents(job.provider, code, message, 'failed')) await this.store.append(sessionId, event);
+      return null;
+    };
+    let workspace = this.workspaces.get(sessionId);
+    if (!workspace) {
+      try {
+        workspace = await openJobWorkspace(sessionId, job);
+      } catch (error) {
+        return fail('spawn_failed', `could not prepare the session's workspace: ${(error as Error).message}`);
+      }
+      this.workspaces.set(sessionId, workspace);
+    }
+    const resume = CLIS[job.provider].session.resume === null ? undefined : ((await this.store.lastSessionId(sessionId)) ?? undefined);
+    let session: Session;
+    try {
+      session = startSession(sessionOptionsOf({ ...job, cwd: workspace.cwd }, resume));
+    } catch (error) {
+      return fail('spawn_failed', (error as Error).message);
+    }
+    const held: Held = { session, job, results: [], idle: null, closing: null, stored: 0 };
+    this.held.set(sessionId, held);
+    void this.pump(sessionId, held, workspace);
+    return held;
+  }
+
+  /** Appends every event of the CLI to the session's stream, in order, until the CLI is gone. */
+  private async pump(sessionId: string, held: Held, workspace: Workspace): Promise<void> {
+    const { session, job } = held;
+    let open = true;
+    for await (const event of session) {
+      if (!open) continue;
+      if (event.kind === 'result') await noteChanges(workspace, event, (patch) => this.store.saveDiff(sessionId, patch));
+      open = await this.append(sessionId, held, event);
+      if (event.kind === 'result') held.results.shift()?.();
+      if (!open) void session.close();
+    }
+    await session.done;
+    if (this.held.get(sessionId) === held) this.held.delete(sessionId);
+    if (held.idle) clearTimeout(held.idle);
+    for (const release of held.results.splice(0)) release();
+    // Closed by its session (its last events are in), stopped by a limit, or ended by itself where
+    // nothing can start it again: the session is over. An idle CLI closed, or one that died but can
+    // be resumed: the session goes on from its next message.
+    // A CLI that cannot resume (Gemini CLI 0.61.0) takes its conversation with it, however it was closed.
+    const resumable = CLIS[job.provider].session.resume !== null;
+    if (held.closing === 'session' || !open || !resumable) await this.end(sessionId, job, []);
+  }
+
+  /** Appends `event` under the job's stored-output limit; false when the stream takes no more (closed, or the limit passed). */
+  private async append(sessionId: string, held: Held, event: AnyEvent): Promise<boolean> {
+    const { job } = held;
+    held.stored += Buffer.byteLength(JSON.stringify(event));
+    if (job.maxRunBytes && held.stored > job.maxRunBytes) {
+      // Nothing is dropped silently: the session stops here and its stream says why.
+      await this.end(sessionId, job, endingEvents(job.provider, 'output_limit', `the session's events passed ${job.maxRunBytes} bytes: it was stopped`, 'failed'));
+      return false;
+    }
+    return (await this.store.append(sessionId, event)) !== null;
+  }
+
+  /** Completes the session's stream (once: the store refuses a second) and schedules its workspace's removal with it. */
+  private async end(sessionId: string, job: RunJob | null, ending: AnyEvent[]): Promise<void> {
+    await this.store.complete(sessionId, ending);
+    const workspace = this.workspaces.get(sessionId);
+    this.workspaces.delete(sessionId);
+    if (workspace && !job?.keepWorkspace) setTimeout(() => void workspace.remove().catch(() => undefined), timerMs(this.options.ttlMs)).unref();
+  }
+
+  private idleLater(sessionId: string, held: Held): void {
+    held.idle = setTimeout(() => void this.closeCli(sessionId, 'idle'), timerMs(this.idleMs));
+    held.idle.unref();
+  }
+
+  private async closeCli(sessionId: string, why: 'session' | 'idle'): Promise<void> {
+    const held = this.held.get(sessionId);
+    if (!held) {
+      if (why === 'session') await this.end(sessionId, null, []);
+      return;
+    }
+    held.closing ??= why;
+    this.held.delete(sessionId);
+    await held.session.close();
+  }
+}

@@ -1,0 +1,234 @@
+import 'reflect-metadata';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createWorker, openRunStore, type AnyEvent, type SessionJob, type SessionStore } from '../../src';
+import { isLive, readStat } from '../../src/runner/process-table';
+import { readAll, REPLAY_AGENT } from './replay-jobs';
+
+/*
+ * Sessions on the in-process store: a conversation whose messages are turns queued for a worker,
+ * played in order on one CLI kept between turns, closed when idle and resumed at the next message.
+ * The CLI is the stand-in replaying real captures (test/sessions/replay-agent.js): Claude Code's
+ * two-turn capture (Claude resumes with --resume), Gemini CLI's (it cannot resume).
+ */
+
+jest.setTimeout(30_000);
+
+const ROOT = join(__dirname, '..', '..');
+const wire = (cli: string, name: string) => join(ROOT, 'test', 'fixtures', 'sessions', cli, `wire-${name}.jsonl`);
+/** The session id Claude Code announced in its two-turn capture. */
+const CLAUDE_SESSION = '7f37fdad-95f4-4700-aae6-a0c4cbf147c2';
+
+let dir: string;
+let stores: SessionStore[];
+let workers: { close(): Promise<void> }[];
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'sessions-test-'));
+  stores = [];
+  workers = [];
+});
+afterEach(async () => {
+  for (const worker of workers) await worker.close();
+  for (const store of stores) await store.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+function open(dataDir?: string): SessionStore {
+  const store = openRunStore({ dataDir }) as SessionStore;
+  stores.push(store);
+  return store;
+}
+
+function work(store: SessionStore, idleSeconds?: number): void {
+  workers.push(createWorker(store, { idleSeconds, jobDefaults: { workspace: 'shared' } }));
+}
+
+function claudeJob(extra: Partial<SessionJob> = {}): SessionJob {
+  return { provider: 'claude', cwd: dir, executable: REPLAY_AGENT, env: { REPLAY_WIRE: wire('claude', 'two-turns'), REPLAY_PIDS: join(dir, 'pids'), REPLAY_SEEN: join(dir, 'seen') }, ...extra };
+}
+
+const starts = () => (existsSync(join(dir, 'pids')) ? readFileSync(join(dir, 'pids'), 'utf8').trim().split('\n') : []);
+const pidsStarted = () => starts().map((line) => Number(line.split(' ')[0]));
+/** Whether process `pid` runs (not a zombie). */
+function isRunning(pid: number): boolean {
+  const stat = readStat(pid);
+  return stat !== null && isLive(stat, stat);
+}
+
+/** Polls `condition` every 20 ms until it holds; fails naming `what` after 20 s. */
+async function until(what: string, condition: () => boolean | Promise<boolean>): Promise<void> {
+  const deadline = Date.now() + 20_000;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+const resultsOf = (events: AnyEvent[]) => events.filter((event) => event.kind === 'result');
+
+/** The session's events so far (without waiting for more). */
+async function eventsOf(store: SessionStore, sessionId: string): Promise<AnyEvent[]> {
+  return (await readAll(store.readRunEvents(sessionId, { follow: false }))).map((entry) => entry.event);
+}
+
+async function waitForResults(store: SessionStore, sessionId: string, count: number): Promise<AnyEvent[]> {
+  let events: AnyEvent[] = [];
+  await until(`${count} results`, async () => resultsOf((events = await eventsOf(store, sessionId))).length >= count);
+  return events;
+}
+
+describe('sessions on the in-process store', () => {
+  it('opening one runs nothing: an idle record of no turn, listed as a session and not as a run', async () => {
+    const store = open();
+    work(store);
+    const sessionId = await store.openSession(claudeJob(), { owner: 'ann' });
+    expect(await store.findRun(sessionId)).toMatchObject({ id: sessionId, kind: 'session', status: 'idle', turns: 0, title: '', resumable: true, owner: 'ann' });
+    expect((await store.listRuns('ann', { kind: 'session' })).map((record) => record.id)).toEqual([sessionId]);
+    expect(await store.listRuns('ann')).toEqual([]);
+    expect(starts()).toEqual([]);
+    expect(await store.isComplete(sessionId)).toBe(false);
+  });
+
+  it('two messages sent at once are two turns of one CLI, played in order, each ending with its result', async () => {
+    const store = open();
+    work(store);
+    const sessionId = await store.openSession(claudeJob(), { owner: 'ann' });
+    expect(await store.sendMessage(sessionId, 'Give the first answer.')).toEqual({ turn: 1 });
+    expect(await store.sendMessage(sessionId, 'Give the second answer.')).toEqual({ turn: 2 });
+    const events = await waitForResults(store, sessionId, 2);
+    expect(resultsOf(events).map((event) => (event.payload as { output: string }).output)).toEqual(['The first answer.', 'The second answer.']);
+    expect(starts()).toHaveLength(1);
+    await until('an idle session', async () => (await store.findRun(sessionId))?.status === 'idle');
+    expect(await store.findRun(sessionId)).toMatchObject({ turns: 2, title: 'Give the first answer.', status: 'idle', ended_at: null });
+    expect((await store.findRun(sessionId))?.usage?.cost_usd).toBeGreaterThan(0);
+    expect(await store.isComplete(sessionId)).toBe(false);
+  });
+
+  it("an idle session's CLI is closed; its next message starts the CLI again on the same conversation (--resume)", async () => {
+    const store = open();
+    work(store, 0.2);
+    const sessionId = await store.openSession(claudeJob());
+    await store.sendMessage(sessionId, 'Give the first answer.');
+    await waitForResults(store, sessionId, 1);
+    const [first] = pidsStarted();
+    await until('the idle CLI gone', () => !isRunning(first));
+    expect(await store.isComplete(sessionId)).toBe(false);
+    await store.sendMessage(sessionId, 'Give the second answer.');
+    await waitForResults(store, sessionId, 2);
+    expect(starts()).toHaveLength(2);
+    const seen = JSON.parse(readFileSync(join(dir, 'seen'), 'utf8')) as { argv: string[] };
+    expect(seen.argv.slice(seen.argv.indexOf('--resume'), seen.argv.indexOf('--resume') + 2)).toEqual(['--resume', CLAUDE_SESSION]);
+  });
+
+  it('a CLI that cannot resume (Gemini CLI) ends its session when it idles: a later message is refused', async () => {
+    const store = open();
+    work(store, 0.2);
+    const sessionId = await store.openSession({ provider: 'gemini', cwd: dir, executable: REPLAY_AGENT, env: { REPLAY_WIRE: wire('gemini', 'two-turns') } });
+    expect(await store.findRun(sessionId)).toMatchObject({ resumable: false });
+    await store.sendMessage(sessionId, 'Give the first answer.');
+    await until('the session ended', () => store.isComplete(sessionId));
+    expect(await store.findRun(sessionId)).toMatchObject({ status: 'closed', turns: 1 });
+    expect(await store.sendMessage(sessionId, 'Give the second answer.')).toEqual({ refused: 'closed' });
+  });
+
+  it('closing it between turns closes its CLI and completes its stream; a message after is refused', async () => {
+    const store = open();
+    work(store);
+    const sessionId = await store.openSession(claudeJob());
+    await store.sendMessage(sessionId, 'Give the first answer.');
+    await waitForResults(store, sessionId, 1);
+    const [pid] = pidsStarted();
+    expect(isRunning(pid)).toBe(true);
+    expect(await store.closeSession(sessionId)).toBe(true);
+    await until('the CLI gone', () => !isRunning(pid));
+    expect(await store.isComplete(sessionId)).toBe(true);
+    expect(await store.findRun(sessionId)).toMatchObject({ status: 'closed' });
+    expect(await store.sendMessage(sessionId, 'More?')).toEqual({ refused: 'closed' });
+    expect(await store.closeSession(sessionId)).toBe(false);
+  });
+
+  it('holds at most ten messages waiting behind the running turn', async () => {
+    const store = open();
+    // No worker: every message waits.
+    const sessionId = await store.openSession(claudeJob());
+    for (let turn = 1; turn <= 10; turn++) expect(await store.sendMessage(sessionId, `Message ${turn}`)).toEqual({ turn });
+    expect(await store.sendMessage(sessionId, 'One too many')).toEqual({ refused: 'full' });
+    expect(await store.sendMessage('00000000-0000-4000-8000-000000000000', 'Anyone?')).toEqual({ refused: 'no_session' });
+  });
+
+  it('a message holding a NUL byte fails its turn with a clear error; the session goes on', async () => {
+    const store = open();
+    work(store);
+    const sessionId = await store.openSession(claudeJob());
+    await store.sendMessage(sessionId, 'Give\0 the first answer.');
+    await store.sendMessage(sessionId, 'Give the first answer.');
+    const events = await waitForResults(store, sessionId, 2);
+    const [failed, answered] = resultsOf(events);
+    expect(failed.payload).toMatchObject({ status: 'failed' });
+    expect(events.find((event) => event.kind === 'error')?.payload).toMatchObject({ code: 'invalid_request' });
+    expect(answered.payload).toMatchObject({ status: 'completed', output: 'The first answer.' });
+  });
+
+  it('with a data directory, a restart keeps the session: the next message resumes its CLI on the conversation', async () => {
+    const dataDir = join(dir, 'data');
+    const first = open(dataDir);
+    work(first);
+    const sessionId = await first.openSession(claudeJob(), { owner: 'ann' });
+    await first.sendMessage(sessionId, 'Give the first answer.');
+    await waitForResults(first, sessionId, 1);
+    await workers.pop()?.close();
+    await stores.pop()?.close();
+
+    const second = open(dataDir);
+    work(second);
+    expect(await second.findRun(sessionId)).toMatchObject({ kind: 'session', status: 'idle', turns: 1, owner: 'ann' });
+    await second.sendMessage(sessionId, 'Give the second answer.');
+    const events = await waitForResults(second, sessionId, 2);
+    expect(resultsOf(events)).toHaveLength(2);
+    const seen = JSON.parse(readFileSync(join(dir, 'seen'), 'utf8')) as { argv: string[] };
+    expect(seen.argv).toContain(CLAUDE_SESSION);
+  });
+
+  it("an interrupt ends the running turn (aborted) and the session goes on; an approval is answered through the store", async () => {
+    const store = open();
+    work(store);
+    const sessionId = await store.openSession(claudeJob({ env: { REPLAY_WIRE: wire('claude', 'interrupt-stream'), REPLAY_PIDS: join(dir, 'pids') } }));
+    await store.sendMessage(sessionId, 'Count slowly.');
+    await until('the turn streaming', async () => (await eventsOf(store, sessionId)).some((event) => event.kind === 'assistant_delta'));
+    await store.interrupt(sessionId);
+    const [aborted] = resultsOf(await waitForResults(store, sessionId, 1));
+    expect(aborted.payload).toMatchObject({ status: 'aborted' });
+    expect(await store.findRun(sessionId)).toMatchObject({ status: 'idle' });
+    expect(await store.isComplete(sessionId)).toBe(false);
+
+    const allowing = await store.openSession(claudeJob({ env: { REPLAY_WIRE: wire('claude', 'allow') } }));
+    await store.sendMessage(allowing, 'Create made-by-tool.txt.');
+    let approvalId: string | undefined;
+    await until('an approval asked', async () => {
+      const asked = (await eventsOf(store, allowing)).find((event) => event.kind === 'approval_requested');
+      approvalId = (asked?.payload as { approval_id?: string } | undefined)?.approval_id;
+      return approvalId !== undefined;
+    });
+    await store.approve(allowing, approvalId as string, { decision: 'allow' });
+    const events = await waitForResults(store, allowing, 1);
+    expect(events.find((event) => event.kind === 'approval_resolved')?.payload).toMatchObject({ approval_id: approvalId, decision: 'allow' });
+  });
+
+  it('a restart during a turn fails that turn (server_lost) and keeps the session', async () => {
+    const dataDir = join(dir, 'data');
+    const first = open(dataDir);
+    work(first);
+    const sessionId = await first.openSession(claudeJob({ env: { REPLAY_WIRE: wire('claude', 'interrupt-stream'), REPLAY_PIDS: join(dir, 'pids') } }));
+    await first.sendMessage(sessionId, 'Count slowly.');
+    await until('the turn streaming', async () => (await eventsOf(first, sessionId)).some((event) => event.kind === 'assistant_delta'));
+    // The store goes first, as when the server dies: the worker's last events find no store.
+    await stores.pop()?.close();
+    const second = open(dataDir);
+    const events = await eventsOf(second, sessionId);
+    expect(events.at(-1)).toMatchObject({ kind: 'result', payload: { status: 'failed' } });
+    expect(events.find((event) => event.kind === 'error' && (event.payload as { code?: string }).code === 'server_lost')).toBeDefined();
+    expect(await second.findRun(sessionId)).toMatchObject({ status: 'idle', ended_at: null });
+    await workers.pop()?.close();
+  });
+});
