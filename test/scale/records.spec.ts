@@ -310,7 +310,7 @@ describe('record helpers', () => {
   });
 
   it('a page after a cursor leaves out the cursor and every run as new, also within its millisecond', () => {
-    const record = (id: string, createdAt: number) => ({ id, createdAt }) as StoredRun;
+    const record = (id: string, createdAt: number) => ({ id, kind: 'run', createdAt }) as StoredRun;
     const ids = ['00000000-0000-4000-8000-00000000000a', '00000000-0000-4000-8000-00000000000b', '00000000-0000-4000-8000-00000000000c'];
     const records = [record(ids[0], 5), record(ids[1], 5), record(ids[2], 5), record(ids[0].replace('a', 'd'), 4)];
     expect(pageOf(records, { limit: 10 }).map((run) => run.id)).toEqual([ids[2], ids[1], ids[0], ids[0].replace('a', 'd')]);
