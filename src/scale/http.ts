@@ -7,9 +7,10 @@ import { isEntryId } from './entry-id';
 import { BODY_ROOM_BYTES, DEFAULT_MAX_PROMPT_BYTES } from './limits';
 import { isOwnedRun, isRunId, ownedRun } from './owned-run';
 import { RUNS_PAGE } from './page';
-import { queueRequestedRun, type RunPolicy } from './request-policy';
-import { cursorText, isOpen, parseCursor, type RunCursor, type RunRecord, type RunSummary } from './run-record';
-import type { RunStore } from './store';
+import { checkedPrompt, checkQueueLimits, queueRequestedRun, sessionJobFromRequest, type RunPolicy } from './request-policy';
+import { cursorText, isOpen, parseCursor, type RecordKind, type RunCursor, type RunRecord, type RunSummary } from './run-record';
+import { holdsSessions, MAX_WAITING_MESSAGES, type RunStore } from './store';
+import type { ApprovalAnswer } from '../sessions/types';
 
 /** Runs in a page of `GET /runs` when the request says not. */
 const DEFAULT_PAGE_RUNS = 20;
@@ -48,7 +49,16 @@ export interface RunsHandlerOptions extends AccessOptions, RunPolicy {
  * - `POST /runs/:id/cancel` → 202: cancels it (wherever it runs);
  * - `POST /runs/:id/approvals/:approvalId` `{decision: 'allow'|'deny', reason?}` → 202: answers an
  *   approval (to the worker holding the run);
- * - `GET /`: a page to start runs and watch them (`page.ts`), which reads its token from the URL's
+ * - `POST /sessions` `{provider, model?, approvals?}` → 201 `{id}`: opens a conversation (nothing
+ *   runs yet; the same policy as a run's); `POST /sessions/:id/messages` `{text}` → 202 `{turn}`:
+ *   queues a turn, played after the ones before it on the same CLI (409 past 10 waiting, or once the
+ *   session is closed); `GET /sessions/:id/events`: the whole conversation as one SSE stream (the
+ *   same cursors and `Last-Event-ID` resume, each turn ending with its `result`, the stream ending
+ *   when the session is closed); `POST /sessions/:id/interrupt` (ends the running turn),
+ *   `POST /sessions/:id/approvals/:approvalId`, `GET /sessions/:id/diff`; `DELETE /sessions/:id`
+ *   → 204 closes it (its CLI too), and removes a closed one; `GET /sessions`, `GET /sessions/:id`:
+ *   the caller's sessions, as `GET /runs`. On a store that holds no sessions (Redis, today): 501;
+ (`page.ts`), which reads its token from the URL's
  *   fragment (`/#token=…`).
  * Answers false for a request it does not handle (404 unless the caller serves it); no request
  * makes it throw.
@@ -65,16 +75,17 @@ export function createRunsHandler(store: RunStore, options: RunsHandlerOptions):
       response.end(RUNS_PAGE);
       return true;
     }
-    if (parts[0] !== 'runs') return false;
+    if (parts[0] !== 'runs' && parts[0] !== 'sessions') return false;
     checkSameOrigin(request, options.allowedHosts);
     if (request.method === 'POST') requireJson(request);
     const principal = await principalOf(request, authenticate);
+    if (parts[0] === 'sessions') return routeSessions(store, { request, response, url, parts, principal }, options, maxBodyBytes);
     if (request.method === 'POST' && parts.length === 1) {
       sendJson(response, 201, { id: await queueRequestedRun(store, await readJson(request, maxBodyBytes), principal, options) });
       return true;
     }
     if (request.method === 'GET' && parts.length === 1) {
-      sendJson(response, 200, await listRuns(store, principal, url.searchParams));
+      sendJson(response, 200, await listRuns(store, principal, url.searchParams, 'run'));
       return true;
     }
     const runId = parts[1] ?? '';
@@ -86,8 +97,7 @@ export function createRunsHandler(store: RunStore, options: RunsHandlerOptions):
         return true;
       }
       if (isOpen(record) || !(await store.deleteRun(runId))) throw new HttpError(409, 'the run has not ended: cancel it first');
-      response.writeHead(204, { 'cache-control': 'no-store' });
-      response.end();
+      sendNoContent(response);
       return true;
     }
     const what = `${request.method} ${parts.length === 3 || parts.length === 4 ? parts[2] : ''}`;
@@ -96,18 +106,12 @@ export function createRunsHandler(store: RunStore, options: RunsHandlerOptions):
     if (what === 'GET events') {
       await streamEvents(store, runId, request, response, url, options.keepAliveMs ?? 15_000);
     } else if (what === 'GET diff') {
-      const patch = await store.readDiff(runId);
-      if (patch === null) throw new HttpError(404, 'this run has no diff: it changed nothing yet, or it did not run in a worktree');
-      response.writeHead(200, { 'content-type': 'text/x-diff; charset=utf-8', 'cache-control': 'no-store' });
-      response.end(patch);
+      await sendDiff(store, runId, response);
     } else if (what === 'POST cancel') {
       await store.cancel(runId);
       sendJson(response, 202, {});
     } else {
-      const body = await readJson(request, BODY_ROOM_BYTES);
-      if (body.decision !== 'allow' && body.decision !== 'deny') throw new HttpError(400, "decision must be 'allow' or 'deny'");
-      if (body.reason !== undefined && typeof body.reason !== 'string') throw new HttpError(400, 'reason must be a string');
-      await store.approve(runId, parts[3], { decision: body.decision, reason: body.reason as string | undefined });
+      await store.approve(runId, parts[3], await readApproval(request));
       sendJson(response, 202, {});
     }
     return true;
@@ -126,27 +130,110 @@ export function createRunsHandler(store: RunStore, options: RunsHandlerOptions):
   };
 }
 
-/** `GET /runs`: a page of `principal`'s runs, and the cursor of the next page (null at the last). */
-async function listRuns(store: RunStore, principal: string, query: URLSearchParams): Promise<{ runs: RunSummary[]; next: string | null }> {
+/** One API request, its caller known. */
+interface Call {
+  readonly request: IncomingMessage;
+  readonly response: ServerResponse;
+  readonly url: URL;
+  /** The path's segments, decoded. */
+  readonly parts: readonly string[];
+  readonly principal: string;
+}
+
+/**
+ * The `/sessions` routes: a conversation per session, each message a queued turn, one event
+ * stream for the whole conversation. 501 on a store that holds no sessions (Redis, today).
+ */
+async function routeSessions(store: RunStore, call: Call, options: RunsHandlerOptions, maxBodyBytes: number): Promise<boolean> {
+  const { request, response, url, parts, principal } = call;
+  if (!holdsSessions(store)) throw new HttpError(501, 'this server holds no sessions: its store (Redis) does not offer them yet; POST /runs runs one turn');
+  if (request.method === 'POST' && parts.length === 1) {
+    const job = sessionJobFromRequest(await readJson(request, BODY_ROOM_BYTES), options.allow ?? {}, options.jobDefaults ?? {});
+    sendJson(response, 201, { id: await store.openSession(job, { owner: principal }) });
+    return true;
+  }
+  if (request.method === 'GET' && parts.length === 1) {
+    sendJson(response, 200, await listRuns(store, principal, url.searchParams, 'session'));
+    return true;
+  }
+  const what = `${request.method} ${parts[2] ?? ''}`;
+  const known = ['GET ', 'DELETE ', 'POST messages', 'GET events', 'GET diff', 'POST interrupt', 'POST approvals'];
+  if (!known.includes(what) || parts.length !== (what === 'POST approvals' ? 4 : what.endsWith(' ') ? 2 : 3)) return false;
+  const sessionId = parts[1];
+  const record = await ownedRun(store, sessionId, principal, 'session');
+  if (!record) throw new HttpError(404, 'no such session');
+  if (what === 'GET ') {
+    sendJson(response, 200, summaryOf(record));
+  } else if (what === 'DELETE ') {
+    // An open session is closed (its CLI too); a closed one is removed: its record, events and diff.
+    if (!(await store.closeSession(sessionId)) && !(await store.deleteRun(sessionId))) throw new HttpError(409, 'the session is closing: try again');
+    sendNoContent(response);
+  } else if (what === 'POST messages') {
+    const body = await readJson(request, maxBodyBytes);
+    const text = checkedPrompt('text', body.text, options.maxPromptBytes);
+    await checkQueueLimits(store, principal, options);
+    const sent = await store.sendMessage(sessionId, text);
+    if ('refused' in sent) {
+      if (sent.refused === 'no_session') throw new HttpError(404, 'no such session');
+      throw new HttpError(409, sent.refused === 'full' ? `the session already has ${MAX_WAITING_MESSAGES} messages waiting` : 'the session is closed');
+    }
+    sendJson(response, 202, sent);
+  } else if (what === 'GET events') {
+    await streamEvents(store, sessionId, request, response, url, options.keepAliveMs ?? 15_000);
+  } else if (what === 'GET diff') {
+    await sendDiff(store, sessionId, response);
+  } else if (what === 'POST interrupt') {
+    await store.interrupt(sessionId);
+    sendJson(response, 202, {});
+  } else {
+    await store.approve(sessionId, parts[3], await readApproval(request));
+    sendJson(response, 202, {});
+  }
+  return true;
+}
+
+/** `POST …/approvals/:approvalId`'s body: `{decision: 'allow'|'deny', reason?}`; 400 otherwise. */
+async function readApproval(request: IncomingMessage): Promise<ApprovalAnswer> {
+  const body = await readJson(request, BODY_ROOM_BYTES);
+  if (body.decision !== 'allow' && body.decision !== 'deny') throw new HttpError(400, "decision must be 'allow' or 'deny'");
+  if (body.reason !== undefined && typeof body.reason !== 'string') throw new HttpError(400, 'reason must be a string');
+  return { decision: body.decision, reason: body.reason as string | undefined };
+}
+
+/** `GET …/diff`: the patch of what the run or session changed in its worktree (`text/x-diff`); 404 when none. */
+async function sendDiff(store: RunStore, runId: string, response: ServerResponse): Promise<void> {
+  const patch = await store.readDiff(runId);
+  if (patch === null) throw new HttpError(404, 'no diff: nothing changed yet, or it did not run in a worktree');
+  response.writeHead(200, { 'content-type': 'text/x-diff; charset=utf-8', 'cache-control': 'no-store' });
+  response.end(patch);
+}
+
+function sendNoContent(response: ServerResponse): void {
+  response.writeHead(204, { 'cache-control': 'no-store' });
+  response.end();
+}
+
+/** `GET /runs`, `GET /sessions`: a page of `principal`'s runs (or sessions), and the cursor of the next page (null at the last). */
+async function listRuns(store: RunStore, principal: string, query: URLSearchParams, kind: RecordKind): Promise<{ runs: RunSummary[]; next: string | null }> {
   const givenLimit = query.get('limit');
   if (givenLimit !== null && !(/^\d{1,3}$/.test(givenLimit) && Number(givenLimit) >= 1 && Number(givenLimit) <= MAX_PAGE_RUNS)) {
     throw new HttpError(400, `limit must be a whole number from 1 to ${MAX_PAGE_RUNS}`);
   }
   const limit = givenLimit === null ? DEFAULT_PAGE_RUNS : Number(givenLimit);
   const givenBefore = query.get('before');
-  const before = givenBefore === null ? undefined : await cursorOf(store, principal, givenBefore);
+  const before = givenBefore === null ? undefined : await cursorOf(store, principal, givenBefore, kind);
   // One more than the page: whether there is a next page is known, not guessed.
-  const records = await store.listRuns(principal, { limit: limit + 1, before });
+  const records = await store.listRuns(principal, { limit: limit + 1, before, kind });
   const page = records.slice(0, limit);
   const last = page.at(-1);
   return { runs: page.map(summaryOf), next: records.length > limit && last ? cursorText({ createdAt: Date.parse(last.created_at), id: last.id }) : null };
 }
 
 /** `?before=`: a cursor (`next`), or the id of one of the caller's runs; 400 for anything else. */
-async function cursorOf(store: RunStore, principal: string, given: string): Promise<RunCursor> {
+async function cursorOf(store: RunStore, principal: string, given: string, kind: RecordKind): Promise<RunCursor> {
   const cursor = parseCursor(given);
   if (cursor) return cursor;
-  const record = isRunId(given) ? await ownedRun(store, given, principal) : null;
+  const record = isRunId(given) ? await ownedRun(store, given, principal, kind) : null;
   if (!record) throw new HttpError(400, 'before must be the next of a page, or the id of a run of yours');
   return { createdAt: Date.parse(record.created_at), id: record.id };
 }

@@ -1,3 +1,4 @@
+import type { RecordKind } from './run-record';
 import type { RunRecord, RunStore } from './store';
 
 /** Run ids as the stores make them (`randomUUID`): anything else never reaches a store. */
@@ -12,13 +13,13 @@ export function isRunId(runId: string): boolean {
  * Whether `runId` names a run of `principal`'s. A run of another principal's is answered exactly as
  * one that does not exist (404 over HTTP): its id tells a caller nothing.
  */
-export async function isOwnedRun(store: RunStore, runId: string, principal: string): Promise<boolean> {
-  return (await ownedRun(store, runId, principal)) !== null;
+export async function isOwnedRun(store: RunStore, runId: string, principal: string, kind: RecordKind = 'run'): Promise<boolean> {
+  return (await ownedRun(store, runId, principal, kind)) !== null;
 }
 
-/** The record of `runId` when it is a run of `principal`'s; null otherwise (as `isOwnedRun`). */
-export async function ownedRun(store: RunStore, runId: string, principal: string): Promise<RunRecord | null> {
+/** The record of `runId` when it is a run (or a session, by `kind`) of `principal`'s; null otherwise (as `isOwnedRun`). */
+export async function ownedRun(store: RunStore, runId: string, principal: string, kind: RecordKind = 'run'): Promise<RunRecord | null> {
   if (!isRunId(runId)) return null;
   const record = await store.findRun(runId);
-  return record !== null && record.owner === principal ? record : null;
+  return record !== null && record.owner === principal && record.kind === kind ? record : null;
 }

@@ -4,7 +4,7 @@ import { isCliId, SESSION_CLI_IDS } from '../clis';
 import type { ApprovalPolicy } from '../sessions/types';
 import { APPROVAL_POLICIES } from '../sessions/types';
 import { DEFAULT_MAX_PROMPT_BYTES, DEFAULT_MAX_QUEUED, DEFAULT_MAX_RUNS_PER_PRINCIPAL, RETRY_AFTER_SECONDS } from './limits';
-import type { RunJob } from './run-job';
+import type { RunJob, SessionJob } from './run-job';
 import type { RunStore } from './store';
 
 /*
@@ -55,11 +55,19 @@ export interface RunPolicy {
  */
 export async function queueRequestedRun(store: RunStore, body: Record<string, unknown>, principal: string, policy: RunPolicy): Promise<string> {
   const job = jobFromRequest(body, policy.allow ?? {}, policy.jobDefaults ?? {}, policy.maxPromptBytes);
+  await checkQueueLimits(store, principal, policy);
+  return store.enqueueRun(job, { owner: principal });
+}
+
+/**
+ * 429 (with `Retry-After`) when the queue holds `maxQueued` jobs, or `principal` has
+ * `maxRunsPerPrincipal` runs and turns waiting or running: checked before anything is queued.
+ */
+export async function checkQueueLimits(store: RunStore, principal: string, policy: RunPolicy): Promise<void> {
   const counts = await store.countRuns(principal);
   const retry = { 'retry-after': String(RETRY_AFTER_SECONDS) };
   if (counts.waiting >= (policy.maxQueued ?? DEFAULT_MAX_QUEUED)) throw new HttpError(429, `${counts.waiting} runs are waiting to start: try again later`, retry);
   if (counts.owned >= (policy.maxRunsPerPrincipal ?? DEFAULT_MAX_RUNS_PER_PRINCIPAL)) throw new HttpError(429, `you have ${counts.owned} runs waiting or running, the most allowed: try again later`, retry);
-  return store.enqueueRun(job, { owner: principal });
 }
 
 /**
@@ -67,12 +75,26 @@ export async function queueRequestedRun(store: RunStore, body: Record<string, un
  * input, 403 not allowed, 413 too long) for anything else.
  */
 export function jobFromRequest(body: Record<string, unknown>, allow: RequestAllowance, defaults: JobDefaults, maxPromptBytes = DEFAULT_MAX_PROMPT_BYTES): RunJob {
-  const { provider, prompt, model, approvals } = body;
+  const job = sessionJobFromRequest(body, allow, defaults);
+  return { ...job, prompt: checkedPrompt('prompt', body.prompt, maxPromptBytes) };
+}
+
+/** A prompt (a run's, a session's message) a request gives as `name`: a non-empty string, no NUL, at most `maxBytes`; an `HttpError` otherwise. */
+export function checkedPrompt(name: string, prompt: unknown, maxBytes = DEFAULT_MAX_PROMPT_BYTES): string {
+  if (typeof prompt !== 'string' || prompt.trim() === '') throw new HttpError(400, `${name} must be a non-empty string`);
+  if (prompt.includes('\0')) throw new HttpError(400, `${name} must not contain a NUL byte (\\0): no CLI can be given one`);
+  if (Buffer.byteLength(prompt, 'utf8') > maxBytes) throw new HttpError(413, `${name} is longer than ${maxBytes} bytes`);
+  return prompt;
+}
+
+/**
+ * The session a request body asks for (`POST /sessions`: `provider`, `model`, `approvals`), under
+ * `allow` and over `defaults`, as `jobFromRequest` reads a run's.
+ */
+export function sessionJobFromRequest(body: Record<string, unknown>, allow: RequestAllowance, defaults: JobDefaults): SessionJob {
+  const { provider, model, approvals } = body;
   if (!isCliId(provider, SESSION_CLI_IDS)) throw new HttpError(400, `provider must be one of ${SESSION_CLI_IDS.join(', ')}`);
-  if (typeof prompt !== 'string' || prompt.trim() === '') throw new HttpError(400, 'prompt must be a non-empty string');
-  if (prompt.includes('\0')) throw new HttpError(400, 'prompt must not contain a NUL byte (\\0): no CLI can be given one');
-  if (Buffer.byteLength(prompt, 'utf8') > maxPromptBytes) throw new HttpError(413, `prompt is longer than ${maxPromptBytes} bytes`);
-  const job: RunJob = { ...defaults, provider, prompt };
+  const job: SessionJob = { ...defaults, provider };
   if (model !== undefined) job.model = allowedModel(model, allow, defaults);
   const policies = allow.approvals ?? DEFAULT_REQUEST_APPROVALS;
   if (approvals !== undefined) {

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createWorker, openRunStore, type AnyEvent, type SessionJob, type SessionStore } from '../../src';
 import { isLive, readStat } from '../../src/runner/process-table';
+import { eventually } from '../wait-for';
 import { readAll, REPLAY_AGENT } from './replay-jobs';
 
 /*
@@ -56,15 +57,6 @@ function isRunning(pid: number): boolean {
   return stat !== null && isLive(stat, stat);
 }
 
-/** Polls `condition` every 20 ms until it holds; fails naming `what` after 20 s. */
-async function until(what: string, condition: () => boolean | Promise<boolean>): Promise<void> {
-  const deadline = Date.now() + 20_000;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
-
 const resultsOf = (events: AnyEvent[]) => events.filter((event) => event.kind === 'result');
 
 /** The session's events so far (without waiting for more). */
@@ -74,7 +66,7 @@ async function eventsOf(store: SessionStore, sessionId: string): Promise<AnyEven
 
 async function waitForResults(store: SessionStore, sessionId: string, count: number): Promise<AnyEvent[]> {
   let events: AnyEvent[] = [];
-  await until(`${count} results`, async () => resultsOf((events = await eventsOf(store, sessionId))).length >= count);
+  await eventually(`${count} results`, async () => resultsOf((events = await eventsOf(store, sessionId))).length >= count);
   return events;
 }
 
@@ -99,7 +91,7 @@ describe('sessions on the in-process store', () => {
     const events = await waitForResults(store, sessionId, 2);
     expect(resultsOf(events).map((event) => (event.payload as { output: string }).output)).toEqual(['The first answer.', 'The second answer.']);
     expect(starts()).toHaveLength(1);
-    await until('an idle session', async () => (await store.findRun(sessionId))?.status === 'idle');
+    await eventually('an idle session', async () => (await store.findRun(sessionId))?.status === 'idle');
     expect(await store.findRun(sessionId)).toMatchObject({ turns: 2, title: 'Give the first answer.', status: 'idle', ended_at: null });
     expect((await store.findRun(sessionId))?.usage?.cost_usd).toBeGreaterThan(0);
     expect(await store.isComplete(sessionId)).toBe(false);
@@ -112,7 +104,7 @@ describe('sessions on the in-process store', () => {
     await store.sendMessage(sessionId, 'Give the first answer.');
     await waitForResults(store, sessionId, 1);
     const [first] = pidsStarted();
-    await until('the idle CLI gone', () => !isRunning(first));
+    await eventually('the idle CLI gone', () => !isRunning(first));
     expect(await store.isComplete(sessionId)).toBe(false);
     await store.sendMessage(sessionId, 'Give the second answer.');
     await waitForResults(store, sessionId, 2);
@@ -127,7 +119,7 @@ describe('sessions on the in-process store', () => {
     const sessionId = await store.openSession({ provider: 'gemini', cwd: dir, executable: REPLAY_AGENT, env: { REPLAY_WIRE: wire('gemini', 'two-turns') } });
     expect(await store.findRun(sessionId)).toMatchObject({ resumable: false });
     await store.sendMessage(sessionId, 'Give the first answer.');
-    await until('the session ended', () => store.isComplete(sessionId));
+    await eventually('the session ended', () => store.isComplete(sessionId));
     expect(await store.findRun(sessionId)).toMatchObject({ status: 'closed', turns: 1 });
     expect(await store.sendMessage(sessionId, 'Give the second answer.')).toEqual({ refused: 'closed' });
   });
@@ -141,7 +133,7 @@ describe('sessions on the in-process store', () => {
     const [pid] = pidsStarted();
     expect(isRunning(pid)).toBe(true);
     expect(await store.closeSession(sessionId)).toBe(true);
-    await until('the CLI gone', () => !isRunning(pid));
+    await eventually('the CLI gone', () => !isRunning(pid));
     expect(await store.isComplete(sessionId)).toBe(true);
     expect(await store.findRun(sessionId)).toMatchObject({ status: 'closed' });
     expect(await store.sendMessage(sessionId, 'More?')).toEqual({ refused: 'closed' });
@@ -195,7 +187,7 @@ describe('sessions on the in-process store', () => {
     work(store);
     const sessionId = await store.openSession(claudeJob({ env: { REPLAY_WIRE: wire('claude', 'interrupt-stream'), REPLAY_PIDS: join(dir, 'pids') } }));
     await store.sendMessage(sessionId, 'Count slowly.');
-    await until('the turn streaming', async () => (await eventsOf(store, sessionId)).some((event) => event.kind === 'assistant_delta'));
+    await eventually('the turn streaming', async () => (await eventsOf(store, sessionId)).some((event) => event.kind === 'assistant_delta'));
     await store.interrupt(sessionId);
     const [aborted] = resultsOf(await waitForResults(store, sessionId, 1));
     expect(aborted.payload).toMatchObject({ status: 'aborted' });
@@ -205,7 +197,7 @@ describe('sessions on the in-process store', () => {
     const allowing = await store.openSession(claudeJob({ env: { REPLAY_WIRE: wire('claude', 'allow') } }));
     await store.sendMessage(allowing, 'Create made-by-tool.txt.');
     let approvalId: string | undefined;
-    await until('an approval asked', async () => {
+    await eventually('an approval asked', async () => {
       const asked = (await eventsOf(store, allowing)).find((event) => event.kind === 'approval_requested');
       approvalId = (asked?.payload as { approval_id?: string } | undefined)?.approval_id;
       return approvalId !== undefined;
@@ -221,7 +213,7 @@ describe('sessions on the in-process store', () => {
     work(first);
     const sessionId = await first.openSession(claudeJob({ env: { REPLAY_WIRE: wire('claude', 'interrupt-stream'), REPLAY_PIDS: join(dir, 'pids') } }));
     await first.sendMessage(sessionId, 'Count slowly.');
-    await until('the turn streaming', async () => (await eventsOf(first, sessionId)).some((event) => event.kind === 'assistant_delta'));
+    await eventually('the turn streaming', async () => (await eventsOf(first, sessionId)).some((event) => event.kind === 'assistant_delta'));
     // The store goes first, as when the server dies: the worker's last events find no store.
     await stores.pop()?.close();
     const second = open(dataDir);
