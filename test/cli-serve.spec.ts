@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Event } from '../src';
@@ -159,6 +159,53 @@ it('serve keeps its runs in --data-dir: after a restart GET /runs lists them and
     rmSync(bin, { recursive: true, force: true });
   }
 }, 90_000);
+
+it('serve holds a conversation across a restart: POST /sessions, a turn, serve restarted, the next turn resumes the CLI; one stream for both', async () => {
+  const bin = mkdtempSync(join(tmpdir(), 'serve-bin-'));
+  symlinkSync(join(__dirname, 'sessions', 'replay-agent.js'), join(bin, 'claude'));
+  const args = ['--port', '0', '--cwd', bin, '--token', 'serve-test-token-0123456789', '--data-dir', join(bin, 'data'), '--pass-env', 'REPLAY_WIRE,REPLAY_SEEN'];
+  const env = { PATH: `${bin}:${process.env.PATH ?? ''}`, REPLAY_WIRE: join(__dirname, 'fixtures', 'sessions', 'claude', 'wire-two-turns.jsonl'), REPLAY_SEEN: join(bin, 'seen') };
+  const headers = { authorization: 'Bearer serve-test-token-0123456789', 'content-type': 'application/json' };
+  const started = async () => {
+    const serve = startServe(args, env);
+    await waitFor('the banner', () => serve.output.stdout.includes('\n'));
+    return { serve, base: /http:\/\/[^/]+/.exec(serve.output.stdout)?.[0] as string };
+  };
+  const idleAfter = async (base: string, id: string, turns: number) => {
+    for (const deadline = Date.now() + 20_000; Date.now() < deadline; await new Promise((resolve) => setTimeout(resolve, 100))) {
+      const record = (await (await fetch(`${base}/sessions/${id}`, { headers })).json()) as { status: string; turns: number };
+      if (record.status === 'idle' && record.turns === turns) return;
+    }
+    throw new Error(`the session did not finish turn ${turns}`);
+  };
+  let serving = await started();
+  try {
+    const { id } = (await (await fetch(`${serving.base}/sessions`, { method: 'POST', headers, body: JSON.stringify({ provider: 'claude' }) })).json()) as { id: string };
+    expect((await fetch(`${serving.base}/sessions/${id}/messages`, { method: 'POST', headers, body: JSON.stringify({ text: 'Give the first answer.' }) })).status).toBe(202);
+    await idleAfter(serving.base, id, 1);
+    serving.serve.child.kill('SIGTERM');
+    expect(await serving.serve.exited).toBe(0);
+    serving = await started();
+    expect((await fetch(`${serving.base}/sessions/${id}/messages`, { method: 'POST', headers, body: JSON.stringify({ text: 'Give the second answer.' }) })).status).toBe(202);
+    await idleAfter(serving.base, id, 2);
+    // The second CLI continued the conversation the first announced.
+    expect((JSON.parse(readFileSync(join(bin, 'seen'), 'utf8')) as { argv: string[] }).argv).toContain('7f37fdad-95f4-4700-aae6-a0c4cbf147c2');
+    expect((await fetch(`${serving.base}/sessions/${id}`, { method: 'DELETE', headers })).status).toBe(204);
+    const text = await (await fetch(`${serving.base}/sessions/${id}/events`, { headers })).text();
+    const results = text
+      .split('\n')
+      .filter((line) => line.startsWith('data: ') && line !== 'data: {}')
+      .map((line) => Event.fromJSON(line.slice(6)))
+      .filter((event) => event.kind === 'result');
+    expect(results.map((event) => event.payload.status)).toEqual(['completed', 'completed']);
+    expect(text).toContain('event: end');
+    serving.serve.child.kill('SIGTERM');
+    expect(await serving.serve.exited).toBe(0);
+  } finally {
+    serving.serve.child.kill('SIGKILL');
+    rmSync(bin, { recursive: true, force: true });
+  }
+});
 
 it('usage errors: a worker without Redis, a --ttl that is not a whole number of seconds', async () => {
   const child = spawn(process.execPath, ['-r', require.resolve('ts-node/register/transpile-only'), join(ROOT, 'src', 'cli', 'main.ts'), 'worker'], { env: { ...process.env, REDIS_URL: '' }, stdio: ['ignore', 'ignore', 'pipe'] });

@@ -1,7 +1,7 @@
 import { readFileSync, statSync } from 'node:fs';
 import { isLoopbackHost } from '../http/access';
 import { refuseFlagLike } from '../runner/argument-value';
-import { DEFAULT_MAX_PROMPT_BYTES, DEFAULT_MAX_QUEUED, DEFAULT_MAX_RUN_BYTES, DEFAULT_MAX_RUN_SECONDS, DEFAULT_MAX_RUNS_PER_PRINCIPAL } from '../scale/limits';
+import { DEFAULT_IDLE_SECONDS, DEFAULT_MAX_PROMPT_BYTES, DEFAULT_MAX_QUEUED, DEFAULT_MAX_RUN_BYTES, DEFAULT_MAX_RUN_SECONDS, DEFAULT_MAX_RUNS_PER_PRINCIPAL } from '../scale/limits';
 import { defaultDataDir } from '../scale/file-journal';
 import { DEFAULT_REQUEST_APPROVALS, type JobDefaults } from '../scale/request-policy';
 import { WORKSPACE_MODES, type WorkspaceMode } from '../scale/workspace';
@@ -46,6 +46,7 @@ export function serveOptions(command: 'serve' | 'worker', given: GivenOptions, p
     concurrency: whole(given, '--concurrency', 2, 1, 1000),
     lockMs: milliseconds(given, '--lock'),
     ttlSeconds: given.has('--ttl') ? whole(given, '--ttl', 0, 1, 365 * 86_400) : undefined,
+    idleSeconds: whole(given, '--idle-seconds', DEFAULT_IDLE_SECONDS, 1, 7 * 86_400),
     access: command === 'serve' ? accessOptions(given, host, env) : { allowedHosts: [] },
     allow: { approvals: approvalsOption(given), models: modelsOption(given) },
     maxPromptBytes: whole(given, '--max-prompt-bytes', DEFAULT_MAX_PROMPT_BYTES, 1, 64 * 1024 * 1024),

@@ -23,6 +23,8 @@ export interface ServeOptions {
   lockMs?: number;
   /** How long a finished run's stream (and its workspace) stays, in seconds (the store's default when absent). */
   ttlSeconds?: number;
+  /** serve without Redis: how long a session's CLI is kept with no turn, in seconds. */
+  idleSeconds?: number;
   /** serve: who may call (no token given: one is made at start and printed once). */
   access: AccessOptions & { allowedHosts: string[] };
   /** serve: what a request may choose. */
@@ -53,7 +55,11 @@ export async function serveCommand(options: ServeOptions, io: CliIo, signals: No
     io.stderr.write(`cli-subprocess-core serve: ${(error as Error).message}\n`);
     return 1;
   }
-  const worker = options.redis ? null : createWorker(store, { concurrency: options.concurrency, jobDefaults: options.jobDefaults, ttlSeconds: options.ttlSeconds });
+  // Before any CLI can start: see stopSignal.
+  const signal = stopSignal(signals);
+  const worker = options.redis
+    ? null
+    : createWorker(store, { concurrency: options.concurrency, jobDefaults: options.jobDefaults, ttlSeconds: options.ttlSeconds, idleSeconds: options.idleSeconds });
   const handle = createRunsHandler(store, {
     ...access,
     jobDefaults: options.jobDefaults,
@@ -81,11 +87,12 @@ export async function serveCommand(options: ServeOptions, io: CliIo, signals: No
   if (access.noAuth) io.stderr.write('cli-subprocess-core serve: WARNING: --no-auth: any program on this machine can run agents through this server\n');
   // Printed once, never logged again: the page reads it from the fragment, which no request carries.
   if (made) io.stderr.write(`cli-subprocess-core serve: open ${base}#token=${access.token as string}\n`);
-  await stopped(signals);
+  await signal.stopped;
   server.closeAllConnections();
   await new Promise<void>((resolve) => server.close(() => resolve()));
   await worker?.close();
   await store.close();
+  signal.dispose();
   return 0;
 }
 
@@ -95,24 +102,33 @@ export async function serveCommand(options: ServeOptions, io: CliIo, signals: No
  */
 export async function workerCommand(options: ServeOptions, io: CliIo, signals: NodeJS.EventEmitter = process): Promise<number> {
   const store = storeOf(options);
+  const signal = stopSignal(signals);
   const worker = createWorker(store, { concurrency: options.concurrency, jobDefaults: options.jobDefaults, ttlSeconds: options.ttlSeconds });
   io.stdout.write(`cli-subprocess-core worker: taking runs from ${options.redis ?? ''}, ${options.concurrency} at a time\n`);
-  await stopped(signals);
+  await signal.stopped;
   await worker.close();
   await store.close();
+  signal.dispose();
   return 0;
 }
 
-function stopped(signals: NodeJS.EventEmitter): Promise<void> {
-  return new Promise((resolve) => {
-    const stop = () => {
+/**
+ * Resolves at the first SIGINT or SIGTERM; the listeners stay until `dispose`, after the shutdown:
+ * while a CLI runs, the runner's host-exit hook kills a host that no other listener handles the
+ * signal for, and a listener removed at the first signal left serve killed by it mid-shutdown.
+ */
+function stopSignal(signals: NodeJS.EventEmitter): { stopped: Promise<void>; dispose(): void } {
+  let stop!: () => void;
+  const stopped = new Promise<void>((resolve) => (stop = resolve));
+  signals.on('SIGINT', stop);
+  signals.on('SIGTERM', stop);
+  return {
+    stopped,
+    dispose: () => {
       signals.off('SIGINT', stop);
       signals.off('SIGTERM', stop);
-      resolve();
-    };
-    signals.on('SIGINT', stop);
-    signals.on('SIGTERM', stop);
-  });
+    },
+  };
 }
 
 /** The run store the options name: on Redis with `redis`, else in this process. */

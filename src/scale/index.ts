@@ -6,7 +6,6 @@ export { FileRunJournal, defaultDataDir } from './file-journal';
 export { RedisRunStore, type RedisStoreOptions } from './redis-store';
 export type { JobSignals, ReadOptions, RunStore, SentMessage, SessionStore, StreamEntry, TakenJob } from './store';
 export { holdsSessions, MAX_WAITING_MESSAGES } from './store';
-export { DEFAULT_IDLE_SECONDS } from './session-host';
 export type { RunJob, SessionJob } from './run-job';
 export { createRunsHandler, type RunsHandlerOptions } from './http';
 export type { EnqueueOptions, RunCounts, RunRecord } from './store';

@@ -19,3 +19,5 @@ export const DEFAULT_MAX_RUN_SECONDS = 3600;
 export const DEFAULT_MAX_RUN_BYTES = 64 * 1024 * 1024;
 /** What a client is told to wait before asking again after a 429, in seconds. */
 export const RETRY_AFTER_SECONDS = 10;
+/** How long a session's CLI is kept with no turn, in seconds: past it the CLI is closed (no process idles), and the next message resumes it. */
+export const DEFAULT_IDLE_SECONDS = 300;

@@ -2,12 +2,10 @@ import type { AnyEvent } from '../events/event';
 import { CLIS } from '../clis';
 import { startSession } from '../sessions/session';
 import type { Session } from '../sessions/types';
+import { DEFAULT_IDLE_SECONDS } from './limits';
 import { endingEvents, sessionOptionsOf, type RunJob } from './run-job';
 import { timerMs, type JobSignals, type RunStore, type TakenJob } from './store';
 import { noteChanges, openJobWorkspace, type Workspace } from './workspace';
-
-/** How long a session's CLI is kept between turns by default, in seconds: past it the CLI is closed, and a later turn resumes it. */
-export const DEFAULT_IDLE_SECONDS = 300;
 
 /** Options of `SessionHost`. */
 export interface SessionHostOptions {
