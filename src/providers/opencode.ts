@@ -158,7 +158,8 @@ function errorDrafts(line: JsonObject, part: JsonObject, state: OpencodeState): 
   if (state.finished) return [errorDraft(error.message, 'error', error.code, error.metadata)];
   // A model call refused at once (an HTTP 400) fails before any step starts: the error is the run's first line.
   const started = state.started ? [] : announce(line, part, state);
-  return [...started, ...finish(state, { failed: true, errorMessage: error.message, errorCode: error.code, errorMetadata: error.metadata })];
+  const failed = finish(state, { failed: true, errorMessage: error.message, errorCode: error.code, errorMetadata: error.metadata });
+  return [...started, ...failed];
 }
 
 /** A `session.error`: `{name, data: {message, statusCode?, responseBody?}}`; an API error's body is read for its code. */

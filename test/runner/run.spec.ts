@@ -342,10 +342,11 @@ describe('startRun (with a stand-in CLI)', () => {
   });
 
   // Qwen Code 0.24.4's launcher, SIGKILLed, left the CLI it had started; a SIGTERM let it run on for the grace period.
-  it('a CLI killed by SIGKILL from outside: what it left is SIGKILLed at once (never a SIGTERM), and nothing is left after done', async () => {
+  it('a CLI killed by SIGKILL from outside: what it left is SIGKILLed at once (no SIGTERM), nothing left after done', async () => {
     const pidFile = join(dir, 'child.pid');
     const termFile = join(dir, 'child.term');
-    const run = fake({ FAKE_FIXTURE: fixture('claude', 'plain'), FAKE_CHILD: 'group', FAKE_CHILD_PID_FILE: pidFile, FAKE_CHILD_TERM_FILE: termFile, FAKE_HANG: '1' }, { killGraceMs: 5000 });
+    const noting = { FAKE_CHILD: 'group', FAKE_CHILD_PID_FILE: pidFile, FAKE_CHILD_TERM_FILE: termFile };
+    const run = fake({ FAKE_FIXTURE: fixture('claude', 'plain'), ...noting, FAKE_HANG: '1' }, { killGraceMs: 5000 });
     const cli = readStat(run.pid as number) as ProcessRef;
     const child = await childOf(pidFile);
     const collecting = collect(run);
