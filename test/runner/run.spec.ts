@@ -341,7 +341,7 @@ describe('startRun (with a stand-in CLI)', () => {
     expect(child === null || !isRunning(child)).toBe(true);
   });
 
-  // Qwen Code 0.24.4's launcher, SIGKILLed, left the CLI it had started; a SIGTERM let it run on for the grace period.
+  // Qwen Code 0.24.4's launcher, SIGKILLed, left the CLI it had started, which on a SIGTERM printed a cancelled turn.
   it('a CLI killed by SIGKILL from outside: what it left is SIGKILLed at once (no SIGTERM), nothing left after done', async () => {
     const pidFile = join(dir, 'child.pid');
     const termFile = join(dir, 'child.term');
