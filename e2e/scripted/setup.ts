@@ -143,17 +143,18 @@ function pointOpenCodeAt(home: string, serverUrl: string): Record<string, string
   });
 }
 
+/** The scripted endpoint as an OpenCode (and Kilo) provider, and its one model. */
+const FAKE_PROVIDER = (serverUrl: string) => ({
+  npm: '@ai-sdk/openai-compatible',
+  name: 'Scripted',
+  options: { baseURL: `${serverUrl}/v1`, apiKey: 'sk-scripted' },
+});
+const FAKE_MODEL = { name: 'Scripted model', tool_call: true };
+
 function openCodeConfig(serverUrl: string): Record<string, unknown> {
   return {
     $schema: 'https://opencode.ai/config.json',
-    provider: {
-      fake: {
-        npm: '@ai-sdk/openai-compatible',
-        name: 'Scripted',
-        options: { baseURL: `${serverUrl}/v1`, apiKey: 'sk-scripted' },
-        models: { [SCRIPTED_CHAT_MODEL]: { name: 'Scripted model', tool_call: true } },
-      },
-    },
+    provider: { fake: { ...FAKE_PROVIDER(serverUrl), models: { [SCRIPTED_CHAT_MODEL]: FAKE_MODEL } } },
     model: `fake/${SCRIPTED_CHAT_MODEL}`,
     enabled_providers: ['fake'],
     permission: { bash: 'ask' },
@@ -172,7 +173,10 @@ function pointKiloAt(home: string, serverUrl: string): Record<string, string> {
   const config = join(home, '.config');
   mkdirSync(join(config, 'kilo'), { recursive: true });
   const { $schema: _schema, ...shared } = openCodeConfig(serverUrl);
-  writeFileSync(join(config, 'kilo', 'kilo.json'), JSON.stringify(shared, null, 2));
+  // The model priced (dollars per million tokens), so that Kilo reports a cost: unpriced, its `cost` is 0.
+  const model = { ...FAKE_MODEL, cost: { input: 1, output: 2 } };
+  const priced = { ...shared, provider: { fake: { ...FAKE_PROVIDER(serverUrl), models: { [SCRIPTED_CHAT_MODEL]: model } } } };
+  writeFileSync(join(config, 'kilo', 'kilo.json'), JSON.stringify(priced, null, 2));
   return isolatedEnv(home, {
     XDG_CONFIG_HOME: config,
     XDG_DATA_HOME: join(home, '.local', 'share'),

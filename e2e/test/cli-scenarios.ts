@@ -29,6 +29,8 @@ export interface CliExpectations {
   readonly resumeCarriesUsage: boolean;
   /** Whether the CLI exits 0 after a failed model call (pi 0.73.1 does: the failure is only in its output). */
   readonly exitsZeroOnApiError?: boolean;
+  /** A stderr line of the CLI given an unknown flag; default: one naming the flag (Kilo Code 7.7.7 prints only its usage). */
+  readonly unknownFlagStderr?: RegExp;
 }
 
 export function describeCliScenarios(name: RunProvider, expected: CliExpectations): void {
@@ -230,7 +232,8 @@ export function describeCliScenarios(name: RunProvider, expected: CliExpectation
     const { events, outcome } = await collect(run);
     expect(outcome).toMatchObject({ status: 'failed', sessionId: null, signal: null });
     expect(outcome.exitCode).not.toBe(0);
-    expect(events.some((event) => event.kind === 'stderr' && /no-such-flag-for-e2e|such-flag-for-e2e/.test(event.payload.content))).toBe(true);
+    const told = expected.unknownFlagStderr ?? /no-such-flag-for-e2e|such-flag-for-e2e/;
+    expect(events.some((event) => event.kind === 'stderr' && told.test(event.payload.content))).toBe(true);
     expect(kinds(events).filter((kind) => kind !== 'stderr')).toEqual(['error', 'result']);
     expect(events[events.length - 2]).toMatchObject({ kind: 'error', payload: { code: 'no_result', severity: 'fatal' } });
     expect(events[events.length - 1]).toMatchObject({ kind: 'result', payload: { status: 'failed' } });

@@ -69,8 +69,11 @@ export async function collect(run: Run, onEvent?: (event: AnyEvent) => void): Pr
   return { events, outcome: await run.done };
 }
 
-/** `waitFor` with the real CLIs' patience: a minute by default (a first OpenCode start migrates its database). */
-export function waitFor<T>(what: string, condition: () => T | null | undefined | false, timeoutMs = 60_000): Promise<T> {
+/**
+ * `waitFor` with the real CLIs' patience: 150 s by default (a first OpenCode or Kilo start migrates its
+ * database, and under CI load a minute did not always do).
+ */
+export function waitFor<T>(what: string, condition: () => T | null | undefined | false, timeoutMs = 150_000): Promise<T> {
   return waitUntil(what, condition, timeoutMs);
 }
 

@@ -37,11 +37,19 @@ export const kilo = {
   },
   decode: kiloProfile,
   run: {
-    base: ['run', '--format', 'json'],
+    // `--thinking`: without it `--format json` prints no `reasoning` parts.
+    base: ['run', '--format', 'json', '--thinking'],
     model: (model) => ['--model', model],
-    // `--auto` approves every permission its config does not deny; without it `run` rejects what would be asked.
-    // It has no flags for the other presets.
-    permission: { default: [], bypass: ['--auto'] },
+    permission: {
+      // 7.7.7's built-in defaults allow every tool (`"*": "allow"`) but a few (reading `.env`, other
+      // directories): its default already applies edits unasked, as accept-edits asks.
+      default: [],
+      'accept-edits': [],
+      // `--auto` approves every permission its config does not deny; without it `run` rejects what would be asked.
+      bypass: ['--auto'],
+      // Its built-in `plan` agent may edit nothing but its plan files.
+      plan: ['--agent', 'plan'],
+    },
     allowedTools: null,
     resume: (id) => ['--session', id],
     // `--format json` prints whole parts: no text deltas.

@@ -79,7 +79,11 @@ export const opencodeProfile: ProviderProfile<OpencodeState> = {
 /** The first step announces the run (OpenCode prints no init line); later steps only reset the step text. */
 function stepStart(line: JsonObject, part: JsonObject, state: OpencodeState): EventDraft[] {
   state.stepText = [];
-  if (state.started) return [];
+  return state.started ? [] : announce(line, part, state);
+}
+
+/** The run's `run_started`, from its first line that names the session. */
+function announce(line: JsonObject, part: JsonObject, state: OpencodeState): EventDraft[] {
   state.started = true;
   const provider_session_id = str(line.sessionID) ?? str(part.sessionID);
   return [{ kind: 'run_started', payload: { provider_session_id, metadata: { snapshot: part.snapshot ?? null } } }];
@@ -149,10 +153,13 @@ function stepFinish(_line: JsonObject, part: JsonObject, state: OpencodeState): 
  * v1.14.25 and 1 later), so the first one is the run's failure; v1.14.50 prints a second,
  * generic one for the same failure, which stays a plain `error`.
  */
-function errorDrafts(line: JsonObject, _part: JsonObject, state: OpencodeState): EventDraft[] {
+function errorDrafts(line: JsonObject, part: JsonObject, state: OpencodeState): EventDraft[] {
   const error = sessionError(line);
   if (state.finished) return [errorDraft(error.message, 'error', error.code, error.metadata)];
-  return finish(state, { failed: true, errorMessage: error.message, errorCode: error.code, errorMetadata: error.metadata });
+  // A model call refused at once (an HTTP 400) fails before any step starts: the error is the run's first line.
+  const started = state.started ? [] : announce(line, part, state);
+  const failed = finish(state, { failed: true, errorMessage: error.message, errorCode: error.code, errorMetadata: error.metadata });
+  return [...started, ...failed];
 }
 
 /** A `session.error`: `{name, data: {message, statusCode?, responseBody?}}`; an API error's body is read for its code. */

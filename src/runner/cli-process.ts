@@ -199,7 +199,10 @@ export abstract class CliProcess {
     if (this.stopping) await this.stopping;
     else if (this.tree) {
       this.tree.refresh();
-      if (this.tree.running().length > 0) await this.tree.stop(this.graceMs);
+      // A CLI killed with SIGKILL had no say in its end, and its leftovers get none either: Qwen Code 0.24.4's
+      // launcher, SIGKILLed, leaves the CLI it started, which on a SIGTERM still ends the turn as cancelled on
+      // the shared pipe, so a killed CLI read as a turn the user aborted.
+      if (this.tree.running().length > 0) await (exit.signal === 'SIGKILL' ? this.tree.kill() : this.tree.stop(this.graceMs));
     }
     for (const cleanup of this.cleanups) cleanup();
     const { stdout, stderr } = this.child ?? {};

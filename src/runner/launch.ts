@@ -1,4 +1,5 @@
 import { statSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { cliEnvironment, type EnvironmentOptions } from './environment';
 import { resolveExecutable } from './executable';
 import { CLIS } from '../clis';
@@ -22,7 +23,8 @@ export interface LaunchOptions extends EnvironmentOptions {
 /**
  * The checked launch of `cli`: a `cwd` that is a directory, the environment `cliEnvironment` picks
  * (the host's, whole or allow-listed, without what the CLI's registry file drops, with the caller's
- * variables over it), and the executable found (the registry's name unless the caller gives one) (`ExecutableNotFoundError` when it is not). Throws before any process
+ * variables over it, and `PWD` the cwd's absolute path), and the executable found (the registry's
+ * name unless the caller gives one) (`ExecutableNotFoundError` when it is not). Throws before any process
  * starts; a NUL byte anywhere is a clear TypeError (no process argument can carry one).
  */
 export function prepareLaunch(cli: AgentCli, options: LaunchOptions): Launch {
@@ -30,7 +32,9 @@ export function prepareLaunch(cli: AgentCli, options: LaunchOptions): Launch {
   refuseNul('cwd', cwd);
   // Checked here: a spawn in a missing directory fails with ENOENT, which reads like a missing executable.
   if (!statSync(cwd, { throwIfNoEntry: false })?.isDirectory()) throw new TypeError(`cwd is not a directory: ${cwd}`);
-  const env = cliEnvironment(cli, options);
+  // A shell sets PWD to the directory it starts a program in; spawn does not, so the CLI would see the host's.
+  // Kilo Code 7.7.7 resolves its project from PWD: without this a run in another cwd worked in the host's directory.
+  const env: NodeJS.ProcessEnv = { ...cliEnvironment(cli, options), PWD: resolve(cwd) };
   const executable = resolveExecutable(options.executable ?? CLIS[cli].executable, cli, env.PATH, cwd);
   return { cwd, executable, env };
 }

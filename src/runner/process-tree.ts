@@ -123,6 +123,16 @@ export class ProcessTree {
       this.refresh();
       await sleep(50);
     }
+    await this.kill();
+  }
+
+  /** SIGKILL to the whole tree, no SIGTERM first; resolves once no member runs any more. */
+  async kill(): Promise<void> {
+    this.refresh();
+    if (!processSource()) {
+      trySignal(-this.rootPid, 'SIGKILL');
+      return;
+    }
     // SIGKILL until all are gone; a process that outlives ~10 s of it (stuck in the kernel, or not
     // ours to kill) is given up on rather than holding the run open for ever.
     for (let attempt = 0; attempt < 60 && this.running().length > 0; attempt += 1) {

@@ -135,16 +135,23 @@ describe('end of the run', () => {
     }
   });
 
-  it('maps the first error line to an error and a failed result, even when the CLI exits 0', () => {
+  // A model call refused at once fails before any step: the error line alone announces the run, with its session.
+  it('maps an error line before any step to run_started, an error and a failed result, even when the CLI exits 0', () => {
     const events = decodeAll([error('Model not found: nonexistent/nonexistent.')], { code: 0, signal: null });
-    expect(kinds(events)).toEqual(['error', 'result']);
-    expect(payload(events[0])).toMatchObject({ message: 'Model not found: nonexistent/nonexistent.', code: 'api_error', severity: 'error', metadata: { native_code: 'UnknownError' } });
-    expect(payload(events[1])).toMatchObject({ status: 'failed' });
+    expect(kinds(events)).toEqual(['run_started', 'error', 'result']);
+    expect(payload(events[0])).toMatchObject({ provider_session_id: SESSION });
+    expect(events.map((event) => event.provider_session_id)).toEqual([SESSION, SESSION, SESSION]);
+    expect(payload(events[1])).toMatchObject({ message: 'Model not found: nonexistent/nonexistent.', code: 'api_error', severity: 'error', metadata: { native_code: 'UnknownError' } });
+    expect(payload(events[2])).toMatchObject({ status: 'failed' });
+  });
+
+  it('an error after the first step announces nothing again', () => {
+    expect(kinds(decodeAll([stepStart(), error('Model not found.')]))).toEqual(['run_started', 'error', 'result']);
   });
 
   it('keeps a second error (v1.14.50 prints two per failure) as a plain error, without a second result', () => {
     const events = decodeAll([error('Model not found.'), error('Unexpected server error. Check server logs for details.')]);
-    expect(kinds(events)).toEqual(['error', 'result', 'error']);
+    expect(kinds(events)).toEqual(['run_started', 'error', 'result', 'error']);
   });
 
   it('reads the error text from error.data.message, error.message or a plain string', () => {

@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { pointCliAt, type CliName } from '../../e2e/scripted/setup';
 import { cliDefinition } from '../../src/clis';
 import { BASE_ENV, cliEnvironment } from '../../src/runner/environment';
@@ -150,6 +150,14 @@ describe("every CLI inherits the server's whole environment: what a launched CLI
     expect(env).toMatchObject({ ...SECRETS, ANTHROPIC_API_KEY: 'sk-ant-host', SENTRY_DSN: 'https://s', CALLER_SET: 'yes' });
   });
 
+  // Kilo Code 7.7.7 finds its project from PWD: a run given another cwd worked in the host's directory.
+  it("startRun: PWD is the run's cwd (absolute), not the host's, even when the caller's env names another", async () => {
+    process.env.PWD = '/somewhere/else';
+    expect(await seenByRun({})).toMatchObject({ PWD: dir });
+    expect(await seenByRun({ cwd: relative(process.cwd(), dir) })).toMatchObject({ PWD: dir });
+    expect(await seenByRun({ env: { PWD: '/caller/dir' } })).toMatchObject({ PWD: dir });
+  });
+
   /** A stand-in that writes its environment to ENV_FILE and exits: enough for what a session's CLI is started with. */
   function envDumper(): string {
     const script = join(dir, 'dump-env.js');
@@ -164,7 +172,7 @@ describe("every CLI inherits the server's whole environment: what a launched CLI
     const session = startSession({ provider: cli, executable: envDumper(), cwd: dir, inheritEnv: false, killGraceMs: 500, env: { ENV_FILE: file } });
     await session.done;
     const env = JSON.parse(readFileSync(file, 'utf8')) as Record<string, string>;
-    expect(env).toMatchObject({ PATH: process.env.PATH, ...OWN[cli].sees });
+    expect(env).toMatchObject({ PATH: process.env.PATH, PWD: dir, ...OWN[cli].sees });
     for (const secret of Object.keys(SECRETS)) expect(env).not.toHaveProperty(secret);
   });
 });

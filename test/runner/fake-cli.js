@@ -12,6 +12,8 @@
  *   FAKE_STDERR_AFTER write this to stderr after stdout
  *   FAKE_CHILD        start `sleep 300`: "group" in its process group, "setsid" in a session of its
  *                     own (as Gemini's run_shell_command does); its pid goes to FAKE_CHILD_PID_FILE
+ *   FAKE_CHILD_TERM_FILE  with FAKE_CHILD: the child is a node process that, once ready, writes its pid
+ *                     to FAKE_CHILD_PID_FILE itself, and on SIGTERM writes this file and runs on
  *   FAKE_HANG         keep running until killed
  *   FAKE_EXIT         exit with this code (default 0)
  */
@@ -19,6 +21,13 @@ const { spawn } = require('node:child_process');
 const { readFileSync, writeFileSync } = require('node:fs');
 
 const env = process.env;
+/** The FAKE_CHILD_TERM_FILE child: notes a SIGTERM and runs on; its pid file says its handler is in place. */
+const NOTING_CHILD = `
+const { writeFileSync } = require('node:fs');
+process.on('SIGTERM', () => writeFileSync(process.env.FAKE_CHILD_TERM_FILE, 'SIGTERM'));
+writeFileSync(process.env.FAKE_CHILD_PID_FILE, String(process.pid));
+setInterval(() => {}, 1000);
+`;
 // First, so that no signal can come before it.
 if (env.FAKE_IGNORE_TERM) process.on('SIGTERM', () => {});
 if (env.FAKE_ARGV_FILE) writeFileSync(env.FAKE_ARGV_FILE, JSON.stringify(process.argv.slice(2)));
@@ -29,9 +38,10 @@ function afterStdout() {
   if (env.FAKE_DONE_FILE) writeFileSync(env.FAKE_DONE_FILE, 'done');
   if (env.FAKE_STDERR_AFTER) process.stderr.write(env.FAKE_STDERR_AFTER);
   if (env.FAKE_CHILD) {
-    const child = spawn('sleep', ['300'], { stdio: 'ignore', detached: env.FAKE_CHILD === 'setsid' });
+    const [command, args] = env.FAKE_CHILD_TERM_FILE ? [process.execPath, ['-e', NOTING_CHILD]] : ['sleep', ['300']];
+    const child = spawn(command, args, { stdio: 'ignore', detached: env.FAKE_CHILD === 'setsid' });
     child.unref();
-    if (env.FAKE_CHILD_PID_FILE) writeFileSync(env.FAKE_CHILD_PID_FILE, String(child.pid));
+    if (env.FAKE_CHILD_PID_FILE && !env.FAKE_CHILD_TERM_FILE) writeFileSync(env.FAKE_CHILD_PID_FILE, String(child.pid));
   }
   if (env.FAKE_HANG) setInterval(() => {}, 1000);
   else process.exitCode = Number(env.FAKE_EXIT || 0);

@@ -9,7 +9,7 @@ describe('buildArgv: one table per CLI', () => {
     ['claude', ['--print', '--output-format', 'stream-json', '--verbose', '--', 'Say hi']],
     ['codex', ['exec', '--json', '--skip-git-repo-check', '--', 'Say hi']],
     ['gemini', ['--output-format', 'stream-json', '--prompt=Say hi']],
-    ['kilo', ['run', '--format', 'json', '--', 'Say hi']],
+    ['kilo', ['run', '--format', 'json', '--thinking', '--', 'Say hi']],
   ] as const)('%s: the headless base and the prompt last, as one element', (provider, argv) => {
     expect(buildArgv(provider, { prompt: 'Say hi' })).toEqual(argv);
   });
@@ -28,7 +28,9 @@ describe('buildArgv: one table per CLI', () => {
     ['gemini', 'bypass', ['--yolo']],
     ['gemini', 'plan', ['--approval-mode', 'plan']],
     ['kilo', 'default', []],
+    ['kilo', 'accept-edits', []],
     ['kilo', 'bypass', ['--auto']],
+    ['kilo', 'plan', ['--agent', 'plan']],
   ] as const)('%s permission %s', (provider, permission, flags) => {
     const base = buildArgv(provider, { prompt: 'p' });
     const prompt = provider === 'gemini' ? 1 : 2; // `--prompt=p`, or `--` and `p`
@@ -62,13 +64,11 @@ describe('buildArgv: one table per CLI', () => {
 
   it('kilo: model, --auto, resume by --session, then the prompt after `--`; partial adds nothing', () => {
     expect(buildArgv('kilo', { prompt: '-starts with a dash', model: 'fake/fake-model', permission: 'bypass', partial: true, resume: 'ses_1' })).toEqual([
-      'run', '--format', 'json', '--model', 'fake/fake-model', '--auto', '--session', 'ses_1', '--', '-starts with a dash',
+      'run', '--format', 'json', '--thinking', '--model', 'fake/fake-model', '--auto', '--session', 'ses_1', '--', '-starts with a dash',
     ]);
   });
 
-  it('kilo: the presets it has no flag for are refused, naming those it has', () => {
-    expect(() => buildArgv('kilo', { prompt: 'p', permission: 'plan' })).toThrow('permission must be one of default, bypass; got "plan"');
-    expect(() => buildArgv('kilo', { prompt: 'p', permission: 'accept-edits' })).toThrow('permission must be one of default, bypass; got "accept-edits"');
+  it('kilo: no flag for allowed tools', () => {
     expect(() => buildArgv('kilo', { prompt: 'p', allowedTools: ['bash'] })).toThrow('kilo has no flag for allowedTools');
   });
 

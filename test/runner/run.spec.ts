@@ -341,6 +341,22 @@ describe('startRun (with a stand-in CLI)', () => {
     expect(child === null || !isRunning(child)).toBe(true);
   });
 
+  // Qwen Code 0.24.4's launcher, SIGKILLed, left the CLI it had started, which on a SIGTERM printed a cancelled turn.
+  it('a CLI killed by SIGKILL from outside: what it left is SIGKILLed at once (no SIGTERM), nothing left after done', async () => {
+    const pidFile = join(dir, 'child.pid');
+    const termFile = join(dir, 'child.term');
+    const noting = { FAKE_CHILD: 'group', FAKE_CHILD_PID_FILE: pidFile, FAKE_CHILD_TERM_FILE: termFile };
+    const run = fake({ FAKE_FIXTURE: fixture('claude', 'plain'), ...noting, FAKE_HANG: '1' }, { killGraceMs: 5000 });
+    const cli = readStat(run.pid as number) as ProcessRef;
+    const child = await childOf(pidFile);
+    const collecting = collect(run);
+    process.kill(run.pid as number, 'SIGKILL');
+    const { outcome } = await collecting;
+    expect(outcome.signal).toBe('SIGKILL');
+    expect([isRunning(cli), isRunning(child)]).toEqual([false, false]);
+    expect(existsSync(termFile)).toBe(false);
+  });
+
   it('exits non-zero with nothing on stdout: failed, with the stderr and a no_result error that keeps its tail', async () => {
     const { events, outcome } = await collect(fake({ FAKE_STDERR: 'loading\nError: bad flag --x\n', FAKE_EXIT: '3' }));
     expect(outcome).toMatchObject({ status: 'failed', exitCode: 3, sessionId: null });
