@@ -1,13 +1,12 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { authenticatorOf, checkSameOrigin, principalOf, requireJson, type AccessOptions } from '../http/access';
 import { HttpError, sendJson } from '../http/http-error';
-import { PAGE_HEADERS } from '../http/page-headers';
 import { END_MESSAGE, SseWriter } from '../http/sse-writer';
 import { isEntryId } from './entry-id';
 import { BODY_ROOM_BYTES, DEFAULT_MAX_PROMPT_BYTES } from './limits';
 import { isOwnedRun, isRunId, ownedRun } from './owned-run';
-import { RUNS_PAGE } from './page';
 import { queueRequestedRun, type RunPolicy } from './request-policy';
+import { runsPageAssets } from './runs-page';
 import { cursorText, isOpen, parseCursor, type RunCursor, type RunRecord, type RunSummary } from './run-record';
 import type { RunStore } from './store';
 
@@ -48,8 +47,8 @@ export interface RunsHandlerOptions extends AccessOptions, RunPolicy {
  * - `POST /runs/:id/cancel` → 202: cancels it (wherever it runs);
  * - `POST /runs/:id/approvals/:approvalId` `{decision: 'allow'|'deny', reason?}` → 202: answers an
  *   approval (to the worker holding the run);
- * - `GET /`: a page to start runs and watch them (`page.ts`), which reads its token from the URL's
- *   fragment (`/#token=…`).
+ * - `GET /`: a page to start runs and watch them (`runs-page.ts`, and its files `/page.css`,
+ *   `/text.js`, `/page.js`), which reads its token from the URL's fragment (`/#token=…`).
  * Answers false for a request it does not handle (404 unless the caller serves it); no request
  * makes it throw.
  */
@@ -59,10 +58,11 @@ export function createRunsHandler(store: RunStore, options: RunsHandlerOptions):
   const route = async (request: IncomingMessage, response: ServerResponse): Promise<boolean> => {
     const url = new URL(request.url ?? '/', 'http://localhost');
     const parts = url.pathname.split('/').filter((part) => part !== '').map(decodePart);
-    if (request.method === 'GET' && parts.length === 0) {
+    const asset = request.method === 'GET' ? runsPageAssets().get(url.pathname) : undefined;
+    if (asset) {
       checkSameOrigin(request, options.allowedHosts);
-      response.writeHead(200, PAGE_HEADERS);
-      response.end(RUNS_PAGE);
+      response.writeHead(200, asset.headers);
+      response.end(asset.body);
       return true;
     }
     if (parts[0] !== 'runs') return false;
