@@ -481,7 +481,10 @@ describe('the runs page in Chromium, over the real claude CLI', () => {
     // What it asked of the API: one run, one answer, and one stream per load (never cut, so never resumed).
     const approvalId = await page.getByTestId('approval').getAttribute('data-approval-id');
     const events = `GET /runs/${runId}/events`;
-    expect(served.requests.filter((request) => !request.startsWith('GET /favicon'))).toEqual(['GET /', 'POST /runs', events, 'GET /', events, `POST /runs/${runId}/approvals/${approvalId}`, 'GET /', events]);
+    // Each load of the page: its document, then the files it names (runs-page.ts), in order.
+    const pageLoad = [...runsPageAssets().keys()].map((path) => `GET ${path}`);
+    expect(pageLoad).toEqual(['GET /', 'GET /page.css', 'GET /text.js', 'GET /page.js']);
+    expect(served.requests.filter((request) => !request.startsWith('GET /favicon'))).toEqual([...pageLoad, 'POST /runs', events, ...pageLoad, events, `POST /runs/${runId}/approvals/${approvalId}`, ...pageLoad, events]);
     // Each with the token: nothing refused (the streams that ended with the page's reloads were answered 200 too).
     expect(served.answers.filter((answer) => answer.status >= 400 && answer.request !== 'GET /favicon.ico')).toEqual([]);
     expect(served.errors).toEqual([]);
