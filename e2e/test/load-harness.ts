@@ -52,8 +52,24 @@ export function writeCapture(path: string, chunks: number): void {
     .filter((line) => line.trim() !== '')
     .map((line) => JSON.parse(line) as WireEntry);
   const [init, initAnswer, newSession, newAnswer, commands, prompt, permission, allow, toolDone] = real;
-  const answer = real.find((entry) => entry.from === 'cli' && (entry.line as { id?: number; result?: unknown }).id === 2 && (entry.line as { result?: unknown }).result);
-  if ([init.from, initAnswer.from, newSession.from, newAnswer.from, commands.from, prompt.from, permission.from, allow.from, toolDone.from].join() !== 'host,cli,host,cli,cli,host,cli,host,cli' || !answer) {
+  const answer = real.find(
+    (entry) =>
+      entry.from === 'cli' && (entry.line as { id?: number; result?: unknown }).id === 2 && (entry.line as { result?: unknown }).result,
+  );
+  if (
+    [
+      init.from,
+      initAnswer.from,
+      newSession.from,
+      newAnswer.from,
+      commands.from,
+      prompt.from,
+      permission.from,
+      allow.from,
+      toolDone.from,
+    ].join() !== 'host,cli,host,cli,cli,host,cli,host,cli' ||
+    !answer
+  ) {
     throw new Error(`${CAPTURE} is not the exchange this rig builds on`);
   }
   const sessionId = (newAnswer.line as { result: { sessionId: string } }).result.sessionId;
@@ -61,7 +77,15 @@ export function writeCapture(path: string, chunks: number): void {
   const chunk = (i: number, at: number): WireEntry => {
     const from = (i * 7) % prose.length;
     const text = `${prose}${prose}`.slice(from, from + 7);
-    return { from: 'cli', at_ms: at, line: { jsonrpc: '2.0', method: 'session/update', params: { sessionId, update: { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text } } } } };
+    return {
+      from: 'cli',
+      at_ms: at,
+      line: {
+        jsonrpc: '2.0',
+        method: 'session/update',
+        params: { sessionId, update: { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text } } },
+      },
+    };
   };
   const before = Math.floor(chunks / 2);
   const out: WireEntry[] = [init, initAnswer, newSession, newAnswer, commands, prompt];
@@ -116,7 +140,8 @@ export interface Rig {
 }
 
 const alive = (child: ChildProcess) => child.exitCode === null && child.signalCode === null;
-const exitOf = (child: ChildProcess): Promise<void> => (alive(child) ? new Promise((resolve) => child.once('exit', () => resolve())) : Promise.resolve());
+const exitOf = (child: ChildProcess): Promise<void> =>
+  alive(child) ? new Promise((resolve) => child.once('exit', () => resolve())) : Promise.resolve();
 
 /** SIGTERM, then SIGKILL after `graceMs`; answers whether it exited of the SIGTERM. */
 export async function stop(child: ChildProcess, graceMs: number): Promise<boolean> {
@@ -137,13 +162,35 @@ export const running = (stat: ProcStat | null): stat is ProcStat => stat !== nul
 /** A worker process: the `worker` command from the sources, its stderr kept. */
 function startWorker(url: string, dir: string, options: RigOptions, tag: string): Promise<WorkerProcess> {
   const preload = options.preload ? ['-r', options.preload] : [];
-  const args = [...preload, '-r', require.resolve('ts-node/register/transpile-only'), join(ROOT, 'src', 'cli', 'main.ts'), 'worker', '--redis', url, '--concurrency', String(options.concurrency), '--lock', String(options.lockMs / 1000), '--workspace', 'shared', '--pass-env', TAG_ENV];
-  const child = spawn(process.execPath, args, { cwd: dir, env: { ...process.env, TS_NODE_PROJECT: join(ROOT, 'tsconfig.json'), [TAG_ENV]: tag }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const args = [
+    ...preload,
+    '-r',
+    require.resolve('ts-node/register/transpile-only'),
+    join(ROOT, 'src', 'cli', 'main.ts'),
+    'worker',
+    '--redis',
+    url,
+    '--concurrency',
+    String(options.concurrency),
+    '--lock',
+    String(options.lockMs / 1000),
+    '--workspace',
+    'shared',
+    '--pass-env',
+    TAG_ENV,
+  ];
+  const child = spawn(process.execPath, args, {
+    cwd: dir,
+    env: { ...process.env, TS_NODE_PROJECT: join(ROOT, 'tsconfig.json'), [TAG_ENV]: tag },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const worker: WorkerProcess = { child, pid: child.pid as number, stderr: [] };
   child.stderr?.setEncoding('utf8').on('data', (text: string) => worker.stderr.push(text));
   return new Promise((resolve, reject) => {
     child.stdout?.once('data', () => resolve(worker));
-    child.once('exit', (code, signal) => reject(new Error(`a worker exited before it started (${code ?? signal}): ${worker.stderr.join('')}`)));
+    child.once('exit', (code, signal) =>
+      reject(new Error(`a worker exited before it started (${code ?? signal}): ${worker.stderr.join('')}`)),
+    );
   });
 }
 
@@ -194,7 +241,8 @@ export async function startRig(options: RigOptions): Promise<Rig> {
     let next = 0;
     const web = createServer((request, response) => {
       const key = next++;
-      if (request.method === 'GET' && /\/events$/.test(request.url ?? '')) pendingSse.set(key, { runId: (request.url ?? '').split('/')[2] ?? '', response });
+      if (request.method === 'GET' && /\/events$/.test(request.url ?? ''))
+        pendingSse.set(key, { runId: (request.url ?? '').split('/')[2] ?? '', response });
       handle(request, response).then(
         (handled) => {
           pendingSse.delete(key);
@@ -220,7 +268,11 @@ export async function startRig(options: RigOptions): Promise<Rig> {
       pendingSse,
       webErrors,
       use: (wire, pids, env = {}) => {
-        const jobDefaults: Omit<RunJob, 'provider' | 'prompt'> = { cwd: dir, executable: AGENT, env: { REPLAY_WIRE: wire, REPLAY_PIDS: pids, ...env } };
+        const jobDefaults: Omit<RunJob, 'provider' | 'prompt'> = {
+          cwd: dir,
+          executable: AGENT,
+          env: { REPLAY_WIRE: wire, REPLAY_PIDS: pids, ...env },
+        };
         handle = createRunsHandler(runStore, { ...open, jobDefaults });
       },
       tagged,
@@ -326,12 +378,18 @@ export class RunClient {
 function postJson(url: string, body: unknown): Promise<{ status: number; body: Record<string, unknown> }> {
   return new Promise((resolve, reject) => {
     const text = JSON.stringify(body);
-    const request = httpRequest(url, { method: 'POST', headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) } }, (response) => {
-      let answer = '';
-      response.setEncoding('utf8');
-      response.on('data', (chunk: string) => (answer += chunk));
-      response.on('end', () => resolve({ status: response.statusCode ?? 0, body: answer ? (JSON.parse(answer) as Record<string, unknown>) : {} }));
-    });
+    const request = httpRequest(
+      url,
+      { method: 'POST', headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) } },
+      (response) => {
+        let answer = '';
+        response.setEncoding('utf8');
+        response.on('data', (chunk: string) => (answer += chunk));
+        response.on('end', () =>
+          resolve({ status: response.statusCode ?? 0, body: answer ? (JSON.parse(answer) as Record<string, unknown>) : {} }),
+        );
+      },
+    );
     request.on('error', reject);
     request.end(text);
   });
@@ -346,19 +404,33 @@ export interface Phase {
 }
 
 /** Posts `runs` runs at once and reads each with a client to its end; `onProgress` is called on every event received. */
-export async function runPhase(rig: Rig, name: string, runs: number, timeoutMs: number, onProgress: (received: number, clients: RunClient[]) => void = () => {}): Promise<Phase> {
+export async function runPhase(
+  rig: Rig,
+  name: string,
+  runs: number,
+  timeoutMs: number,
+  onProgress: (received: number, clients: RunClient[]) => void = () => {},
+): Promise<Phase> {
   const clients: RunClient[] = [];
   let received = 0;
   const startedAt = Date.now();
   await Promise.all(
     Array.from({ length: runs }, async (_, index) => {
-      const answer = await postJson(`${rig.base}/runs`, { provider: 'gemini', prompt: `Run ${index + 1} of the ${name} phase.`, approvals: 'allow' });
-      if (answer.status !== 201 || typeof answer.body.id !== 'string') throw new Error(`POST /runs answered ${answer.status} ${JSON.stringify(answer.body)}`);
+      const answer = await postJson(`${rig.base}/runs`, {
+        provider: 'gemini',
+        prompt: `Run ${index + 1} of the ${name} phase.`,
+        approvals: 'allow',
+      });
+      if (answer.status !== 201 || typeof answer.body.id !== 'string')
+        throw new Error(`POST /runs answered ${answer.status} ${JSON.stringify(answer.body)}`);
       clients.push(new RunClient(answer.body.id, `${rig.base}/runs/${answer.body.id}/events`, () => onProgress(++received, clients)));
     }),
   );
   let timer: NodeJS.Timeout | undefined;
-  const timedOut = await Promise.race([Promise.all(clients.map((client) => client.done)).then(() => false), new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(true), timeoutMs)))]);
+  const timedOut = await Promise.race([
+    Promise.all(clients.map((client) => client.done)).then(() => false),
+    new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(true), timeoutMs))),
+  ]);
   clearTimeout(timer);
   const lastEnd = Math.max(...clients.map((client) => client.endedAt));
   return { clients, wallMs: (timedOut ? Date.now() : lastEnd) - startedAt, startedAt, timedOut };
@@ -445,7 +517,21 @@ function compareIds(a: string, b: string): number {
  * the fatal error and the failed result.
  */
 export async function check(redis: Redis, clients: readonly RunClient[], referenceKinds: readonly string[]): Promise<Check> {
-  const result: Check = { runs: clients.length, stored: 0, received: 0, lost_at_client: 0, duplicated_at_client: 0, different_at_client: 0, streams_not_ended: 0, entries_after_end: 0, completed: 0, worker_lost: 0, other_ending: 0, completed_not_whole: 0, lost_with_gaps: 0 };
+  const result: Check = {
+    runs: clients.length,
+    stored: 0,
+    received: 0,
+    lost_at_client: 0,
+    duplicated_at_client: 0,
+    different_at_client: 0,
+    streams_not_ended: 0,
+    entries_after_end: 0,
+    completed: 0,
+    worker_lost: 0,
+    other_ending: 0,
+    completed_not_whole: 0,
+    lost_with_gaps: 0,
+  };
   for (const client of clients) {
     const stored = await readStored(redis, client.runId);
     result.stored += stored.entries.length;
@@ -472,9 +558,17 @@ export async function check(redis: Redis, clients: readonly RunClient[], referen
     if (last?.kind === 'result' && last.payload.status === 'completed') {
       result.completed++;
       if (events.map((event) => event.kind).join() !== referenceKinds.join()) result.completed_not_whole++;
-    } else if (last?.kind === 'result' && last.payload.status === 'failed' && last.payload.stop_reason === 'worker_lost' && beforeLast?.kind === 'error' && beforeLast.payload.code === 'worker_lost' && beforeLast.payload.severity === 'fatal') {
+    } else if (
+      last?.kind === 'result' &&
+      last.payload.status === 'failed' &&
+      last.payload.stop_reason === 'worker_lost' &&
+      beforeLast?.kind === 'error' &&
+      beforeLast.payload.code === 'worker_lost' &&
+      beforeLast.payload.severity === 'fatal'
+    ) {
       result.worker_lost++;
-      if (!events.slice(0, -2).every((event, index) => event.sequence === index && referenceKinds[index] === event.kind)) result.lost_with_gaps++;
+      if (!events.slice(0, -2).every((event, index) => event.sequence === index && referenceKinds[index] === event.kind))
+        result.lost_with_gaps++;
     } else result.other_ending++;
   }
   return result;

@@ -43,7 +43,16 @@ const DROP_AT = [0.05, 0.15, 0.25, 0.4, 0.5];
 const KILL_AT = 0.3;
 const isCli = (process_: { command: string }) => process_.command.includes('replay-agent.js');
 /** Every count of a check that must be 0. */
-const CLEAN = { lost_at_client: 0, duplicated_at_client: 0, different_at_client: 0, streams_not_ended: 0, entries_after_end: 0, other_ending: 0, completed_not_whole: 0, lost_with_gaps: 0 };
+const CLEAN = {
+  lost_at_client: 0,
+  duplicated_at_client: 0,
+  different_at_client: 0,
+  streams_not_ended: 0,
+  entries_after_end: 0,
+  other_ending: 0,
+  completed_not_whole: 0,
+  lost_with_gaps: 0,
+};
 
 jest.setTimeout(600_000);
 
@@ -73,7 +82,14 @@ describeWithRedis('scaling out under load and faults', () => {
     expect(referenceKinds).toHaveLength(EVENTS_PER_RUN);
     expect(referenceKinds.at(-1)).toBe('result');
     const result = await check(rig.client, load.clients, referenceKinds);
-    expect(result).toMatchObject({ ...CLEAN, runs: RUNS, completed: RUNS, worker_lost: 0, stored: RUNS * EVENTS_PER_RUN, received: RUNS * EVENTS_PER_RUN });
+    expect(result).toMatchObject({
+      ...CLEAN,
+      runs: RUNS,
+      completed: RUNS,
+      worker_lost: 0,
+      stored: RUNS * EVENTS_PER_RUN,
+      received: RUNS * EVENTS_PER_RUN,
+    });
     // One CLI per run, spread over both workers.
     const started = startedClis(pids);
     expect(started).toHaveLength(RUNS);

@@ -39,7 +39,10 @@ describe('the runs page', () => {
     expect(named).toEqual(['/page.css', '/text.js', '/page.js']);
     // No inline script or style: the CSP lets none run.
     expect(html).not.toMatch(/<script>|<style|\son[a-z]+=/);
-    for (const [path, type] of [['/', 'text/html'], ...named.map((each) => [each, each.endsWith('.css') ? 'text/css' : 'text/javascript'])]) {
+    for (const [path, type] of [
+      ['/', 'text/html'],
+      ...named.map((each) => [each, each.endsWith('.css') ? 'text/css' : 'text/javascript']),
+    ]) {
       const answer = path === '/' ? page : await get(path);
       expect([path, answer.status, answer.headers.get('content-type')]).toEqual([path, 200, `${type}; charset=utf-8`]);
       const csp = answer.headers.get('content-security-policy') ?? '';
@@ -63,12 +66,18 @@ describe('the runs page', () => {
     const same = (a: unknown, b: unknown) => expect(JSON.stringify(a)).toEqual(JSON.stringify(b));
     const block = fc.oneof(
       fc.string(),
-      fc.record({ type: fc.constantFrom('text', 'image', 'tool_use'), text: fc.oneof(fc.string(), fc.integer()) }, { requiredKeys: ['type'] }),
+      fc.record(
+        { type: fc.constantFrom('text', 'image', 'tool_use'), text: fc.oneof(fc.string(), fc.integer()) },
+        { requiredKeys: ['type'] },
+      ),
       fc.jsonValue() as fc.Arbitrary<JsonValue>,
     );
 
     it('StreamedText: deltas and whole messages in any order', () => {
-      const step = fc.tuple(fc.constantFrom('delta', 'whole'), fc.oneof(fc.constantFrom('', 'Hel', 'Hello', 'Hello world', 'lo'), fc.string()));
+      const step = fc.tuple(
+        fc.constantFrom('delta', 'whole'),
+        fc.oneof(fc.constantFrom('', 'Hel', 'Hello', 'Hello world', 'lo'), fc.string()),
+      );
       fc.assert(
         fc.property(fc.array(step, { maxLength: 12 }), (steps) => {
           const page = new text.StreamedText();
@@ -87,7 +96,10 @@ describe('the runs page', () => {
         block,
         fc.array(block, { maxLength: 4 }),
         fc.record({ content: fc.array(block, { maxLength: 3 }) }),
-        fc.dictionary(fc.constantFrom('text', 'output', 'stdout', 'aggregated_output', 'diffString', 'message', 'error', 'other'), fc.oneof(fc.string(), fc.integer())),
+        fc.dictionary(
+          fc.constantFrom('text', 'output', 'stdout', 'aggregated_output', 'diffString', 'message', 'error', 'other'),
+          fc.oneof(fc.string(), fc.integer()),
+        ),
       ) as fc.Arbitrary<JsonValue>;
       fc.assert(fc.property(output, (content) => same(text.toolOutputText(content), toolOutputText(content))));
       same(text.toolOutputText(undefined), toolOutputText(undefined));
