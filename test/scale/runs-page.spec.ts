@@ -103,6 +103,12 @@ describe('the runs page', () => {
       ) as fc.Arbitrary<JsonValue>;
       fc.assert(fc.property(output, (content) => same(text.toolOutputText(content), toolOutputText(content))));
       same(text.toolOutputText(undefined), toolOutputText(undefined));
+      // Each text field alone, and after an empty one: the field list and its order are the library's.
+      const fields = ['text', 'output', 'stdout', 'aggregated_output', 'aggregatedOutput', 'diffString', 'message', 'error', 'other'];
+      for (const field of fields) {
+        same(text.toolOutputText({ [field]: 'x' }), toolOutputText({ [field]: 'x' }));
+        for (const later of fields) same(text.toolOutputText({ [field]: '', [later]: 'y' }), toolOutputText({ [field]: '', [later]: 'y' }));
+      }
     });
   });
 });
