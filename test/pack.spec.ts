@@ -44,7 +44,7 @@ describe('the packed tarball', () => {
   it('ships the built files and no sources or tests', () => {
     const [{ files }] = JSON.parse(run('npm', ['pack', '--ignore-scripts', '--dry-run', '--json'], dir)) as { files: { path: string }[] }[];
     const paths = files.map((file) => file.path);
-    expect(paths).toEqual(expect.arrayContaining(['package.json', 'README.md', 'dist/cjs/index.js', 'dist/esm/nest/index.mjs']));
+    expect(paths).toEqual(expect.arrayContaining(['package.json', 'README.md', 'dist/cjs/index.js', 'dist/esm/nest/index.mjs', 'dist/cjs/scale/page/page.html', 'dist/cjs/scale/page/page.js']));
     expect(paths.filter((path) => !path.startsWith('dist/') && !['package.json', 'README.md', 'LICENSE'].includes(path))).toEqual([]);
   });
 
@@ -77,6 +77,38 @@ describe('the packed tarball', () => {
   it('installs the bin: the installed cli-subprocess-core command runs', () => {
     const schema = JSON.parse(run(join(consumer, 'node_modules/.bin/cli-subprocess-core'), ['schema', 'tool_use'], consumer));
     expect(schema).toMatchObject({ $schema: 'https://json-schema.org/draft/2020-12/schema', title: 'ToolUsePayload' });
+  });
+
+  it('the installed package serves the runs page: its HTML with the CLIs, and every file it names', () => {
+    const script = `
+      const { createServer } = require('node:http');
+      const { createRunsHandler, openRunStore } = require('cli-subprocess-core');
+      const handle = createRunsHandler(openRunStore(), { token: 'a-token-of-sixteen-or-more' });
+      const server = createServer((request, response) => void handle(request, response).then((handled) => handled || response.writeHead(404).end()));
+      server.listen(0, '127.0.0.1', async () => {
+        const base = 'http://127.0.0.1:' + server.address().port;
+        const page = await fetch(base + '/');
+        const html = await page.text();
+        const named = [...html.matchAll(/<(?:script src|link rel="stylesheet" href)="([^"]+)"/g)].map((match) => match[1]);
+        const files = [];
+        for (const path of named) {
+          const answer = await fetch(base + path);
+          files.push([path, answer.status, (await answer.text()).length > 100]);
+        }
+        server.close();
+        process.stdout.write(JSON.stringify({ status: page.status, claude: html.includes('<option value="claude">'), files }));
+        // The store's expiry timer would keep the process alive.
+        process.exit(0);
+      });`;
+    expect(runNode(consumer, script)).toEqual({
+      status: 200,
+      claude: true,
+      files: [
+        ['/page.css', 200, true],
+        ['/text.js', 200, true],
+        ['/page.js', 200, true],
+      ],
+    });
   });
 
   it('with @nestjs/common installed, /nest works from require and import', () => {

@@ -1,5 +1,5 @@
 /*
- * The runs page (`GET /`, src/scale/page.ts) in a real browser: Debian's Chromium driven by
+ * The runs page (`GET /`, src/scale/runs-page.ts and its files in src/scale/page/) in a real browser: Debian's Chromium driven by
  * playwright-core, over the runs API served in this process (no Redis) with the real Claude Code
  * behind it, against a scripted Anthropic endpoint. The page is opened at `/#token=…`, as `serve`
  * prints it: it keeps the token in the tab and sends it with every call. A run is started from the
@@ -22,7 +22,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { createRunsHandler, createWorker, openRunStore, type RunJob, type RunStore } from '../../src';
-import { RUNS_PAGE } from '../../src/scale/page';
+import { runsPageAssets } from '../../src/scale/runs-page';
 import type { ScriptedTurn } from '../scripted/script';
 import { startScriptedCli, type ScriptedCli } from '../scripted/setup';
 import { SLOW_TEXT } from './harness';
@@ -311,8 +311,10 @@ describe('the runs page in Chromium, over the real claude CLI', () => {
     const requests: string[] = [];
     const server = createServer((request, response) => {
       requests.push(`${request.method} ${request.url}`);
-      const page = pages[new URL(request.url ?? '/', 'http://attacker').pathname];
-      response.writeHead(page === undefined ? 404 : 200, { 'content-type': 'text/html; charset=utf-8' });
+      const path = new URL(request.url ?? '/', 'http://attacker').pathname;
+      const page = pages[path];
+      const type = path.endsWith('.css') ? 'text/css' : path.endsWith('.js') ? 'text/javascript' : 'text/html';
+      response.writeHead(page === undefined ? 404 : 200, { 'content-type': `${type}; charset=utf-8` });
       response.end(page ?? '');
     });
     const base = await listen(server, host);
@@ -479,7 +481,10 @@ describe('the runs page in Chromium, over the real claude CLI', () => {
     // What it asked of the API: one run, one answer, and one stream per load (never cut, so never resumed).
     const approvalId = await page.getByTestId('approval').getAttribute('data-approval-id');
     const events = `GET /runs/${runId}/events`;
-    expect(served.requests.filter((request) => !request.startsWith('GET /favicon'))).toEqual(['GET /', 'POST /runs', events, 'GET /', events, `POST /runs/${runId}/approvals/${approvalId}`, 'GET /', events]);
+    // Each load of the page: its document, then the files it names (runs-page.ts), in order.
+    const pageLoad = [...runsPageAssets().keys()].map((path) => `GET ${path}`);
+    expect(pageLoad).toEqual(['GET /', 'GET /page.css', 'GET /text.js', 'GET /page.js']);
+    expect(served.requests.filter((request) => !request.startsWith('GET /favicon'))).toEqual([...pageLoad, 'POST /runs', events, ...pageLoad, events, `POST /runs/${runId}/approvals/${approvalId}`, ...pageLoad, events]);
     // Each with the token: nothing refused (the streams that ended with the page's reloads were answered 200 too).
     expect(served.answers.filter((answer) => answer.status >= 400 && answer.request !== 'GET /favicon.ico')).toEqual([]);
     expect(served.errors).toEqual([]);
@@ -607,7 +612,8 @@ describe('the runs page in Chromium, over the real claude CLI', () => {
       '/': `<!doctype html><title>Another site</title><h1>Another site</h1>
 <iframe name="runs" src="${framed}" width="900" height="300"></iframe>
 <iframe name="copy" src="/copy#run=${UNKNOWN_RUN}" width="900" height="300"></iframe>`,
-      '/copy': RUNS_PAGE,
+      // The page's files as the runs server has them, without its headers.
+      ...Object.fromEntries([...runsPageAssets()].map(([path, asset]) => [path === '/' ? '/copy' : path, asset.body])),
     });
     const page = await newPage();
     const consoleMessages: string[] = [];

@@ -1,13 +1,12 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { authenticatorOf, checkSameOrigin, principalOf, requireJson, type AccessOptions } from '../http/access';
 import { HttpError, sendJson } from '../http/http-error';
-import { PAGE_HEADERS } from '../http/page-headers';
 import { END_MESSAGE, SseWriter } from '../http/sse-writer';
 import { isEntryId } from './entry-id';
 import { BODY_ROOM_BYTES, DEFAULT_MAX_PROMPT_BYTES } from './limits';
 import { isOwnedRun, isRunId, ownedRun } from './owned-run';
-import { RUNS_PAGE } from './page';
 import { checkedPrompt, checkQueueLimits, queueRequestedRun, sessionJobFromRequest, type RunPolicy } from './request-policy';
+import { runsPageAssets } from './runs-page';
 import { cursorText, isOpen, parseCursor, type RecordKind, type RunCursor, type RunRecord, type RunSummary } from './run-record';
 import { holdsSessions, MAX_WAITING_MESSAGES, type RunStore } from './store';
 import type { ApprovalAnswer } from '../sessions/types';
@@ -57,9 +56,9 @@ export interface RunsHandlerOptions extends AccessOptions, RunPolicy {
  *   when the session is closed); `POST /sessions/:id/interrupt` (ends the running turn),
  *   `POST /sessions/:id/approvals/:approvalId`, `GET /sessions/:id/diff`; `DELETE /sessions/:id`
  *   → 204 closes it (its CLI too), and removes a closed one; `GET /sessions`, `GET /sessions/:id`:
- *   the caller's sessions, as `GET /runs`. On a store that holds no sessions (Redis, today): 501;
- (`page.ts`), which reads its token from the URL's
- *   fragment (`/#token=…`).
+ *   the caller's sessions, as `GET /runs`. On a store that holds no sessions (Redis, today): 501.
+ * - `GET /`: a page to start runs and watch them (`runs-page.ts`, and its files `/page.css`,
+ *   `/text.js`, `/page.js`), which reads its token from the URL's fragment (`/#token=…`).
  * Answers false for a request it does not handle (404 unless the caller serves it); no request
  * makes it throw.
  */
@@ -69,10 +68,11 @@ export function createRunsHandler(store: RunStore, options: RunsHandlerOptions):
   const route = async (request: IncomingMessage, response: ServerResponse): Promise<boolean> => {
     const url = new URL(request.url ?? '/', 'http://localhost');
     const parts = url.pathname.split('/').filter((part) => part !== '').map(decodePart);
-    if (request.method === 'GET' && parts.length === 0) {
+    const asset = request.method === 'GET' ? runsPageAssets().get(url.pathname) : undefined;
+    if (asset) {
       checkSameOrigin(request, options.allowedHosts);
-      response.writeHead(200, PAGE_HEADERS);
-      response.end(RUNS_PAGE);
+      response.writeHead(200, asset.headers);
+      response.end(asset.body);
       return true;
     }
     if (parts[0] !== 'runs' && parts[0] !== 'sessions') return false;

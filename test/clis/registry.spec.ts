@@ -76,10 +76,13 @@ describe('no second list of CLIs in src/', () => {
     expect(isList("const run = startRun({ provider: 'claude', prompt: 'hi' });")).toBe(false);
   });
 
-  it('no source file outside src/clis has one', () => {
+  it('no source file outside src/clis has one, nor the runs page\'s HTML, CSS or JS', () => {
     const root = join(__dirname, '..', '..');
-    const files = execFileSync('git', ['ls-files', 'src'], { cwd: root, encoding: 'utf8' }).split('\n').filter((file) => file.endsWith('.ts') && !file.startsWith('src/clis/'));
+    const files = execFileSync('git', ['ls-files', 'src'], { cwd: root, encoding: 'utf8' })
+      .split('\n')
+      .filter((file) => /\.(ts|html|css|js)$/.test(file) && !file.startsWith('src/clis/'));
     expect(files.length).toBeGreaterThan(100);
+    expect(files).toEqual(expect.arrayContaining(['src/scale/page/page.html', 'src/scale/page/page.css', 'src/scale/page/page.js', 'src/scale/page/text.js']));
     expect(files.filter((file) => isList(readFileSync(join(root, file), 'utf8')))).toEqual([]);
   });
 });

@@ -10,7 +10,8 @@ export interface SseFrame {
 /**
  * A minimal server-sent-events client over node:http, for tests: it collects each message as it
  * arrives, and `disconnect()` drops the connection as a browser tab that closes does. `headers` are
- * sent with the request (`Last-Event-ID`, to resume).
+ * sent with the request (`Last-Event-ID`, to resume); `onFrame` is called with each message as it
+ * arrives (a load test's clock and triggers).
  */
 export class SseClient {
   /** The `data` of every message so far (its `data:` lines joined with "\n"). */
@@ -25,7 +26,7 @@ export class SseClient {
   private readonly request: ClientRequest;
   private readonly listeners = new Set<() => void>();
 
-  constructor(url: string, headers: Record<string, string> = {}) {
+  constructor(url: string, headers: Record<string, string> = {}, onFrame?: (frame: SseFrame) => void) {
     let onStatus!: (status: number) => void;
     let onEnd!: () => void;
     this.status = new Promise((resolve) => (onStatus = resolve));
@@ -46,7 +47,9 @@ export class SseClient {
             this.messages.push(data.join('\n'));
             const id = lines.find((line) => line.startsWith('id: '))?.slice('id: '.length);
             const event = lines.find((line) => line.startsWith('event: '))?.slice('event: '.length);
-            this.frames.push({ ...(id === undefined ? {} : { id }), ...(event === undefined ? {} : { event }), data: data.join('\n') });
+            const parsed: SseFrame = { ...(id === undefined ? {} : { id }), ...(event === undefined ? {} : { event }), data: data.join('\n') };
+            this.frames.push(parsed);
+            onFrame?.(parsed);
           }
         }
         for (const listener of this.listeners) listener();

@@ -1,131 +1,21 @@
-/**
- * The page `GET /` serves: start a run (CLI, prompt, model, who answers approvals) and watch it as
- * its events arrive over `GET /runs/:id/events`. One self-contained document (inline CSS and
- * vanilla JS, nothing fetched from elsewhere, no build step).
+/*
+ * The runs page's script (served by src/scale/runs-page.ts; text.js before it): start a run and watch
+ * it as its events arrive over GET /runs/:id/events. Vanilla JS, nothing fetched from elsewhere.
  *
- * The run id lives in the URL (`#run=<id>`): a reload opens the stream afresh, which replays the run
+ * The run id lives in the URL (#run=<id>): a reload opens the stream afresh, which replays the run
  * from its first event, so the view is rebuilt from the events alone and then follows the run.
- * Event data only ever reaches the page as `textContent`, never as markup.
+ * Event data only ever reaches the page as textContent, never as markup.
  *
- * The API's token comes in the URL's fragment (`/#token=…`, which no request carries): the page keeps
+ * The API's token comes in the URL's fragment (/#token=…, which no request carries): the page keeps
  * it in the tab's sessionStorage, takes it out of the address bar, and sends it as a bearer token
- * with every call. The event stream is read with `fetch` (EventSource cannot send a header), resuming
- * from the last entry id with `Last-Event-ID` as EventSource would.
- *
- * Test ids (`data-testid`): the form `start-form`, `provider`, `model`, `approvals`, `prompt`,
- * `start`, `form-error`; the run `run`, `run-id`, `status` (`data-state`), `cost`, `cancel`,
- * `connection`, `transcript`, `notice`; in the transcript `assistant-text`, `thinking`, `tool-call`
- * (`data-tool-call-id`, `data-state` running/done/error) with `tool-name`, `tool-input`,
- * `tool-output`, `approval` (`data-approval-id`, `data-state` pending/allow/deny/cancelled) with
- * `approval-subject`, `approval-details`, `approval-allow`, `approval-deny`, `approval-decision`,
- * then `error` and `result`.
+ * with every call. The event stream is read with fetch (EventSource cannot send a header), resuming
+ * from the last entry id with Last-Event-ID as EventSource would.
  */
-import { CLIS, SESSION_CLI_IDS } from '../clis';
-// String.raw keeps the script's escapes (`'\n'`) as written; the script uses no backticks or `${`.
-/** The CLIs a run can use, from the registry (ids and names are the registry's own text, no markup). */
-const CLI_OPTIONS = SESSION_CLI_IDS.map((id) => `        <option value="${id}">${CLIS[id].name}</option>`).join('\n');
-
-export const RUNS_PAGE = String.raw`<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>Runs · cli-subprocess-core</title>
-<style>
-  :root { --ink: #1d2330; --muted: #6b7280; --line: #dde1e8; --bg: #f5f6f8; --card: #fff; --blue: #2563eb; --green: #15803d; --red: #b91c1c; --amber: #b45309; }
-  * { box-sizing: border-box; }
-  body { margin: 0; font: 15px/1.5 system-ui, -apple-system, "Segoe UI", sans-serif; color: var(--ink); background: var(--bg); }
-  header { padding: 12px 24px; background: var(--ink); color: #fff; display: flex; align-items: baseline; gap: 12px; }
-  header h1 { margin: 0; font-size: 18px; }
-  header span { color: #aab2c0; font-size: 13px; }
-  main { max-width: 960px; margin: 0 auto; padding: 16px 24px 48px; }
-  form { display: grid; grid-template-columns: repeat(3, 1fr) auto; gap: 8px 12px; align-items: end; background: var(--card); border: 1px solid var(--line); border-radius: 8px; padding: 12px 16px; }
-  label { display: flex; flex-direction: column; font-size: 12px; color: var(--muted); gap: 2px; }
-  label.wide { grid-column: 1 / -1; }
-  select, input { height: 32px; }
-  select, input, textarea { font: inherit; color: inherit; padding: 5px 8px; border: 1px solid var(--line); border-radius: 6px; background: #fff; }
-  textarea { resize: vertical; min-height: 3.2em; }
-  button { font: inherit; padding: 5px 14px; border-radius: 6px; border: 1px solid var(--line); background: #fff; cursor: pointer; }
-  button:disabled { opacity: .45; cursor: default; }
-  #start { background: var(--blue); border-color: var(--blue); color: #fff; }
-  .error-text { grid-column: 1 / -1; margin: 0; color: var(--red); }
-  #run { margin-top: 16px; }
-  .run-bar { display: flex; flex-wrap: wrap; align-items: center; gap: 12px; font-size: 13px; color: var(--muted); margin-bottom: 8px; }
-  .run-bar code { color: var(--ink); }
-  .status { padding: 1px 10px; border-radius: 999px; font-weight: 600; background: #e5e7eb; color: var(--ink); }
-  .status[data-state="running"] { background: #dbeafe; color: var(--blue); }
-  .status[data-state="completed"] { background: #dcfce7; color: var(--green); }
-  .status[data-state="failed"] { background: #fee2e2; color: var(--red); }
-  .status[data-state="aborted"] { background: #ffedd5; color: var(--amber); }
-  #cancel { margin-left: auto; }
-  #transcript { display: flex; flex-direction: column; gap: 8px; }
-  #transcript > * { background: var(--card); border: 1px solid var(--line); border-radius: 8px; padding: 8px 12px; }
-  .assistant-text { white-space: pre-wrap; }
-  .thinking { white-space: pre-wrap; color: var(--muted); font-style: italic; opacity: .8; }
-  .tool { border-left: 4px solid var(--blue) !important; }
-  .tool[data-state="error"] { border-left-color: var(--red) !important; }
-  .tool-name { font-weight: 600; font-size: 13px; }
-  pre { margin: 4px 0 0; padding: 6px 8px; background: #f3f4f6; border-radius: 4px; white-space: pre-wrap; word-break: break-word; font: 13px/1.4 ui-monospace, "SFMono-Regular", Menlo, monospace; }
-  .tool[data-state="error"] .tool-output { background: #fef2f2; color: var(--red); }
-  .approval { margin-top: 8px; padding: 8px 10px; border: 1px solid #fcd34d; background: #fffbeb; border-radius: 6px; }
-  #transcript > .approval { border-left: 4px solid var(--amber); }
-  .approval-subject { font-weight: 600; }
-  .approval-actions { display: flex; align-items: center; gap: 8px; margin-top: 6px; }
-  .approval .allow { background: var(--green); border-color: var(--green); color: #fff; }
-  .approval .deny { background: var(--red); border-color: var(--red); color: #fff; }
-  .approval-decision { font-size: 13px; color: var(--muted); }
-  .approval[data-state="allow"] .approval-decision { color: var(--green); font-weight: 600; }
-  .approval[data-state="deny"] .approval-decision { color: var(--red); font-weight: 600; }
-  .error { border-left: 4px solid var(--red) !important; color: var(--red); }
-  .error[data-severity="warning"], .error[data-severity="info"] { border-left-color: var(--amber) !important; color: var(--amber); }
-  .result { font-weight: 600; }
-  .result[data-status="completed"] { color: var(--green); }
-  .result[data-status="failed"] { color: var(--red); }
-  .result[data-status="aborted"] { color: var(--amber); }
-  .notice { color: var(--muted); }
-</style>
-</head>
-<body>
-<header><h1>Runs</h1><span>cli-subprocess-core</span></header>
-<main>
-  <form id="start-form" data-testid="start-form">
-    <label class="wide">Prompt
-      <textarea id="prompt" data-testid="prompt" rows="3" placeholder="What should the agent do?" required></textarea>
-    </label>
-    <label>CLI
-      <select id="provider" data-testid="provider">
-${CLI_OPTIONS}
-      </select>
-    </label>
-    <label>Model
-      <input id="model" data-testid="model" placeholder="the CLI's default">
-    </label>
-    <label>Approvals
-      <select id="approvals" data-testid="approvals">
-        <option value="ask" selected>ask me</option>
-        <option value="allow">allow every call (if the server allows it)</option>
-        <option value="deny">deny every call</option>
-      </select>
-    </label>
-    <button id="start" data-testid="start" type="submit">Start</button>
-    <p id="form-error" data-testid="form-error" class="error-text" hidden></p>
-  </form>
-
-  <section id="run" data-testid="run" hidden>
-    <div class="run-bar">
-      <span>Run <code id="run-id" data-testid="run-id"></code></span>
-      <span id="status" data-testid="status" class="status"></span>
-      <span id="cost" data-testid="cost"></span>
-      <span id="connection" data-testid="connection" hidden>reconnecting…</span>
-      <button id="cancel" data-testid="cancel" type="button">Cancel</button>
-    </div>
-    <div id="transcript" data-testid="transcript"></div>
-  </section>
-</main>
-<script>
 'use strict';
 (function () {
   var $ = function (id) { return document.getElementById(id); };
+  // The library's text rules (text.js).
+  var isObject = pageText.isObject, StreamedText = pageText.StreamedText, messageText = pageText.messageText, outputText = pageText.toolOutputText;
   /** The run on screen: its id and its event stream. */
   var current = null;
 
@@ -142,22 +32,6 @@ ${CLI_OPTIONS}
   })();
   function authorized(headers) { headers.authorization = 'Bearer ' + token; return headers; }
 
-  /**
-   * One stream of text, the rule of the library's StreamedText (src/projections/streamed-text.ts):
-   * CLIs that stream deltas send the whole message after them, and it adds only what they did not.
-   */
-  function StreamedText() { this.streamed = ''; }
-  StreamedText.prototype.delta = function (text) { this.streamed += text; return text; };
-  StreamedText.prototype.whole = function (text) {
-    var streamed = this.streamed;
-    this.streamed = '';
-    if (streamed === '') return text;
-    if (text.indexOf(streamed) === 0) return text.slice(streamed.length);
-    // Deltas that say more than the message (a message cut short): nothing is new.
-    if (streamed.indexOf(text) === 0) return '';
-    return text;
-  };
-
   /** An element with its class, test id and text: event data goes in as textContent only. */
   function el(tag, className, testId, text) {
     var node = document.createElement(tag);
@@ -167,7 +41,6 @@ ${CLI_OPTIONS}
     return node;
   }
 
-  function isObject(value) { return typeof value === 'object' && value !== null && !Array.isArray(value); }
   function clip(text) { return text.length > 2000 ? text.slice(0, 2000) + '…' : text; }
   function runPath(runId, rest) { return '/runs/' + encodeURIComponent(runId) + rest; }
 
@@ -180,31 +53,10 @@ ${CLI_OPTIONS}
     });
   }
 
-  /** The text blocks of an assistant message's content, joined (as the library's messageText). */
-  function messageText(content) {
-    return (Array.isArray(content) ? content : []).map(function (block) {
-      if (typeof block === 'string') return block;
-      return isObject(block) && block.type === 'text' && typeof block.text === 'string' ? block.text : '';
-    }).join('');
-  }
-
   /** A tool's input for reading: its shell command when it has one, else its JSON. */
   function inputText(input) {
     if (isObject(input) && typeof input.command === 'string') return '$ ' + input.command;
     return clip(JSON.stringify(input === undefined ? {} : input, null, 2));
-  }
-
-  /** A tool result's content as text (as the library's toolOutputText): strings, text blocks, known text fields. */
-  function outputText(content) {
-    if (content === null || content === undefined) return '';
-    if (typeof content === 'string') return content;
-    if (Array.isArray(content)) return content.map(function (block) { return typeof block === 'string' ? block : isObject(block) && typeof block.text === 'string' ? block.text : JSON.stringify(block); }).join('\n');
-    if (isObject(content)) {
-      if (Array.isArray(content.content)) return outputText(content.content);
-      var fields = ['text', 'output', 'stdout', 'aggregated_output', 'aggregatedOutput', 'message', 'error'];
-      for (var i = 0; i < fields.length; i++) if (typeof content[fields[i]] === 'string' && content[fields[i]] !== '') return content[fields[i]];
-    }
-    return JSON.stringify(content);
   }
 
   /**
@@ -479,7 +331,3 @@ ${CLI_OPTIONS}
   window.addEventListener('hashchange', function () { show(runInHash()); });
   show(runInHash());
 })();
-</script>
-</body>
-</html>
-`;
