@@ -19,6 +19,8 @@ export const TOOL_OPTIONS: Record<RunProvider, Partial<RunOptions>> = {
   pi: {},
   // `kilo run --auto`: the scripted config asks before bash, and without it the run rejects the call.
   kilo: { permission: 'bypass' },
+  // `cline --json` runs its tools unasked.
+  cline: {},
 };
 
 /** A started run against a scripted CLI; `close()` (always call it) removes the endpoint and directories. */
