@@ -55,7 +55,7 @@ describe('cli-subprocess-core run: usage', () => {
 
   it.each([
     [['run', 'Say hello.'], 'run needs --provider <claude|codex|gemini|pi|kilo>'],
-    [['run', '--provider', 'cursor', 'Say hello.'], 'unknown provider "cursor": run takes one of claude, codex, gemini, pi, kilo'],
+    [['run', '--provider', 'cursor', 'Say hello.'], 'unknown provider "cursor": run takes one of claude, codex, gemini, pi, kilo, cline'],
     [['run', '--provider', 'claude'], 'run needs a prompt'],
     [['run', '--provider', 'claude', '  '], 'run needs a prompt'],
     [['run', '--provider', 'claude', 'Say', 'hello.'], 'run takes one prompt: quote it (and put -- before one that starts with a dash)'],

@@ -63,7 +63,7 @@ const session = (...rest: string[]) => ['session', '--provider', 'gemini', '--bi
 describe('cli-subprocess-core session: usage', () => {
   it.each([
     [['session'], 'session needs --provider <claude|codex|gemini|opencode|qwen|copilot|pi|kilo>'],
-    [['session', '--provider', 'cursor'], 'unknown provider "cursor": session takes one of claude, codex, gemini, opencode, qwen, copilot, pi, kilo'],
+    [['session', '--provider', 'cursor'], 'unknown provider "cursor": session takes one of claude, codex, gemini, opencode, qwen, copilot, pi, kilo, cline'],
     [['session', '--provider', 'gemini', 'Say hello.'], 'session takes no prompt: send {"type":"prompt","text":…} lines on stdin'],
     [['session', '--provider', 'gemini', '--approvals', 'maybe'], '--approvals must be one of ask, allow, deny; got "maybe"'],
     [['session', '--provider', 'gemini', '--approval-timeout', 'soon'], '--approval-timeout must be a positive number of seconds; got "soon"'],

@@ -18,7 +18,10 @@ import { usageDraft } from './usage';
  * - `run_result`, its last line: `finishReason` (`completed`, `error`…), the run's `usage` and
  *   `text` (the answer, or the error's message).
  * A failed model call is an `error` agent event then a `run_result` with `finishReason: "error"`;
- * Cline then writes `{"type":"error",…}` to stderr and exits 1.
+ * Cline then writes `{"type":"error",…}` to stderr and exits 1: the result is held until the end of
+ * the stream (or the next line), so that it stays the run's last event. A SIGTERM kills a running
+ * command, but the agent goes on to its `run_result` and then prints `run_aborted`
+ * (`reason: "local_abort"`): that line drops the held result, and whoever stopped the run says how it ended.
  */
 
 /** What one Cline run remembers between lines. */
@@ -27,10 +30,12 @@ export interface ClineState {
   started: boolean;
   /** The run's error was emitted (an `error` agent event): the failed result adds none. */
   errorReported: boolean;
+  /** The drafts of `run_result`, held until the next line or the end of the stream. */
+  held: EventDraft[];
 }
 
 /** The `type`s of Cline's lines. */
-const CLINE_TYPES = new Set(['hook_event', 'agent_event', 'run_result']);
+const CLINE_TYPES = new Set(['hook_event', 'agent_event', 'run_result', 'run_aborted']);
 
 /** `finishReason`s of an interrupted run (its abort). */
 const ABORTED_REASONS = new Set(['aborted', 'cancelled', 'canceled']);
@@ -49,16 +54,25 @@ export const clineProfile: ProviderProfile<ClineState> = {
   id: 'cline',
   // Only Cline prints these types; each of its lines carries its own time in `ts`.
   detect: (line) => CLINE_TYPES.has(str(line.type) ?? '') && str(line.ts) !== null,
-  newState: () => ({ started: false, errorReported: false }),
+  newState: () => ({ started: false, errorReported: false, held: [] }),
   sessionId: (line) => (line.type === 'hook_event' ? str(line.taskId) : null),
   timestamp: (line) => str(line.ts),
   decode(line, state) {
     if (line.type === 'hook_event') return hookEvent(line, state);
-    if (line.type === 'run_result') return runResult(line, state);
+    if (line.type === 'run_result') {
+      // The line itself stays a `raw` event; its result comes with the next line or the end.
+      state.held = runResult(line, state);
+      return [];
+    }
     const event = obj(line.event);
     const type = str(event?.type);
     const handler = event && type !== null && hasOwn(AGENT_EVENTS, type) ? AGENT_EVENTS[type] : undefined;
     return handler && event ? handler(event, state) : [];
+  },
+  release(next, state) {
+    const held = state.held;
+    state.held = [];
+    return next?.type === 'run_aborted' ? [] : held;
   },
 };
 
