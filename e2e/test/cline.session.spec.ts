@@ -6,7 +6,7 @@ import { describeSessionScenarios } from './session-scenarios';
 
 describe('startSession with the real cline CLI', () => {
   // `cline --acp` asks before each tool unless started with `--auto-approve true`.
-  describeSessionScenarios('cline', { streamingPath: '/chat/completions', deniedToldAs: /denied|rejected/i, asksForSleep: true });
+  describeSessionScenarios('cline', { streamingPath: '/chat/completions', deniedToldAs: /User rejected the tool call/, asksForSleep: true });
 
   // Issue #28: the first prompt of a session starts the hub daemon unless the registry's switches keep it away.
   it('no hub daemon outlives a session: none in the process table after close, nothing on its port', async () => {

@@ -1,4 +1,5 @@
 import { clineProfile } from '../providers/cline';
+import { str } from '../providers/drafts';
 import { acpClient } from '../protocols/acp';
 import type { CliDefinition } from './definition';
 
@@ -44,8 +45,10 @@ export const cline = {
     protocolName: 'ACP',
     args: ['--acp'],
     model: null,
+    // `session/load` (its `loadSession` capability); the history it replays stays raw.
     resume: 'protocol',
-    protocol: acpClient(),
+    // Its tool calls are titled `<tool>: <what>` (`run_commands: touch made-by-tool.txt`): the name is the tool's.
+    protocol: acpClient({ toolName: (call) => /^([a-z_]+):/.exec(str(call.title) ?? '')?.[1] ?? null }),
   },
   tools: {
     run_commands: 'execute',

@@ -10,7 +10,7 @@ import { captures, hostAction, play, type Played } from './captures';
 const all = captures();
 
 it('every protocol has captures', () => {
-  expect(new Set(all.map((capture) => capture.cli))).toEqual(new Set(['claude', 'codex', 'gemini', 'opencode', 'qwen', 'copilot', 'pi']));
+  expect(new Set(all.map((capture) => capture.cli))).toEqual(new Set(['claude', 'codex', 'gemini', 'opencode', 'qwen', 'copilot', 'pi', 'cline']));
 });
 
 describe.each(all.map((capture) => [`${capture.cli}/${capture.name}`, capture] as const))('%s', (_label, capture) => {
