@@ -34,7 +34,7 @@ function versionsOf(cli: CliDefinition): Versions {
 const yes = (value: boolean): string => (value ? 'yes' : '—');
 
 function resumeOf(cli: CliDefinition): string {
-  const ways = [cli.run ? 'run' : null, cli.session && cli.session.resume !== null ? 'session' : null].filter((way) => way !== null);
+  const ways = [cli.run && cli.run.resume !== null ? 'run' : null, cli.session && cli.session.resume !== null ? 'session' : null].filter((way) => way !== null);
   return ways.length === 0 ? '—' : ways.join(', ');
 }
 

@@ -49,13 +49,13 @@ describe('cli-subprocess-core run: usage', () => {
   it('--help lists the run command and its exit codes', () => {
     const { status, stdout } = cli(['--help']);
     expect(status).toBe(0);
-    expect(stdout).toContain('run --provider <claude|codex|gemini|pi|kilo> [options] [--] <prompt>');
+    expect(stdout).toContain('run --provider <claude|codex|gemini|pi|kilo|cline> [options] [--] <prompt>');
     expect(stdout).toContain('run       0 completed, 1 failed or timed out, 127 executable not found, 130 interrupted (SIGINT),');
   });
 
   it.each([
-    [['run', 'Say hello.'], 'run needs --provider <claude|codex|gemini|pi|kilo>'],
-    [['run', '--provider', 'cursor', 'Say hello.'], 'unknown provider "cursor": run takes one of claude, codex, gemini, pi, kilo'],
+    [['run', 'Say hello.'], 'run needs --provider <claude|codex|gemini|pi|kilo|cline>'],
+    [['run', '--provider', 'cursor', 'Say hello.'], 'unknown provider "cursor": run takes one of claude, codex, gemini, pi, kilo, cline'],
     [['run', '--provider', 'claude'], 'run needs a prompt'],
     [['run', '--provider', 'claude', '  '], 'run needs a prompt'],
     [['run', '--provider', 'claude', 'Say', 'hello.'], 'run takes one prompt: quote it (and put -- before one that starts with a dash)'],

@@ -62,8 +62,8 @@ const session = (...rest: string[]) => ['session', '--provider', 'gemini', '--bi
 
 describe('cli-subprocess-core session: usage', () => {
   it.each([
-    [['session'], 'session needs --provider <claude|codex|gemini|opencode|qwen|copilot|pi|kilo>'],
-    [['session', '--provider', 'cursor'], 'unknown provider "cursor": session takes one of claude, codex, gemini, opencode, qwen, copilot, pi, kilo'],
+    [['session'], 'session needs --provider <claude|codex|gemini|opencode|qwen|copilot|pi|kilo|cline>'],
+    [['session', '--provider', 'cursor'], 'unknown provider "cursor": session takes one of claude, codex, gemini, opencode, qwen, copilot, pi, kilo, cline'],
     [['session', '--provider', 'gemini', 'Say hello.'], 'session takes no prompt: send {"type":"prompt","text":…} lines on stdin'],
     [['session', '--provider', 'gemini', '--approvals', 'maybe'], '--approvals must be one of ask, allow, deny; got "maybe"'],
     [['session', '--provider', 'gemini', '--approval-timeout', 'soon'], '--approval-timeout must be a positive number of seconds; got "soon"'],
@@ -75,7 +75,7 @@ describe('cli-subprocess-core session: usage', () => {
   });
 
   it.each([
-    [['acp'], 'acp needs --provider <claude|codex|gemini|opencode|qwen|copilot|pi|kilo>'],
+    [['acp'], 'acp needs --provider <claude|codex|gemini|opencode|qwen|copilot|pi|kilo|cline>'],
     [['acp', '--provider', 'gemini', 'hello'], 'acp takes no prompt: the ACP client sends them'],
     [['acp', '--provider', 'gemini', '--cwd', '/tmp'], '--cwd is an option of run, session, serve and worker'],
   ])('acp %j → exit 2: %s', async (argv, message) => {

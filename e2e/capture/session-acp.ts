@@ -1,7 +1,7 @@
 /*
  * Captures Agent Client Protocol sessions of the real OpenCode, Qwen Code and Copilot CLIs on
  * the wire, against the scripted OpenAI Chat Completions endpoint.
- * Run from the project root: npx ts-node --transpile-only e2e/capture/session-acp.ts <opencode|qwen|copilot|kilo> [scenario…]
+ * Run from the project root: npx ts-node --transpile-only e2e/capture/session-acp.ts <opencode|qwen|copilot|kilo|cline> [scenario…]
  *
  * Scenarios: plain, allow, deny, thinking, two-turns, load, interrupt-stream, interrupt-tool,
  * interrupt-approval (see SCENARIOS). Each starts the CLI's ACP server (`opencode acp`,
@@ -402,7 +402,7 @@ async function capture(name: AcpCliName, scenario: AcpScenario): Promise<void> {
 
 async function main(): Promise<void> {
   const [name, ...only] = process.argv.slice(2);
-  if (name !== 'opencode' && name !== 'qwen' && name !== 'copilot' && name !== 'kilo') throw new Error('usage: session-acp.ts <opencode|qwen|copilot|kilo> [scenario…]');
+  if (name !== 'opencode' && name !== 'qwen' && name !== 'copilot' && name !== 'kilo' && name !== 'cline') throw new Error('usage: session-acp.ts <opencode|qwen|copilot|kilo|cline> [scenario…]');
   for (const scenario of SCENARIOS) if (only.length === 0 || only.includes(scenario.name)) await capture(name, scenario);
 }
 

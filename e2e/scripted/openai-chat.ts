@@ -185,10 +185,11 @@ async function playTurn(response: ServerResponse, body: Json, id: string, turn: 
 }
 
 /**
- * The shell tools the CLIs declare: `bash` (OpenCode, Copilot), `run_shell_command` (Qwen). A
- * `{shell}` turn calls the one the request declares, with the arguments its schema names.
+ * The shell tools the CLIs declare: `bash` (OpenCode, Copilot), `run_shell_command` (Qwen),
+ * `run_commands` (Cline: `{commands: [..]}`, a list). A `{shell}` turn calls the one the request
+ * declares, with the arguments its schema names.
  */
-const SHELL_TOOLS = ['bash', 'run_shell_command'];
+const SHELL_TOOLS = ['bash', 'run_shell_command', 'run_commands'];
 
 /** A call of the CLI's shell tool, named and shaped as the request declares it. */
 function shellCall(body: Json, id: string, command: string): ToolCall {
@@ -197,7 +198,7 @@ function shellCall(body: Json, id: string, command: string): ToolCall {
   // Not declared (Qwen in -p default approval mode leaves its shell out): call it anyway, as a model may.
   const name = declared?.name ?? (tools.some((tool) => tool.function?.name === 'list_directory') ? 'run_shell_command' : 'bash');
   const properties = declared?.parameters?.properties ?? {};
-  const args: Json = { command };
+  const args: Json = 'commands' in properties ? { commands: [command] } : { command };
   if ('description' in properties) args.description = 'Run the scripted command';
   return { id, name, arguments: JSON.stringify(args) };
 }

@@ -1,6 +1,6 @@
 /*
  * How each real CLI is pointed at a scripted endpoint (measured with Claude Code 2.1.328,
- * Codex 0.169.0, Gemini CLI 0.61.0, OpenCode 1.18.33, Qwen Code 0.15.10, Copilot CLI 1.0.102, Kilo Code 7.7.7, as root). One home for it: the capture scripts and the
+ * Codex 0.169.0, Gemini CLI 0.61.0, OpenCode 1.18.33, Qwen Code 0.15.10, Copilot CLI 1.0.102, Kilo Code 7.7.7, Cline 3.0.65, as root). One home for it: the capture scripts and the
  * real-CLI test suite both start their CLIs through here.
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -14,7 +14,7 @@ import type { ScriptedTurn } from './script';
 import type { ScriptedServer } from './server';
 
 /** The CLIs this package pins. */
-export type CliName = 'claude' | 'codex' | 'gemini' | 'opencode' | 'qwen' | 'copilot' | 'pi' | 'kilo';
+export type CliName = 'claude' | 'codex' | 'gemini' | 'opencode' | 'qwen' | 'copilot' | 'pi' | 'kilo' | 'cline';
 
 /**
  * Where the CLIs' executables are: `e2e/node_modules/.bin`, where `npm install --prefix e2e` puts the
@@ -33,7 +33,7 @@ export function cliPath(name: CliName, bin: string = E2E_BIN): string {
 }
 
 /** The CLIs driven over the Agent Client Protocol (JSON-RPC 2.0 on stdio) here. */
-export type AcpCliName = 'opencode' | 'qwen' | 'copilot' | 'kilo';
+export type AcpCliName = 'opencode' | 'qwen' | 'copilot' | 'kilo' | 'cline';
 
 /** The arguments that start `name` as an ACP agent on stdio (with the environment of `pointCliAt`). */
 export function acpArgs(name: AcpCliName): string[] {
@@ -46,6 +46,8 @@ export function acpArgs(name: AcpCliName): string[] {
       return ['--acp'];
     case 'copilot':
       return ['--acp', '--no-auto-update', '--disable-client-telemetry'];
+    case 'cline':
+      return ['--acp'];
   }
 }
 
@@ -68,6 +70,7 @@ export function startEndpoint(name: CliName, script: readonly ResponsesTurn[]): 
     case 'copilot':
     case 'pi':
     case 'kilo':
+    case 'cline':
       return startOpenAIChatEndpoint(common);
   }
 }
@@ -86,8 +89,8 @@ export interface PointOptions {
  *   (model `gpt-5.5`: another name makes it print a model-metadata error item).
  * - Gemini CLI: `GOOGLE_GEMINI_BASE_URL`, `GEMINI_API_KEY`, and a settings.json selecting API-key auth
  *   with no folder-trust question; `TMPDIR` in the home, where it writes its error reports.
- * - OpenCode, Qwen Code, Copilot CLI, Kilo Code: the scripted Chat Completions endpoint at `<serverUrl>/v1`
- *   (see pointOpenCodeAt, pointQwenAt, pointCopilotAt, pointKiloAt).
+ * - OpenCode, Qwen Code, Copilot CLI, Kilo Code, Cline: the scripted Chat Completions endpoint at `<serverUrl>/v1`
+ *   (see pointOpenCodeAt, pointQwenAt, pointCopilotAt, pointKiloAt, pointClineAt).
  */
 export function pointCliAt(name: CliName, home: string, serverUrl: string, options: PointOptions = {}): Record<string, string> {
   switch (name) {
@@ -115,6 +118,8 @@ export function pointCliAt(name: CliName, home: string, serverUrl: string, optio
       return pointPiAt(home, serverUrl);
     case 'kilo':
       return pointKiloAt(home, serverUrl);
+    case 'cline':
+      return pointClineAt(home, serverUrl);
   }
 }
 
@@ -196,6 +201,32 @@ const KILO_SWITCHES = {
   KILO_DISABLE_SHARE: '1',
   KILO_DISABLE_SESSION_INGEST: '1',
 };
+
+/*
+ * Cline 3.0.65 keeps its providers in `$CLINE_DIR/data/settings/providers.json` (`~/.cline`): the
+ * file below is what `cline auth -p openai -k sk-scripted -m fake-model -b <serverUrl>/v1` writes
+ * there (its `openai` is the `openai-compatible` provider), written directly so that no CLI runs
+ * here; a file it cannot read (no `updatedAt`) it silently replaces with its own `cline` provider. `CLINE_PROVIDER` and `CLINE_API_KEY` select it for runs and ACP sessions alike; an ACP
+ * session asks for `gpt-4o` whatever model is saved (the scripted endpoint answers any model).
+ * `CLINE_SESSION_BACKEND_MODE=local` keeps the first prompt from starting its hub daemon (port 25463,
+ * `CLINE_HUB_PORT`), which outlives the run, and `CLINE_NO_AUTO_UPDATE` its update check: neither is
+ * in its `--help` (the registry's `env.set` holds them for `startRun` and `startSession`).
+ */
+function pointClineAt(home: string, serverUrl: string): Record<string, string> {
+  const settings = join(home, '.cline', 'data', 'settings');
+  mkdirSync(settings, { recursive: true });
+  const provider = { provider: 'openai-compatible', apiKey: 'sk-scripted', model: SCRIPTED_CHAT_MODEL, baseUrl: `${serverUrl}/v1` };
+  const providers = { version: 1, lastUsedProvider: 'openai-compatible', modes: {}, providers: { 'openai-compatible': { settings: provider, updatedAt: '2026-01-01T00:00:00.000Z', tokenSource: 'manual' } } };
+  writeFileSync(join(settings, 'providers.json'), JSON.stringify(providers, null, 2), { mode: 0o600 });
+  return isolatedEnv(home, {
+    CLINE_DIR: join(home, '.cline'),
+    CLINE_PROVIDER: 'openai-compatible',
+    CLINE_API_KEY: 'sk-scripted',
+    CLINE_SESSION_BACKEND_MODE: 'local',
+    CLINE_NO_AUTO_UPDATE: '1',
+    TMPDIR: home,
+  });
+}
 
 /*
  * Qwen Code 0.15.10: the openai auth type reads `OPENAI_BASE_URL`, `OPENAI_API_KEY` and

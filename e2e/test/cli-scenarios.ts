@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ExecutableNotFoundError, startRun, type AnyEvent, type RunOutcome, type RunProvider } from '../../src';
 import { isRunning, type ProcessRef } from '../../src/runner/process-table';
+import { CLIS } from '../../src/clis';
 import { scenario } from '../scripted/script';
 import { cliPath, pointCliAt, startEndpoint } from '../scripted/setup';
 import { collect, commandLine, first, kinds, scriptedRuns, SLOW_TEXT, snapshotTree, stillRunning, waitFor } from './harness';
@@ -31,6 +32,8 @@ export interface CliExpectations {
   readonly exitsZeroOnApiError?: boolean;
   /** A stderr line of the CLI given an unknown flag; default: one naming the flag (Kilo Code 7.7.7 prints only its usage). */
   readonly unknownFlagStderr?: RegExp;
+  /** Whether the CLI reads a prompt too long for argv on stdin (default true; Cline 3.0.65 takes it only as an argument). */
+  readonly readsPromptOnStdin?: boolean;
 }
 
 export function describeCliScenarios(name: RunProvider, expected: CliExpectations): void {
@@ -53,8 +56,14 @@ export function describeCliScenarios(name: RunProvider, expected: CliExpectation
   });
 
   // #18 "Long prompts throw": a 140,000-character prompt made spawn fail with E2BIG.
-  it('a 140,000-character prompt goes on stdin: the run completes and the model receives all of it', async () => {
-    const prompt = `Say hello. ${'long prompt '.repeat(11_667)}END-OF-LONG-PROMPT`;
+  const longPrompt = `Say hello. ${'long prompt '.repeat(11_667)}END-OF-LONG-PROMPT`;
+  if (expected.readsPromptOnStdin === false) {
+    it('a 140,000-character prompt: refused with a TypeError before anything starts (the CLI reads no prompt on stdin)', async () => {
+      const refusal = `${name} takes its prompt only as an argument: a prompt over 65536 bytes (UTF-8) cannot be passed to it`;
+      await expect(start(name, longPrompt, scenario('plain').script)).rejects.toThrow(new TypeError(refusal));
+    });
+  } else it('a 140,000-character prompt goes on stdin: the run completes and the model receives all of it', async () => {
+    const prompt = longPrompt;
     const { run, cli } = await start(name, prompt, scenario('plain').script);
     const { events, outcome } = await collect(run);
     expect(outcome.status).toBe('completed');
@@ -172,7 +181,12 @@ export function describeCliScenarios(name: RunProvider, expected: CliExpectation
     expect(stillRunning([...seen.values()])).toEqual([]);
   });
 
-  it('resume continues the session (and the presets plan and accept-edits are accepted)', async () => {
+  if (CLIS[name].run.resume === null) {
+    it('resume: refused (a TypeError), as its registry file says why', () => {
+      const resumed = () => startRun({ provider: name, prompt: 'Say hello.', resume: 'any-session', executable: cliPath(name) });
+      expect(resumed).toThrow(new TypeError(`${name} runs cannot be resumed`));
+    });
+  } else it('resume continues the session (and the presets plan and accept-edits are accepted)', async () => {
     const home = mkdtempSync(join(tmpdir(), `${name}-resume-home-`));
     const cwd = mkdtempSync(join(tmpdir(), `${name}-resume-cwd-`));
     try {

@@ -3,8 +3,9 @@
  * and look at the processes a run started from /proc.
  */
 import { readFileSync } from 'node:fs';
+import { connect } from 'node:net';
 import { startRun, type AnyEvent, type Run, type RunOptions, type RunOutcome, type RunProvider } from '../../src';
-import { descendantsOf, isRunning, readStat, type ProcessRef } from '../../src/runner/process-table';
+import { descendantsOf, isRunning, listProcesses, readStat, type ProcessRef } from '../../src/runner/process-table';
 import type { ResponsesTurn } from '../scripted/openai-responses';
 import { startScriptedCli, type ScriptedCli } from '../scripted/setup';
 import { waitFor as waitUntil } from '../../test/wait-for';
@@ -19,6 +20,8 @@ export const TOOL_OPTIONS: Record<RunProvider, Partial<RunOptions>> = {
   pi: {},
   // `kilo run --auto`: the scripted config asks before bash, and without it the run rejects the call.
   kilo: { permission: 'bypass' },
+  // `cline --json` runs its tools unasked.
+  cline: {},
 };
 
 /** A started run against a scripted CLI; `close()` (always call it) removes the endpoint and directories. */
@@ -106,4 +109,23 @@ export function kinds(events: readonly AnyEvent[]): string[] {
 /** The first event of `kind`, typed. */
 export function first<K extends AnyEvent['kind']>(events: readonly AnyEvent[], kind: K): Extract<AnyEvent, { kind: K }> | undefined {
   return events.find((event) => event.kind === kind) as Extract<AnyEvent, { kind: K }> | undefined;
+}
+
+/** The pids of every Cline hub daemon on the machine (`cline --cline-hub-daemon`, started detached). */
+export function clineHubDaemons(): number[] {
+  return listProcesses()
+    .map((stat) => stat.pid)
+    .filter((pid) => commandLine(pid).includes('--cline-hub-daemon'));
+}
+
+/** Whether something accepts connections on 127.0.0.1:`port`. */
+export function listening(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect({ host: '127.0.0.1', port });
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
 }

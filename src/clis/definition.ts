@@ -22,13 +22,17 @@ export interface RunFlags {
   readonly permission: Readonly<Partial<Record<PermissionPreset, readonly string[]>>>;
   /** Null: the CLI has no such flag, and asking for it is an error rather than silently ignored. */
   readonly allowedTools: ((tools: readonly string[]) => string[]) | null;
-  readonly resume: (sessionId: string) => string[];
+  /** Null: the CLI cannot continue a session in this mode, and asking for it is an error. */
+  readonly resume: ((sessionId: string) => string[]) | null;
   /** The flag for text deltas, where the CLI needs one. */
   readonly partial: readonly string[];
   /** The prompt's argv elements, always last; the prompt itself is one element. */
   readonly prompt: (prompt: string) => string[];
-  /** What stands in for `prompt` when the prompt goes on stdin instead (each CLI reads it there; measured with the pinned versions). */
-  readonly promptOnStdin: readonly string[];
+  /**
+   * What stands in for `prompt` when the prompt goes on stdin instead (each CLI reads it there; measured with the pinned versions).
+   * Null: the CLI cannot take its prompt on stdin, so a prompt too long for argv is refused with a clear error.
+   */
+  readonly promptOnStdin: readonly string[] | null;
   /**
    * A resumed session's usage before the run, from the CLI's own session store, when the CLI
    * carries a session's running total over into a resumed process (null or a throw: no baseline).

@@ -1,5 +1,6 @@
 import { amp } from './amp';
 import { claude } from './claude';
+import { cline } from './cline';
 import { codex } from './codex';
 import { copilot } from './copilot';
 import { cursor } from './cursor';
@@ -18,8 +19,9 @@ export type { ArgvOptions, CliDefinition, RunFlags, SessionSetup } from './defin
  * decoders in: Claude's lines are recognised before those of the CLIs that print lookalikes of
  * them (Cursor, Amp, Qwen Code), and each of those is told apart by a mark of its own. Kilo Code
  * prints OpenCode's lines unchanged and comes after it, detecting none.
+ * Cline's lines are its own (`hook_event`, `agent_event`, `run_result`).
  */
-export const CLIS = { claude, codex, gemini, cursor, opencode, amp, qwen, copilot, pi, kilo } as const satisfies Record<string, CliDefinition>;
+export const CLIS = { claude, codex, gemini, cursor, opencode, amp, qwen, copilot, pi, kilo, cline } as const satisfies Record<string, CliDefinition>;
 
 type Clis = typeof CLIS;
 

@@ -267,7 +267,8 @@ class LineDecoder implements Decoder {
     this.ended = true;
     const drafts = [...this.release(null)];
     this.stampLine(null);
-    if (!this.sawResult && owed === 'all') drafts.push(...missingResult(exit));
+    // A result held until the end of the stream (Cline's) is the run's result too.
+    if (!this.sawResult && !drafts.some((draft) => draft.kind === 'result') && owed === 'all') drafts.push(...missingResult(exit));
     const waiting = this.waiting;
     this.waiting = null;
     // A file none of whose lines had a time: its events have the time of decoding.

@@ -1,4 +1,4 @@
-import { isCliId, RUN_CLI_IDS, runFlags, type ArgvOptions } from '../clis';
+import { isCliId, RUN_CLI_IDS, runFlags, type ArgvOptions, type RunFlags } from '../clis';
 import { refuseFlagLike } from './argument-value';
 import type { RunProvider } from './types';
 
@@ -41,10 +41,22 @@ export function buildArgv(provider: RunProvider, options: ArgvOptions): string[]
   }
   if (options.partial) argv.push(...flags.partial);
   if (options.args) argv.push(...options.args.map(String));
-  if (options.resume) argv.push(...flags.resume(options.resume));
-  argv.push(...(promptGoesOnStdin(options.prompt) ? flags.promptOnStdin : flags.prompt(options.prompt)));
+  if (options.resume) {
+    if (!flags.resume) throw new TypeError(`${provider} runs cannot be resumed`);
+    argv.push(...flags.resume(options.resume));
+  }
+  argv.push(...promptArgs(provider, flags, options.prompt));
   for (const element of argv) refuseNul('an argument', element);
   return argv;
+}
+
+/** The prompt's argv elements, or what stands in for them when it goes on stdin (refused for a CLI that cannot read it there). */
+function promptArgs(provider: RunProvider, flags: RunFlags, prompt: string): readonly string[] {
+  if (!promptGoesOnStdin(prompt)) return flags.prompt(prompt);
+  if (flags.promptOnStdin === null) {
+    throw new TypeError(`${provider} takes its prompt only as an argument: a prompt over ${ARGV_PROMPT_LIMIT} bytes (UTF-8) cannot be passed to it`);
+  }
+  return flags.promptOnStdin;
 }
 
 /** The options whose values follow a flag: none may read as a flag (the caller's own `args` are flags on purpose). */

@@ -63,7 +63,7 @@ describe('decodeLines', () => {
       read = true;
       yield 'x\n';
     })();
-    expect(() => decodeLines('chatgpt' as never, source)).toThrow(/unknown provider "chatgpt": expected one of claude, codex, gemini, cursor, opencode, amp, qwen, pi, kilo, auto/);
+    expect(() => decodeLines('chatgpt' as never, source)).toThrow(/unknown provider "chatgpt": expected one of claude, codex, gemini, cursor, opencode, amp, qwen, pi, kilo, cline, auto/);
     expect(read).toBe(false);
   });
 

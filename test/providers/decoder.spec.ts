@@ -446,7 +446,7 @@ describe("'auto'", () => {
 
 describe('createDecoder', () => {
   it('names the known ids when the provider is unknown', () => {
-    expect(() => createDecoder('claude-code' as never)).toThrow(new TypeError('unknown provider "claude-code": expected one of claude, codex, gemini, cursor, opencode, amp, qwen, pi, kilo, auto'));
+    expect(() => createDecoder('claude-code' as never)).toThrow(new TypeError('unknown provider "claude-code": expected one of claude, codex, gemini, cursor, opencode, amp, qwen, pi, kilo, cline, auto'));
   });
 
   it.each([

@@ -31,6 +31,7 @@ const OWN: Record<AgentCli, { sees: Record<string, string>; notOthers: string }>
   copilot: { sees: { COPILOT_PROVIDER_API_KEY: 'c', COPILOT_HOME: '/c', GH_TOKEN: 'gho_x', GH_HOST: 'github.example' }, notOthers: 'OPENAI_API_KEY' },
   pi: { sees: { PI_CODING_AGENT_DIR: '/p', PI_OFFLINE: '1', OPENAI_API_KEY: 'sk-o', GROQ_API_KEY: 'g' }, notOthers: 'COPILOT_PROVIDER_API_KEY' },
   kilo: { sees: { KILO_CONFIG: '/k.json', OPENAI_API_KEY: 'sk-o', KILO_NO_DAEMON: '1' }, notOthers: 'GEMINI_API_KEY' },
+  cline: { sees: { CLINE_PROVIDER: 'openai-compatible', CLINE_API_KEY: 'k', CLINE_DIR: '/c', CLINE_SESSION_BACKEND_MODE: 'local' }, notOthers: 'OPENAI_API_KEY' },
 };
 
 // OWN is a Record of every CLI this package starts (the registry's): a CLI added there without a case here fails to compile.

@@ -145,7 +145,7 @@ describe('the runs API over HTTP (createRunsHandler)', () => {
   const post = (path: string, body: unknown) => fetch(`${base}${path}`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify(body) });
 
   it('refuses a bad request with a clear 400; a request never chooses where or what runs', async () => {
-    expect([(await post('/runs', { provider: 'nope', prompt: 'x' })).status, await (await post('/runs', { provider: 'nope', prompt: 'x' })).json()]).toEqual([400, { error: 'provider must be one of claude, codex, gemini, opencode, qwen, copilot, pi, kilo' }]);
+    expect([(await post('/runs', { provider: 'nope', prompt: 'x' })).status, await (await post('/runs', { provider: 'nope', prompt: 'x' })).json()]).toEqual([400, { error: 'provider must be one of claude, codex, gemini, opencode, qwen, copilot, pi, kilo, cline' }]);
     expect((await post('/runs', { provider: 'gemini', prompt: ' ' })).status).toBe(400);
     expect((await fetch(`${base}/runs`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: 'not json' })).status).toBe(400);
     expect((await fetch(`${base}/runs/%E0%A4%A/events`, { headers: auth })).status).toBe(400);

@@ -282,7 +282,7 @@ describe('interrupt and endings', () => {
 
 describe('options', () => {
   it('clear errors before anything starts', () => {
-    expect(() => startSession({ provider: 'nope' as never })).toThrow('provider must be one of claude, codex, gemini, opencode, qwen, copilot, pi, kilo; got "nope"');
+    expect(() => startSession({ provider: 'nope' as never })).toThrow('provider must be one of claude, codex, gemini, opencode, qwen, copilot, pi, kilo, cline; got "nope"');
     expect(() => startSession({ provider: 'gemini', executable: '/nonexistent/gemini' })).toThrow(ExecutableNotFoundError);
     expect(() => startSession({ provider: 'opencode', model: 'x', executable: AGENT })).toThrow("opencode takes no model option in a session: set it in the CLI's own configuration");
     expect(() => startSession({ provider: 'gemini', executable: AGENT, approvals: 'sometimes' as never })).toThrow("approvals must be one of ask, allow, deny; got \"sometimes\"");

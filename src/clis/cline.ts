@@ -1,0 +1,62 @@
+import { clineProfile } from '../providers/cline';
+import { str } from '../providers/drafts';
+import { acpClient } from '../protocols/acp';
+import type { CliDefinition } from './definition';
+
+/*
+ * Cline (`cline`). Flags as the pinned version's `--help` has them (3.0.65).
+ */
+export const cline = {
+  id: 'cline',
+  name: 'Cline',
+  executable: 'cline',
+  install: 'install cline',
+  npmPackage: 'cline',
+  env: {
+    // Its own: CLINE_PROVIDER and CLINE_API_KEY (the provider and key of a run), CLINE_DIR and CLINE_DATA_DIR (its
+    // config and state, ~/.cline), CLINE_HUB_PORT…; the providers `cline auth` saves are in its config dir.
+    documented: ['CLINE_*'],
+    drop: [],
+    set: {
+      // Without it a run's first prompt starts a hub daemon (`cline --cline-hub-daemon`, port 25463 or
+      // CLINE_HUB_PORT) that outlives the run; `local` runs the session in the process itself (not in its --help).
+      CLINE_SESSION_BACKEND_MODE: 'local',
+      // No background update check or install after the answer.
+      CLINE_NO_AUTO_UPDATE: '1',
+    },
+  },
+  decode: clineProfile,
+  run: {
+    base: ['--json'],
+    model: (model) => ['--model', model],
+    // Its tools run unasked by default (`--auto-approve true`); `--plan` is its plan mode.
+    permission: { default: [], bypass: ['--auto-approve', 'true'], plan: ['--plan'] },
+    allowedTools: null,
+    // `--id` opens the interactive TUI, which `--json` refuses ("JSON output mode requires a prompt argument").
+    resume: null,
+    // `--json` prints the text as it streams.
+    partial: [],
+    // The prompt is a positional; after `--` a prompt starting with "-" stays the prompt.
+    prompt: (prompt) => ['--', prompt],
+    // `--json` wants the prompt as an argument: with none it fails, and with one it ignores stdin.
+    promptOnStdin: null,
+  },
+  session: {
+    protocolName: 'ACP',
+    args: ['--acp'],
+    model: null,
+    // `session/load` (its `loadSession` capability); the history it replays stays raw.
+    resume: 'protocol',
+    // Its tool calls are titled `<tool>: <what>` (`run_commands: touch made-by-tool.txt`): the name is the tool's.
+    protocol: acpClient({ toolName: (call) => /^([a-z_]+):/.exec(str(call.title) ?? '')?.[1] ?? null }),
+  },
+  tools: {
+    run_commands: 'execute',
+    read_files: 'read',
+    editor: 'edit',
+    search_codebase: 'search',
+    fetch_web_content: 'fetch',
+    spawn_agent: 'think',
+  },
+  planTools: [],
+} satisfies CliDefinition;
