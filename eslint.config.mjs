@@ -29,7 +29,9 @@ const layerRules = LAYERS.slice(0, -1).map((layer, index) => {
         {
           patterns: [
             {
-              group: above.map((folder) => `**/${folder.replace(/\.ts$/, '')}${folder.endsWith('.ts') ? '' : '/**'}`).concat(above.filter((f) => !f.endsWith('.ts')).map((folder) => `**/${folder}`)),
+              group: above
+                .map((folder) => `**/${folder.replace(/\.ts$/, '')}${folder.endsWith('.ts') ? '' : '/**'}`)
+                .concat(above.filter((f) => !f.endsWith('.ts')).map((folder) => `**/${folder}`)),
               allowTypeImports: true,
               message: `src/${layer.join(', src/')} is below that layer: import from the layers under it (or only a type).`,
             },

@@ -24,9 +24,20 @@ const BENCHES = [
 const results: Record<string, unknown> = {};
 let failed = false;
 for (const bench of BENCHES) {
-  const args = [...(bench.exposeGc ? ['--expose-gc'] : []), '-r', 'ts-node/register/transpile-only', join(__dirname, bench.file), ...(asJson ? ['--json'] : [])];
+  const args = [
+    ...(bench.exposeGc ? ['--expose-gc'] : []),
+    '-r',
+    'ts-node/register/transpile-only',
+    join(__dirname, bench.file),
+    ...(asJson ? ['--json'] : []),
+  ];
   // Progress and the benches' logs go to stderr; in JSON mode only a bench's stdout (its one JSON line) is read.
-  const child = spawnSync(process.execPath, args, { cwd: join(__dirname, '..'), stdio: ['ignore', asJson ? 'pipe' : 'inherit', 'inherit'], encoding: 'utf8', maxBuffer: 64 * 2 ** 20 });
+  const child = spawnSync(process.execPath, args, {
+    cwd: join(__dirname, '..'),
+    stdio: ['ignore', asJson ? 'pipe' : 'inherit', 'inherit'],
+    encoding: 'utf8',
+    maxBuffer: 64 * 2 ** 20,
+  });
   const exitCode = child.status ?? 1;
   if (exitCode !== 0) {
     failed = true;

@@ -55,7 +55,11 @@ type Contender = { name: string; run: (bytes: Buffer) => Promise<number> };
 const validate = (json: boolean) => async (bytes: Buffer) => {
   const stdout = sink();
   const stderr = sink();
-  const code = await validateCommand({ file: '-', json, maxLineBytes: DEFAULT_MAX_LINE_BYTES, allowInvalidUtf8: false }, { stdin: input(bytes), stdout, stderr }, new EventEmitter());
+  const code = await validateCommand(
+    { file: '-', json, maxLineBytes: DEFAULT_MAX_LINE_BYTES, allowInvalidUtf8: false },
+    { stdin: input(bytes), stdout, stderr },
+    new EventEmitter(),
+  );
   if (code !== 0) throw new Error(`validate answered ${code}`);
   await Promise.all([finished(stdout), finished(stderr)]);
   return stdout.bytes + stderr.bytes;

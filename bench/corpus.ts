@@ -75,5 +75,11 @@ export function sizedLine(bytes: number, seed = 7): string {
   const random = rng(seed);
   let content = '';
   while (content.length < bytes) content += WORDS[Math.floor(random() * WORDS.length)] + ' ';
-  return JSON.stringify({ id: 1, kind: 'raw', provider: 'codex', timestamp: '2026-03-19T00:00:00.123456Z', payload: { stream: 'stdout', content: content.slice(0, bytes) } });
+  return JSON.stringify({
+    id: 1,
+    kind: 'raw',
+    provider: 'codex',
+    timestamp: '2026-03-19T00:00:00.123456Z',
+    payload: { stream: 'stdout', content: content.slice(0, bytes) },
+  });
 }

@@ -116,16 +116,20 @@ for (let round = 0; round < ROUNDS; round++) {
 }
 
 /** Median over rounds of a/b, each ratio within one round. */
-const ratio = (bench: Bench, a: string, b: string): number =>
-  median(bench.samples.get(a)!.map((v, i) => v / bench.samples.get(b)![i]));
+const ratio = (bench: Bench, a: string, b: string): number => median(bench.samples.get(a)!.map((v, i) => v / bench.samples.get(b)![i]));
 const nameOf = (bench: Bench, mode: Mode | 'json'): string => bench.contenders.find((c) => c.mode === mode)!.name;
 
 const perProvider = benches.map((bench) => ({
   provider: bench.provider,
   lines: bench.lines.length,
   fixtures: bench.from,
-  ns_per_line: Object.fromEntries(bench.contenders.map((c) => [c.mode === 'json' ? 'json_parse' : c.mode, Math.round(median(bench.samples.get(c.name)!))])),
-  ratio_vs_json_parse: Object.fromEntries(MODES.map((mode) => [mode, ratio(bench, nameOf(bench, mode), nameOf(bench, 'json'))])) as Record<Mode, number>,
+  ns_per_line: Object.fromEntries(
+    bench.contenders.map((c) => [c.mode === 'json' ? 'json_parse' : c.mode, Math.round(median(bench.samples.get(c.name)!))]),
+  ),
+  ratio_vs_json_parse: Object.fromEntries(MODES.map((mode) => [mode, ratio(bench, nameOf(bench, mode), nameOf(bench, 'json'))])) as Record<
+    Mode,
+    number
+  >,
 }));
 
 const result = {

@@ -29,7 +29,18 @@ import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import Redis from 'ioredis';
 import { median } from './measure';
-import { delivered, EVENTS_BESIDES_CHUNKS, latencies, readStored, rigFile, runPhase, startedClis, startRig, writeCapture, type Rig } from '../e2e/test/load-harness';
+import {
+  delivered,
+  EVENTS_BESIDES_CHUNKS,
+  latencies,
+  readStored,
+  rigFile,
+  runPhase,
+  startedClis,
+  startRig,
+  writeCapture,
+  type Rig,
+} from '../e2e/test/load-harness';
 
 const asJson = process.argv.includes('--json');
 const RUNS = Number(process.env.BENCH_RUNS) || 50;
@@ -97,7 +108,8 @@ async function redisInfo(redis: Redis, section: string, field: string): Promise<
   return Number(line?.slice(field.length + 1));
 }
 
-const percentile = (sorted: number[], p: number): number => (sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]);
+const percentile = (sorted: number[], p: number): number =>
+  sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
 
 /** The raw floor of the load phase: its events through Redis alone. */
 interface RawFloor {
@@ -123,7 +135,8 @@ async function rawFloor(url: string, runs: readonly (readonly { json: string }[]
     const read = keys.map(async (key, i) => {
       let cursor = '0-0';
       for (;;) {
-        const reply = (await readers[i].xread('COUNT', 500, 'BLOCK', 1000, 'STREAMS', key, cursor)) as [string, [string, string[]][]][] | null;
+        const reply = (await readers[i].xread('COUNT', 500, 'BLOCK', 1000, 'STREAMS', key, cursor)) as
+          [string, [string, string[]][]][] | null;
         for (const [id, fields] of reply?.[0]?.[1] ?? []) {
           if (fields[0] === 'end') return;
           cursor = id;
@@ -172,7 +185,11 @@ async function measure(rig: Rig, loopDir: string) {
   const loadPids = rigFile(rig, 'pids-load');
   rig.use(capture, loadPids);
   const memoryBefore = await redisInfo(rig.client, 'memory', 'used_memory');
-  const cpuOfAll = () => ({ workers: rig.workers.map((worker) => cpuOf(worker.pid)), redis: cpuOf(rig.redis.child.pid as number), self: process.cpuUsage() });
+  const cpuOfAll = () => ({
+    workers: rig.workers.map((worker) => cpuOf(worker.pid)),
+    redis: cpuOf(rig.redis.child.pid as number),
+    self: process.cpuUsage(),
+  });
   const cpuBefore = cpuOfAll();
   const load = await runPhase(rig, 'load', RUNS, PHASE_TIMEOUT_MS);
   const cpuAfter = cpuOfAll();
@@ -181,10 +198,12 @@ async function measure(rig: Rig, loopDir: string) {
   const stored = await Promise.all(load.clients.map((client) => readStored(rig.client, client.runId)));
   const storedEvents = stored.reduce((sum, run) => sum + run.entries.length, 0);
   let streamBytes = 0;
-  for (const client of load.clients) streamBytes += Number(await rig.client.memory('USAGE', `csc:run:${client.runId}:events`, 'SAMPLES', '0')) || 0;
+  for (const client of load.clients)
+    streamBytes += Number(await rig.client.memory('USAGE', `csc:run:${client.runId}:events`, 'SAMPLES', '0')) || 0;
   const eventJsonBytes = stored.reduce((sum, run) => sum + run.entries.reduce((s, entry) => s + Buffer.byteLength(entry.json), 0), 0);
   const events = delivered(load.clients);
-  const sumOf = (pick: (after: { own: number; children: number }, before: { own: number; children: number }) => number) => cpuAfter.workers.reduce((sum, after, i) => sum + pick(after, cpuBefore.workers[i]), 0);
+  const sumOf = (pick: (after: { own: number; children: number }, before: { own: number; children: number }) => number) =>
+    cpuAfter.workers.reduce((sum, after, i) => sum + pick(after, cpuBefore.workers[i]), 0);
   const cpu = {
     workers: sumOf((after, before) => after.own - before.own),
     clis: sumOf((after, before) => after.children - before.children),
@@ -197,13 +216,26 @@ async function measure(rig: Rig, loopDir: string) {
   }).length;
 
   log("phase 3/3: the raw floor: the load phase's events XADDed and read back with plain ioredis");
-  const floor = await rawFloor(rig.redis.url, stored.map((run) => run.entries));
+  const floor = await rawFloor(
+    rig.redis.url,
+    stored.map((run) => run.entries),
+  );
   const endToEnd = events / (load.wallMs / 1000);
 
   return {
-    machine: { cpus: cpus().length, cpu_model: cpus()[0]?.model ?? 'unknown', memory_gb: Math.round(totalmem() / 2 ** 30), node: process.version, redis: redisVersion },
+    machine: {
+      cpus: cpus().length,
+      cpu_model: cpus()[0]?.model ?? 'unknown',
+      memory_gb: Math.round(totalmem() / 2 ** 30),
+      node: process.version,
+      redis: redisVersion,
+    },
     config: { runs: RUNS, events_per_run: chunks + EVENTS_BESIDES_CHUNKS, workers: WORKERS, concurrency: CONCURRENCY, lock_ms: LOCK_MS },
-    unloaded: { runs: quiet.length, events: quietLatency.length, latency_ms: { p50: percentile(quietLatency, 50), p99: percentile(quietLatency, 99), max: quietLatency.at(-1) ?? NaN } },
+    unloaded: {
+      runs: quiet.length,
+      events: quietLatency.length,
+      latency_ms: { p50: percentile(quietLatency, 50), p99: percentile(quietLatency, 99), max: quietLatency.at(-1) ?? NaN },
+    },
     load: {
       runs: RUNS,
       completed,
@@ -213,14 +245,22 @@ async function measure(rig: Rig, loopDir: string) {
       raw_floor: floor,
       // events/s end to end over events/s of the raw floor (1 would be Redis's own rate).
       rate_vs_raw_floor: endToEnd / floor.events_per_s,
-      latency_ms: { p50: percentile(loadLatency, 50), p90: percentile(loadLatency, 90), p99: percentile(loadLatency, 99), max: loadLatency.at(-1) ?? NaN, median_of_run_medians: median(load.clients.map((c) => percentile(latencies([c]), 50))) },
+      latency_ms: {
+        p50: percentile(loadLatency, 50),
+        p90: percentile(loadLatency, 90),
+        p99: percentile(loadLatency, 99),
+        max: loadLatency.at(-1) ?? NaN,
+        median_of_run_medians: median(load.clients.map((c) => percentile(latencies([c]), 50))),
+      },
       redis: {
         used_memory_delta_bytes: memoryAfter - memoryBefore,
         bytes_per_event: (memoryAfter - memoryBefore) / storedEvents,
         streams_memory_usage_bytes_per_event: streamBytes / storedEvents,
         event_json_bytes_per_event: eventJsonBytes / storedEvents,
       },
-      cpu_ms_per_1000_events: Object.fromEntries(Object.entries(cpu).map(([name, ms]) => [name, Number(((ms * 1000) / events).toFixed(1))])),
+      cpu_ms_per_1000_events: Object.fromEntries(
+        Object.entries(cpu).map(([name, ms]) => [name, Number(((ms * 1000) / events).toFixed(1))]),
+      ),
       runs_per_worker: rig.workers.map((worker) => startedClis(loadPids).filter((cli) => cli.ppid === worker.pid).length),
       worker_loop_delay_max_ms: loopDelays(loopDir, load.startedAt, load.startedAt + load.wallMs),
       timed_out: load.timedOut,
@@ -231,7 +271,8 @@ async function measure(rig: Rig, loopDir: string) {
 type Result = Awaited<ReturnType<typeof measure>>;
 
 function report(r: Result): string {
-  const n = (value: number, digits = 0) => (Number.isFinite(value) ? value.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits }) : 'n/a');
+  const n = (value: number, digits = 0) =>
+    Number.isFinite(value) ? value.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits }) : 'n/a';
   const { machine: m, load, unloaded } = r;
   return [
     `scaling out on Redis: ${r.config.runs} runs × ${n(r.config.events_per_run)} events, ${r.config.workers} worker processes × ${r.config.concurrency}, lock ${r.config.lock_ms} ms`,
@@ -244,8 +285,14 @@ function report(r: Result): string {
     `  raw floor: the same ${n(load.raw_floor.events)} events' JSON XADDed and read back with plain ioredis (as the store batches them) in ${n(load.raw_floor.wall_s, 2)} s: ${n(load.raw_floor.events_per_s)} events/s; end to end / raw floor: ${n(load.rate_vs_raw_floor, 2)}×`,
     `  latency CLI line → SSE client: p50 ${n(load.latency_ms.p50)} ms, p90 ${n(load.latency_ms.p90)} ms, p99 ${n(load.latency_ms.p99)} ms, max ${n(load.latency_ms.max)} ms (a backlog: every CLI prints its whole run at once)`,
     `  Redis: used_memory +${n(load.redis.used_memory_delta_bytes / 2 ** 20, 1)} MB = ${n(load.redis.bytes_per_event)} bytes per event stored; the streams alone (MEMORY USAGE) ${n(load.redis.streams_memory_usage_bytes_per_event)} bytes per event; the events' JSON ${n(load.redis.event_json_bytes_per_event)} bytes`,
-    `  CPU ms per 1,000 events: ${Object.entries(load.cpu_ms_per_1000_events).map(([name, ms]) => `${name.replace(/_/g, ' ')} ${ms}`).join(', ')}`,
-    `  runs per worker: ${load.runs_per_worker.join(' + ')}; longest event-loop delay of each worker: ${Object.values(load.worker_loop_delay_max_ms).map((ms) => `${n(ms)} ms`).join(', ')} (its hold on a run, ${r.config.lock_ms} ms, is renewed about every ${r.config.lock_ms / 2} ms)`,
+    `  CPU ms per 1,000 events: ${Object.entries(load.cpu_ms_per_1000_events)
+      .map(([name, ms]) => `${name.replace(/_/g, ' ')} ${ms}`)
+      .join(', ')}`,
+    `  runs per worker: ${load.runs_per_worker.join(' + ')}; longest event-loop delay of each worker: ${Object.values(
+      load.worker_loop_delay_max_ms,
+    )
+      .map((ms) => `${n(ms)} ms`)
+      .join(', ')} (its hold on a run, ${r.config.lock_ms} ms, is renewed about every ${r.config.lock_ms / 2} ms)`,
     '',
   ].join('\n');
 }

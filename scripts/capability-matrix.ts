@@ -34,7 +34,9 @@ function versionsOf(cli: CliDefinition): Versions {
 const yes = (value: boolean): string => (value ? 'yes' : '—');
 
 function resumeOf(cli: CliDefinition): string {
-  const ways = [cli.run && cli.run.resume !== null ? 'run' : null, cli.session && cli.session.resume !== null ? 'session' : null].filter((way) => way !== null);
+  const ways = [cli.run && cli.run.resume !== null ? 'run' : null, cli.session && cli.session.resume !== null ? 'session' : null].filter(
+    (way) => way !== null,
+  );
   return ways.length === 0 ? '—' : ways.join(', ');
 }
 
@@ -44,7 +46,17 @@ export function capabilityMatrix(): string {
     const cli: CliDefinition = CLIS[id];
     const { pinned, newestPassed } = versionsOf(cli);
     const session = cli.session !== undefined;
-    return [`${cli.name} (\`${id}\`)`, yes(cli.decode !== undefined), yes(cli.run !== undefined), session ? cli.session.protocolName : '—', resumeOf(cli), yes(session), yes(session), pinned ?? '—', newestPassed ?? '—'];
+    return [
+      `${cli.name} (\`${id}\`)`,
+      yes(cli.decode !== undefined),
+      yes(cli.run !== undefined),
+      session ? cli.session.protocolName : '—',
+      resumeOf(cli),
+      yes(session),
+      yes(session),
+      pinned ?? '—',
+      newestPassed ?? '—',
+    ];
   });
   const head = ['CLI', 'decode', 'run', 'session', 'resume', 'approvals', 'interrupt', 'pinned (e2e)', 'newest passed'];
   return [head, head.map(() => '---'), ...rows].map((cells) => `| ${cells.join(' | ')} |`).join('\n');

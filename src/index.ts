@@ -16,7 +16,16 @@ export { IsJsonValue } from './schema/is-json-value';
 export type { ParseOptions } from './schema/engine';
 export type { FieldSpec, FieldType } from './schema/field';
 export { fieldsOf } from './schema/field';
-export { SchemaError, type ErrorTree, type Issue, type IssueCode, type IssuePath, type NonJsonType, type ParseResult, type SchemaErrorTag } from './schema/issue';
+export {
+  SchemaError,
+  type ErrorTree,
+  type Issue,
+  type IssueCode,
+  type IssuePath,
+  type NonJsonType,
+  type ParseResult,
+  type SchemaErrorTag,
+} from './schema/issue';
 export { validateSerializable, type JsonPrimitive } from './schema/json';
 export type { JsonSchema } from './schema/json-schema';
 export { Model, type ModelInput } from './schema/model';
@@ -42,10 +51,53 @@ export {
   type UsageFigures,
   type UsageState,
 } from './decode';
-export { ExecutableNotFoundError, startRun, type PermissionPreset, type Run, type RunCost, type RunOptions, type RunOutcome, type RunProvider, type RunStatus } from './runner';
-export { SessionTurns, startSession, type ApprovalAnswer, type ApprovalPolicy, type ApprovalRequestEvent, type Session, type SessionOptions, type SessionProvider } from './sessions';
-export { AcpHistory, AcpProjector, defaultAcpHistoryDir, serveAcpAgent, viewToolCall, type AcpAgentOptions, type SessionHistory, type AcpPermission, type AcpPromptAnswer, type AcpStopReason, type AcpToolKind, type ToolCallView } from './projections/acp';
-export { UI_MESSAGE_STREAM_HEADERS, UIMessageStreamProjector, pipeUIMessageStreamToResponse, toUIMessageStreamResponse, type PlanEntry, type UIApprovalData, type UIFinishReason, type UIMessageChunk, type UIMessageStreamOptions, type UIVersion } from './projections/ui-message-stream';
+export {
+  ExecutableNotFoundError,
+  startRun,
+  type PermissionPreset,
+  type Run,
+  type RunCost,
+  type RunOptions,
+  type RunOutcome,
+  type RunProvider,
+  type RunStatus,
+} from './runner';
+export {
+  SessionTurns,
+  startSession,
+  type ApprovalAnswer,
+  type ApprovalPolicy,
+  type ApprovalRequestEvent,
+  type Session,
+  type SessionOptions,
+  type SessionProvider,
+} from './sessions';
+export {
+  AcpHistory,
+  AcpProjector,
+  defaultAcpHistoryDir,
+  serveAcpAgent,
+  viewToolCall,
+  type AcpAgentOptions,
+  type SessionHistory,
+  type AcpPermission,
+  type AcpPromptAnswer,
+  type AcpStopReason,
+  type AcpToolKind,
+  type ToolCallView,
+} from './projections/acp';
+export {
+  UI_MESSAGE_STREAM_HEADERS,
+  UIMessageStreamProjector,
+  pipeUIMessageStreamToResponse,
+  toUIMessageStreamResponse,
+  type PlanEntry,
+  type UIApprovalData,
+  type UIFinishReason,
+  type UIMessageChunk,
+  type UIMessageStreamOptions,
+  type UIVersion,
+} from './projections/ui-message-stream';
 export * from './scale';
 export { ANONYMOUS, bearerToken, isLoopbackHost, type AccessOptions, type Authenticate } from './http/access';
 export { HttpError } from './http/http-error';

@@ -37,7 +37,10 @@ export function runNode(cwd: string, script: string, esm = false): unknown {
 export function privateBuild(prefix: string): { dir: string; remove(): void } {
   mkdirSync(join(repoRoot, 'node_modules/.cache'), { recursive: true });
   const dir = mkdtempSync(join(repoRoot, `node_modules/.cache/${prefix}-`));
-  execFileSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', 'tsconfig.build.json', '--outDir', dir], { cwd: repoRoot, stdio: 'pipe' });
+  execFileSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', 'tsconfig.build.json', '--outDir', dir], {
+    cwd: repoRoot,
+    stdio: 'pipe',
+  });
   execFileSync(process.execPath, ['scripts/copy-assets.mjs', dir], { cwd: repoRoot, stdio: 'pipe' });
   return { dir, remove: () => rmSync(dir, { recursive: true, force: true }) };
 }

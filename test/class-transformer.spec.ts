@@ -25,7 +25,10 @@ describe('instanceToPlain (ClassSerializerInterceptor)', () => {
     ['a tool descriptor', descriptor],
     ['a tool request', request],
     ['a tool response', response],
-    ['an event and a payload given a key named extra (#18)', Event.fromJSON('{"kind":"tool_use","extra":{"a":1},"payload":{"extra":5,"server":"b"},"z":0}')],
+    [
+      'an event and a payload given a key named extra (#18)',
+      Event.fromJSON('{"kind":"tool_use","extra":{"a":1},"payload":{"extra":5,"server":"b"},"z":0}'),
+    ],
     ['a payload given a key named extra between other unknown keys', ToolUsePayload.parse({ before: 1, extra: [1], after: true })],
     ['tool data given a key named extra', ToolDescriptor.parse({ name: 't', extra: { server: 'b' } })],
     ['an array of them', [event, event.payload, descriptor]],
@@ -105,7 +108,12 @@ describe('plainToInstance (ValidationPipe with transform)', () => {
   });
 
   it('whatever the order of the keys: the same instance as parse, unknown keys in one place', () => {
-    for (const body of [{ a: 1, extra: 2, b: 3 }, { extra: 2, a: 1 }, { a: 1, toMap: 2 }, { a: 1, b: 2 }]) {
+    for (const body of [
+      { a: 1, extra: 2, b: 3 },
+      { extra: 2, a: 1 },
+      { a: 1, toMap: 2 },
+      { a: 1, b: 2 },
+    ]) {
       const dto = plainToInstance(ToolUsePayload, { tool_name: 'x', ...body });
       const parsed = ToolUsePayload.parse({ tool_name: 'x', ...body });
       expect(JSON.stringify(dto)).toBe(JSON.stringify(parsed));

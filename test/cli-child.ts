@@ -20,8 +20,16 @@ export interface CliChild {
  * Starts `node <script> …args` with exactly `env`, stdin closed (as the run command's tests need it
  * to wait and signal it), or a pipe (`child.stdin`) with `stdin: 'pipe'` (the session command's).
  */
-export function spawnNodeCli(script: string, args: readonly string[], options: { cwd: string; env: NodeJS.ProcessEnv; stdin?: 'ignore' | 'pipe' }): CliChild {
-  const child = spawn(process.execPath, [script, ...args], { cwd: options.cwd, env: options.env, stdio: [options.stdin ?? 'ignore', 'pipe', 'pipe'] });
+export function spawnNodeCli(
+  script: string,
+  args: readonly string[],
+  options: { cwd: string; env: NodeJS.ProcessEnv; stdin?: 'ignore' | 'pipe' },
+): CliChild {
+  const child = spawn(process.execPath, [script, ...args], {
+    cwd: options.cwd,
+    env: options.env,
+    stdio: [options.stdin ?? 'ignore', 'pipe', 'pipe'],
+  });
   let stdout = '';
   let stderr = '';
   const watchers = new Set<() => void>();

@@ -27,7 +27,11 @@ function comparable(events: Record<string, unknown>[]) {
   return events.map(({ id: _id, timestamp: _timestamp, ...rest }) => rest);
 }
 
-const parsedLines = (stdout: string) => stdout.trimEnd().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
+const parsedLines = (stdout: string) =>
+  stdout
+    .trimEnd()
+    .split('\n')
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
 
 /** The first fixture of each provider that has one. */
 const samples: Fixture[] = PROVIDERS.flatMap((provider) => fixtures(provider).slice(0, 1));
@@ -42,16 +46,31 @@ describe('cli-subprocess-core decode', () => {
     const { status, stdout, stderr } = cli(['decode', '--provider', 'auto', '-'], '\uFEFFWarming up…\r\n\r\n{"hello":"world"}\n   \n');
     expect(status).toBe(0);
     const events = parsedLines(stdout);
-    expect(events.map((e) => [e.kind, e.sequence, e.provider])).toEqual([['raw', 0, null], ['raw', 1, null], ['error', 2, null], ['result', 3, null]]);
-    expect(events.map((e) => (e.payload as { content?: unknown }).content)).toEqual(['Warming up…', { hello: 'world' }, undefined, undefined]);
+    expect(events.map((e) => [e.kind, e.sequence, e.provider])).toEqual([
+      ['raw', 0, null],
+      ['raw', 1, null],
+      ['error', 2, null],
+      ['result', 3, null],
+    ]);
+    expect(events.map((e) => (e.payload as { content?: unknown }).content)).toEqual([
+      'Warming up…',
+      { hello: 'world' },
+      undefined,
+      undefined,
+    ]);
     for (const line of stdout.trimEnd().split('\n')) expect(JSON.stringify(Event.fromJSON(line))).toBe(line);
-    expect(stderr).toBe('<stdin>: 4 lines read (2 blank), 4 events; provider (none recognised), session (none)\nkind    events\nresult       1\nerror        1\nraw          2\n');
+    expect(stderr).toBe(
+      '<stdin>: 4 lines read (2 blank), 4 events; provider (none recognised), session (none)\nkind    events\nresult       1\nerror        1\nraw          2\n',
+    );
   });
 
   it('an empty input still owes a result: a warning and a failed result', () => {
     const { status, stdout, stderr } = cli(['decode', '--provider=claude', '-'], '');
     expect(status).toBe(0);
-    expect(parsedLines(stdout).map((e) => [e.kind, e.provider])).toEqual([['error', 'claude'], ['result', 'claude']]);
+    expect(parsedLines(stdout).map((e) => [e.kind, e.provider])).toEqual([
+      ['error', 'claude'],
+      ['result', 'claude'],
+    ]);
     expect(summary(stderr).head).toBe('<stdin>: 0 lines read (0 blank), 2 events; provider claude, session (none)');
   });
 
@@ -62,20 +81,24 @@ describe('cli-subprocess-core decode', () => {
       const { status, stdout, stderr } = cli(['decode', '--provider', fixture.provider, path]);
       expect(status).toBe(0);
       const decoder = createDecoder(fixture.provider);
-      const expected = [...nativeLines(fixture).flatMap((line) => decoder.push(line)), ...decoder.end()].map((e) => JSON.parse(JSON.stringify(e)) as Record<string, unknown>);
+      const expected = [...nativeLines(fixture).flatMap((line) => decoder.push(line)), ...decoder.end()].map(
+        (e) => JSON.parse(JSON.stringify(e)) as Record<string, unknown>,
+      );
       const events = parsedLines(stdout);
       expect(comparable(events)).toEqual(comparable(expected));
       const lines = nativeLines(fixture);
       const blank = lines.filter((line) => line.trim() === '').length;
       const { head, kinds } = summary(stderr);
-      expect(head).toBe(`${path}: ${lines.length} line${lines.length === 1 ? '' : 's'} read (${blank} blank), ${events.length} events; provider ${fixture.provider}, session ${decoder.sessionId ?? '(none)'}`);
+      expect(head).toBe(
+        `${path}: ${lines.length} line${lines.length === 1 ? '' : 's'} read (${blank} blank), ${events.length} events; provider ${fixture.provider}, session ${decoder.sessionId ?? '(none)'}`,
+      );
       const counted: Record<string, number> = {};
       for (const event of events) counted[event.kind as string] = (counted[event.kind as string] ?? 0) + 1;
       expect(kinds).toEqual(counted);
       expect(Object.keys(kinds)).toEqual(KINDS.filter((kind) => kind in kinds)); // rows in KINDS order
     });
 
-    it("with --provider auto, names the provider and gives the same events", () => {
+    it('with --provider auto, names the provider and gives the same events', () => {
       const named = cli(['decode', '--provider', fixture.provider, path]);
       const auto = cli(['decode', '--provider', 'auto', path]);
       expect(auto.status).toBe(0);
@@ -110,7 +133,13 @@ describe('cli-subprocess-core decode progress', () => {
     const stderr = new PassThrough().on('data', (chunk: Buffer) => (errors += chunk.toString()));
     const stdout = new PassThrough().resume();
     const stdin = Readable.from(['plain text\n'.repeat(1500)]);
-    const code = await run(['decode', '--provider', 'cursor', '-'], { stdin, stdout, stderr, progress: progressStream, progressEveryMs: 0 });
+    const code = await run(['decode', '--provider', 'cursor', '-'], {
+      stdin,
+      stdout,
+      stderr,
+      progress: progressStream,
+      progressEveryMs: 0,
+    });
     expect(code).toBe(0);
     expect(progress).toBe('\r\x1b[K<stdin>: 1,024 lines, 1,024 events…\r\x1b[K');
     expect(errors).toMatch(/^<stdin>: 1500 lines read \(0 blank\), 1502 events; provider cursor, session \(none\)\n/);
@@ -123,12 +152,24 @@ describe('cli-subprocess-core decode --keep-raw', () => {
     ['unmapped', (raws: unknown[], kinds: string[]) => raws.every((raw, i) => (raw !== null) === (kinds[i] === 'raw'))],
     ['none', (raws: unknown[]) => raws.every((raw) => raw === null)],
   ])('%s decides which events carry the native line', (keepRaw, holds) => {
-    const { status, stdout } = cli(['decode', '--provider', 'codex', '--keep-raw', keepRaw as string, 'test/fixtures/providers/codex/captured-plain.jsonl']);
+    const { status, stdout } = cli([
+      'decode',
+      '--provider',
+      'codex',
+      '--keep-raw',
+      keepRaw as string,
+      'test/fixtures/providers/codex/captured-plain.jsonl',
+    ]);
     expect(status).toBe(0);
     // Every event of this capture comes from a line (its result line ends it: nothing is owed at the end).
     const events = parsedLines(stdout);
     const kinds = events.map((event) => event.kind as string);
     expect(kinds).toContain('raw');
-    expect((holds as (raws: unknown[], kinds: string[]) => boolean)(events.map((event) => event.raw), kinds)).toBe(true);
+    expect(
+      (holds as (raws: unknown[], kinds: string[]) => boolean)(
+        events.map((event) => event.raw),
+        kinds,
+      ),
+    ).toBe(true);
   });
 });

@@ -14,7 +14,11 @@ const mainJs = (): string => join(build.dir, 'cli/main.js');
 const validLine = readFileSync(join(root, 'examples/valid.jsonl'), 'utf8').split('\n')[0];
 
 function cli(args: string[], options: { input?: string | Buffer; node?: string[] } = {}) {
-  const result = spawnSync(process.execPath, [...(options.node ?? []), mainJs(), ...args], { cwd: root, input: options.input, maxBuffer: 1 << 30 });
+  const result = spawnSync(process.execPath, [...(options.node ?? []), mainJs(), ...args], {
+    cwd: root,
+    input: options.input,
+    maxBuffer: 1 << 30,
+  });
   return { status: result.status, signal: result.signal, stdout: result.stdout.toString('utf8'), stderr: result.stderr.toString('utf8') };
 }
 
@@ -28,7 +32,9 @@ function piped(producer: string, args: string[], node: string[] = []) {
 
 /** The numbers of a summary's kind table: `{ kind: [valid, invalid] }`. */
 function kindTable(report: string): Record<string, [number, number]> {
-  return Object.fromEntries([...report.matchAll(/^(\(no kind\)|[a-z_]+) +(\d+) +(\d+)$/gm)].map((m) => [m[1], [Number(m[2]), Number(m[3])]]));
+  return Object.fromEntries(
+    [...report.matchAll(/^(\(no kind\)|[a-z_]+) +(\d+) +(\d+)$/gm)].map((m) => [m[1], [Number(m[2]), Number(m[3])]]),
+  );
 }
 
 /** The report lines about line `n` of standard input. */
@@ -38,7 +44,9 @@ describe('a line longer than the limit (validate /dev/zero crashed with RangeErr
   it('head -c 70000000 /dev/zero | validate - : one line_too_long line at the default 64 MB limit, no RangeError, exit 1', () => {
     const { status, stdout, stderr } = piped('head -c 70000000 /dev/zero', ['validate', '-']);
     expect(stderr).toBe('');
-    expect(stdout).toContain('<stdin>:1: (root): line of 70000000 bytes, longer than the limit of 67108864 (--max-line-bytes); skipped unread (line_too_long)\n');
+    expect(stdout).toContain(
+      '<stdin>:1: (root): line of 70000000 bytes, longer than the limit of 67108864 (--max-line-bytes); skipped unread (line_too_long)\n',
+    );
     expect(stdout).toContain('<stdin>: 1 line checked, 0 valid, 1 invalid; 0 blank lines skipped\n');
     expect(status).toBe(1);
   }, 60_000);
@@ -47,7 +55,9 @@ describe('a line longer than the limit (validate /dev/zero crashed with RangeErr
     const producer = `{ printf '%s\\n' '${validLine}'; head -c 100000000 /dev/zero; printf '\\n%s\\n' '${validLine}'; }`;
     const { status, stdout, stderr } = piped(producer, ['validate', '--max-line-bytes', '1000000', '-'], ['--max-old-space-size=32']);
     expect(stderr).toBe('');
-    expect(reportOf(stdout, 2)).toEqual(['<stdin>:2: (root): line of 100000000 bytes, longer than the limit of 1000000 (--max-line-bytes); skipped unread (line_too_long)']);
+    expect(reportOf(stdout, 2)).toEqual([
+      '<stdin>:2: (root): line of 100000000 bytes, longer than the limit of 1000000 (--max-line-bytes); skipped unread (line_too_long)',
+    ]);
     expect(stdout).toContain('<stdin>: 3 lines checked, 2 valid, 1 invalid; 0 blank lines skipped\n');
     expect(status).toBe(1);
   }, 60_000);
@@ -57,7 +67,10 @@ describe('a line longer than the limit (validate /dev/zero crashed with RangeErr
     expect(Buffer.byteLength(line)).toBe(43);
     expect(cli(['validate', '--max-line-bytes', '43', '-'], { input: `${line}\n` }).status).toBe(0);
     const over = cli(['validate', '--max-line-bytes', '42', '-'], { input: `${line}\n` });
-    expect([over.status, reportOf(over.stdout, 1)]).toEqual([1, ['<stdin>:1: (root): line of 43 bytes, longer than the limit of 42 (--max-line-bytes); skipped unread (line_too_long)']]);
+    expect([over.status, reportOf(over.stdout, 1)]).toEqual([
+      1,
+      ['<stdin>:1: (root): line of 43 bytes, longer than the limit of 42 (--max-line-bytes); skipped unread (line_too_long)'],
+    ]);
   });
 
   it.each([['0'], ['-1'], ['1e3'], ['x'], ['536870889']])('--max-line-bytes %s is a usage error (exit 2)', (value) => {
@@ -85,7 +98,9 @@ describe('report output is bounded (1,000,000 issues printed 102 MB; a 10 MB key
   });
 
   it('a 10 MB key is cut in the report line', () => {
-    const { status, stdout } = cli(['validate', '-'], { input: `{"kind":"raw","payload":{"stream":"stdout","content":"x","metadata":7},"${'k'.repeat(10_000_000)}":1e400}\n` });
+    const { status, stdout } = cli(['validate', '-'], {
+      input: `{"kind":"raw","payload":{"stream":"stdout","content":"x","metadata":7},"${'k'.repeat(10_000_000)}":1e400}\n`,
+    });
     expect(status).toBe(1);
     const lines = reportOf(stdout, 1);
     expect(lines.length).toBeGreaterThan(0);
@@ -95,7 +110,9 @@ describe('report output is bounded (1,000,000 issues printed 102 MB; a 10 MB key
   it('a path of 100 keys of 10,000 characters (escaped to six times that) prints at most 200 characters of path', () => {
     const key = '\\u0001'.repeat(10_000); // JSON text for 10,000 U+0001 characters
     const nested = `${`{"${key}":`.repeat(100)}1e400${'}'.repeat(100)}`;
-    const { status, stdout } = cli(['validate', '-'], { input: `{"kind":"raw","payload":{"stream":"stdout","content":"x","metadata":${nested}}}\n` });
+    const { status, stdout } = cli(['validate', '-'], {
+      input: `{"kind":"raw","payload":{"stream":"stdout","content":"x","metadata":${nested}}}\n`,
+    });
     expect(status).toBe(1);
     const [line] = reportOf(stdout, 1);
     const path = line.slice('<stdin>:1: '.length, line.indexOf(': ', '<stdin>:1: '.length));
@@ -147,12 +164,20 @@ describe('SIGINT left no summary', () => {
 });
 
 describe('invalid UTF-8 was silently replaced with U+FFFD and counted valid', () => {
-  const bad = Buffer.concat([Buffer.from('{"kind":"raw","payload":{"stream":"stdout","content":"a'), Buffer.from([0xc3, 0x28]), Buffer.from('"}}\n')]);
+  const bad = Buffer.concat([
+    Buffer.from('{"kind":"raw","payload":{"stream":"stdout","content":"a'),
+    Buffer.from([0xc3, 0x28]),
+    Buffer.from('"}}\n'),
+  ]);
 
   it('is an invalid line with code invalid_utf8, and --json writes nothing for it', () => {
-    const { status, stdout, stderr } = cli(['validate', '--json', '-'], { input: Buffer.concat([Buffer.from(`${validLine}\n`), bad, Buffer.from(`${validLine}\n`)]) });
+    const { status, stdout, stderr } = cli(['validate', '--json', '-'], {
+      input: Buffer.concat([Buffer.from(`${validLine}\n`), bad, Buffer.from(`${validLine}\n`)]),
+    });
     expect(status).toBe(1);
-    expect(reportOf(stderr, 2)).toEqual(['<stdin>:2: (root): not UTF-8: bad byte at offset 55 (--allow-invalid-utf8 reads it with U+FFFD in its place) (invalid_utf8)']);
+    expect(reportOf(stderr, 2)).toEqual([
+      '<stdin>:2: (root): not UTF-8: bad byte at offset 55 (--allow-invalid-utf8 reads it with U+FFFD in its place) (invalid_utf8)',
+    ]);
     expect(stdout.trimEnd().split('\n')).toHaveLength(2);
     expect(stderr).toContain('<stdin>: 3 lines checked, 2 valid, 1 invalid');
   });
@@ -163,7 +188,11 @@ describe('invalid UTF-8 was silently replaced with U+FFFD and counted valid', ()
     ['a code point past U+10FFFF', [0xf4, 0x90, 0x80, 0x80]],
     ['a character cut at the end of the line', [0xe2, 0x82]],
   ])('%s is invalid_utf8', (_, bytes) => {
-    const line = Buffer.concat([Buffer.from('{"kind":"raw","payload":{"stream":"stdout","content":"'), Buffer.from(bytes), Buffer.from('"}}\n')]);
+    const line = Buffer.concat([
+      Buffer.from('{"kind":"raw","payload":{"stream":"stdout","content":"'),
+      Buffer.from(bytes),
+      Buffer.from('"}}\n'),
+    ]);
     expect(cli(['validate', '-'], { input: line }).stdout).toContain('(invalid_utf8)\n');
   });
 
@@ -178,13 +207,19 @@ describe('JSON error messages were cut at 40 characters and lost the position ("
   it('keeps the position and an excerpt around it', () => {
     const line = `{"kind":"assistant_delta","payload":{"content":"abc`;
     const { stdout } = cli(['validate', '-'], { input: `${line}\n` });
-    expect(reportOf(stdout, 1)).toEqual([`<stdin>:1: (root): invalid JSON: Unterminated string at position 51, near …"oad\\":{\\"content\\":\\"abc" (json)`]);
+    expect(reportOf(stdout, 1)).toEqual([
+      `<stdin>:1: (root): invalid JSON: Unterminated string at position 51, near …"oad\\":{\\"content\\":\\"abc" (json)`,
+    ]);
   });
 
   it('gives a position for the messages V8 writes without one (an unexpected token, the end of the input)', () => {
     const { stdout } = cli(['validate', '-'], { input: `{"kind":"raw","payload":{"content":"${'a'.repeat(100)}", "x": tru}\n{"kind":\n` });
-    expect(reportOf(stdout, 1)).toEqual([`<stdin>:1: (root): invalid JSON: Unexpected token '}' at position 147, near …"aaaaaaaaa\\", \\"x\\": tru}" (json)`]);
-    expect(reportOf(stdout, 2)).toEqual(['<stdin>:2: (root): invalid JSON: unexpected end of input at position 8, near "{\\"kind\\":" (json)']);
+    expect(reportOf(stdout, 1)).toEqual([
+      `<stdin>:1: (root): invalid JSON: Unexpected token '}' at position 147, near …"aaaaaaaaa\\", \\"x\\": tru}" (json)`,
+    ]);
+    expect(reportOf(stdout, 2)).toEqual([
+      '<stdin>:2: (root): invalid JSON: unexpected end of input at position 8, near "{\\"kind\\":" (json)',
+    ]);
   });
 });
 
@@ -207,7 +242,12 @@ describe('the summary counted a valid kind with a bad envelope field under (no k
 
 describe('validate --json was 1.36× its floor: the buffered writer changes no byte of the output', () => {
   it('many chunks of mixed events, a 600 KB event and non-ASCII text come out as JSON.stringify(event), in order', () => {
-    const big = JSON.stringify({ id: 1, kind: 'raw', timestamp: '2026-03-19T00:00:00.000001Z', payload: { stream: 'stdout', content: 'λ🙂x'.repeat(150_000) } });
+    const big = JSON.stringify({
+      id: 1,
+      kind: 'raw',
+      timestamp: '2026-03-19T00:00:00.000001Z',
+      payload: { stream: 'stdout', content: 'λ🙂x'.repeat(150_000) },
+    });
     const lines = [...corpus(3000), big, ...corpus(3000, 7)];
     const { status, stdout } = cli(['validate', '--json', '-'], { input: `${lines.join('\n')}\n` });
     expect(status).toBe(0);
@@ -217,9 +257,14 @@ describe('validate --json was 1.36× its floor: the buffered writer changes no b
   }, 60_000);
 });
 
-describe('decode shares the bounded line reader (a line past V8\'s string limit crashed it too)', () => {
+describe("decode shares the bounded line reader (a line past V8's string limit crashed it too)", () => {
   it('head -c 70000000 /dev/zero, then a line: decode warns about the over-long line, skips it and decodes the next, exit 0', () => {
-    const { status, stdout, stderr } = piped(`{ head -c 70000000 /dev/zero; printf '\\nhello\\n'; }`, ['decode', '--provider', 'claude', '-']);
+    const { status, stdout, stderr } = piped(`{ head -c 70000000 /dev/zero; printf '\\nhello\\n'; }`, [
+      'decode',
+      '--provider',
+      'claude',
+      '-',
+    ]);
     expect(stderr).toContain('cli-subprocess-core: <stdin>:1: line of 70000000 bytes, longer than 67108864; skipped unread\n');
     expect(stderr).not.toContain('RangeError');
     expect(stdout).toContain('"hello"');

@@ -22,7 +22,13 @@ describe('cli-subprocess-core validate progress', () => {
     const err = sink();
     const progress = sink();
     const stdin = Readable.from([`${line}\n`.repeat(3000)]);
-    const code = await run(['validate', '-'], { stdin, stdout: out.stream, stderr: err.stream, progress: progress.stream, progressEveryMs: 0 });
+    const code = await run(['validate', '-'], {
+      stdin,
+      stdout: out.stream,
+      stderr: err.stream,
+      progress: progress.stream,
+      progressEveryMs: 0,
+    });
     expect(code).toBe(0);
     expect(progress.text()).toBe('\r\x1b[K<stdin>: 1,024 lines, 0 invalid…\r\x1b[K<stdin>: 2,048 lines, 0 invalid…\r\x1b[K');
     expect(out.text()).toContain('<stdin>: 3000 lines checked, 3000 valid, 0 invalid');
@@ -32,7 +38,13 @@ describe('cli-subprocess-core validate progress', () => {
   it('clears the progress line before an error is printed on the same terminal', async () => {
     const terminal = sink(); // stdout and the progress line share one screen
     const stdin = Readable.from([`${line}\n`.repeat(1500), '{"kind":"nope"}\n']);
-    const code = await run(['validate', '-'], { stdin, stdout: terminal.stream, stderr: terminal.stream, progress: terminal.stream, progressEveryMs: 0 });
+    const code = await run(['validate', '-'], {
+      stdin,
+      stdout: terminal.stream,
+      stderr: terminal.stream,
+      progress: terminal.stream,
+      progressEveryMs: 0,
+    });
     expect(code).toBe(1);
     expect(terminal.text()).toMatch(/^\r\x1b\[K<stdin>: 1,024 lines, 0 invalid…\r\x1b\[K<stdin>:1501: kind: /);
   });

@@ -43,7 +43,11 @@ describe('cli-subprocess-core run: stdout backpressure', () => {
     const io = { stdin: new PassThrough(), stdout, stderr: new PassThrough() };
     const env = { REPLAY_FILE: join(__dirname, 'fixtures', 'providers', 'claude', 'captured-plain.jsonl'), REPLAY_PID_FILE: pidFile };
     let code: number | undefined;
-    const running = runCommand({ provider: 'claude', prompt: 'Say hello.', executable: join(__dirname, 'fixtures', 'replay-cli.js'), env }, io, new EventEmitter());
+    const running = runCommand(
+      { provider: 'claude', prompt: 'Say hello.', executable: join(__dirname, 'fixtures', 'replay-cli.js'), env },
+      io,
+      new EventEmitter(),
+    );
     void running.then((exitCode) => (code = exitCode));
 
     // The replay prints its four lines and exits; all of them reach the runner while the reader holds the first.

@@ -39,7 +39,8 @@ function cli(args: string[], env: Record<string, string> = {}) {
 }
 
 /** Starts the built CLI with `env` over this process's, to signal it or close its stdout while it runs. */
-const startCli = (args: string[], env: Record<string, string>) => spawnNodeCli(mainJs(), args, { cwd: root, env: { ...process.env, ...env } });
+const startCli = (args: string[], env: Record<string, string>) =>
+  spawnNodeCli(mainJs(), args, { cwd: root, env: { ...process.env, ...env } });
 
 const resultStatus = (event: AnyEvent | undefined) => (event?.kind === 'result' ? event.payload.status : `not a result: ${event?.kind}`);
 
@@ -65,7 +66,10 @@ describe('cli-subprocess-core run: usage', () => {
     [['run', '--provider', 'claude', '--timeout', '1e3', 'Say hello.'], '--timeout must be a positive number of seconds; got "1e3"'],
     [['run', '--provider', 'claude', '--timeout'], '--timeout needs a value'],
     [['run', '--provider', 'claude', '--idle-timeout', '0', 'Say hello.'], '--idle-timeout must be a positive number of seconds; got "0"'],
-    [['run', '--provider', 'claude', '--permission', 'yolo', 'Say hello.'], '--permission must be one of default, accept-edits, bypass, plan; got "yolo"'],
+    [
+      ['run', '--provider', 'claude', '--permission', 'yolo', 'Say hello.'],
+      '--permission must be one of default, accept-edits, bypass, plan; got "yolo"',
+    ],
     [['run', '--provider', 'claude', '--allowed-tools', ' , ', 'Say hello.'], '--allowed-tools needs at least one tool name'],
     [['run', '--provider', 'claude', '--cwd', '/nonexistent-dir', 'Say hello.'], '--cwd /nonexistent-dir: no such directory'],
     [['run', '--provider', 'claude', '--model=', 'Say hello.'], '--model needs a value'],
@@ -84,7 +88,9 @@ describe('cli-subprocess-core run: usage', () => {
 
   it('an option the provider has no flag for is a usage error too, and nothing is started', () => {
     const pidFile = join(scratch, 'codex-tools.pid');
-    const { status, stdout, stderr } = cli(['run', '--provider', 'codex', '--allowed-tools', 'Bash', '--bin', REPLAY_CLI, 'Say hello.'], { REPLAY_PID_FILE: pidFile });
+    const { status, stdout, stderr } = cli(['run', '--provider', 'codex', '--allowed-tools', 'Bash', '--bin', REPLAY_CLI, 'Say hello.'], {
+      REPLAY_PID_FILE: pidFile,
+    });
     expect([status, stdout, stderr]).toEqual([2, '', 'cli-subprocess-core: codex has no flag for allowedTools\n']);
     expect(existsSync(pidFile)).toBe(false);
   });
@@ -94,7 +100,9 @@ describe('cli-subprocess-core run: a missing executable → exit 127, one line o
   it('--bin that does not exist', () => {
     const { status, stdout, stderr } = cli(['run', '--provider', 'claude', '--bin', '/nonexistent/claude', 'Say hello.']);
     expect([status, stdout]).toEqual([127, '']);
-    expect(stderr).toBe('cli-subprocess-core: /nonexistent/claude not found or not executable: install @anthropic-ai/claude-code or pass executable\n');
+    expect(stderr).toBe(
+      'cli-subprocess-core: /nonexistent/claude not found or not executable: install @anthropic-ai/claude-code or pass executable\n',
+    );
   });
 
   it('a CLI that is not on PATH', () => {
@@ -137,7 +145,12 @@ describe('cli-subprocess-core run: a replayed Claude Code run', () => {
   it('--timeout → exit 1, an error with code timeout and a timed_out result; the CLI is gone', () => {
     const pidFile = join(scratch, 'timeout.pid');
     // 2 s, not less: on a loaded machine a shorter timeout stopped the stand-in before it had even written its pid.
-    const { status, stdout } = cli(run('--timeout', '2', 'Say hello.'), { REPLAY_FILE: claudeCapture('plain'), REPLAY_LINES: '1', REPLAY_HOLD: '1', REPLAY_PID_FILE: pidFile });
+    const { status, stdout } = cli(run('--timeout', '2', 'Say hello.'), {
+      REPLAY_FILE: claudeCapture('plain'),
+      REPLAY_LINES: '1',
+      REPLAY_HOLD: '1',
+      REPLAY_PID_FILE: pidFile,
+    });
     expect(status).toBe(1);
     const written = events(stdout);
     expect(written.slice(-2).map((event) => [event.kind, event.kind === 'error' ? event.payload.code : resultStatus(event)])).toEqual([
@@ -149,9 +162,18 @@ describe('cli-subprocess-core run: a replayed Claude Code run', () => {
 
   it('--idle-timeout → exit 1, an error with code idle_timeout and a timed_out result; the CLI is gone', () => {
     const pidFile = join(scratch, 'idle.pid');
-    const { status, stdout } = cli(run('--idle-timeout', '2', 'Say hello.'), { REPLAY_FILE: claudeCapture('plain'), REPLAY_LINES: '1', REPLAY_HOLD: '1', REPLAY_PID_FILE: pidFile });
+    const { status, stdout } = cli(run('--idle-timeout', '2', 'Say hello.'), {
+      REPLAY_FILE: claudeCapture('plain'),
+      REPLAY_LINES: '1',
+      REPLAY_HOLD: '1',
+      REPLAY_PID_FILE: pidFile,
+    });
     expect(status).toBe(1);
-    expect(events(stdout).slice(-2).map((event) => [event.kind, event.kind === 'error' ? event.payload.code : resultStatus(event)])).toEqual([
+    expect(
+      events(stdout)
+        .slice(-2)
+        .map((event) => [event.kind, event.kind === 'error' ? event.payload.code : resultStatus(event)]),
+    ).toEqual([
       ['error', 'idle_timeout'],
       ['result', 'timed_out'],
     ]);
@@ -163,7 +185,12 @@ describe('cli-subprocess-core run: a replayed Claude Code run', () => {
     ['SIGTERM', 143],
   ] as const)('%s while the CLI runs → the CLI is stopped, the aborted result written, exit %i', async (signal, code) => {
     const pidFile = join(scratch, `${signal}.pid`);
-    const cli = startCli(run('Say hello.'), { REPLAY_FILE: claudeCapture('plain'), REPLAY_LINES: '1', REPLAY_HOLD: '1', REPLAY_PID_FILE: pidFile });
+    const cli = startCli(run('Say hello.'), {
+      REPLAY_FILE: claudeCapture('plain'),
+      REPLAY_LINES: '1',
+      REPLAY_HOLD: '1',
+      REPLAY_PID_FILE: pidFile,
+    });
     await cli.line(); // run_started: the CLI is under way
     cli.child.kill(signal);
     const { status, stdout, stderr } = await cli.exited;
@@ -182,7 +209,13 @@ describe('cli-subprocess-core run: a replayed Claude Code run', () => {
     // A transcript without its result line, printed again and again: the run is never over by itself
     // (after a completed result, stopping the CLI would only be its cleanup, and the run exit 0).
     const noResult = join(scratch, 'no-result.jsonl');
-    writeFileSync(noResult, readFileSync(claudeCapture('plain'), 'utf8').split('\n').filter((line) => !line.includes('"type":"result"')).join('\n'));
+    writeFileSync(
+      noResult,
+      readFileSync(claudeCapture('plain'), 'utf8')
+        .split('\n')
+        .filter((line) => !line.includes('"type":"result"'))
+        .join('\n'),
+    );
     const cli = startCli(run('Say hello.'), { REPLAY_FILE: noResult, REPLAY_LOOP: '1', REPLAY_PID_FILE: pidFile });
     await cli.line();
     cli.child.stdout?.destroy(); // the reader leaves while the CLI goes on printing

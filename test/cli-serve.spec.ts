@@ -15,7 +15,10 @@ import { waitFor } from './wait-for';
 const ROOT = join(__dirname, '..');
 jest.setTimeout(30_000);
 
-const main = (...args: string[]) => [...['-r', require.resolve('ts-node/register/transpile-only'), join(ROOT, 'src', 'cli', 'main.ts')], ...args];
+const main = (...args: string[]) => [
+  ...['-r', require.resolve('ts-node/register/transpile-only'), join(ROOT, 'src', 'cli', 'main.ts')],
+  ...args,
+];
 
 // Where the serves of these tests keep their runs by default ($XDG_DATA_HOME/cli-subprocess-core), never the user's.
 let dataHome: string;
@@ -26,7 +29,10 @@ afterEach(() => rmSync(dataHome, { recursive: true, force: true }));
 
 /** `serve` with `args`, its stdout and stderr collected; the first stdout line is its banner. */
 function startServe(args: string[], env: NodeJS.ProcessEnv = {}) {
-  const child = spawn(process.execPath, main('serve', ...args), { env: { ...process.env, REDIS_URL: '', CLI_SUBPROCESS_CORE_TOKEN: '', XDG_DATA_HOME: dataHome, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, main('serve', ...args), {
+    env: { ...process.env, REDIS_URL: '', CLI_SUBPROCESS_CORE_TOKEN: '', XDG_DATA_HOME: dataHome, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const output = { stdout: '', stderr: '' };
   child.stdout.on('data', (chunk: Buffer) => (output.stdout += chunk.toString()));
   child.stderr.on('data', (chunk: Buffer) => (output.stderr += chunk.toString()));
@@ -47,7 +53,11 @@ it('serve with no options needs a token: it makes one, prints the page address w
     const body = JSON.stringify({ provider: 'gemini', prompt: 'hi' });
     expect((await fetch(`${base}/runs`, { method: 'POST', headers: { 'content-type': 'application/json' }, body })).status).toBe(401);
     // A request may not ask every call to be allowed: the default policy is ask and deny.
-    const allow = await fetch(`${base}/runs`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: JSON.stringify({ provider: 'gemini', prompt: 'hi', approvals: 'allow' }) });
+    const allow = await fetch(`${base}/runs`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+      body: JSON.stringify({ provider: 'gemini', prompt: 'hi', approvals: 'allow' }),
+    });
     expect(allow.status).toBe(403);
     serve.child.kill('SIGTERM');
     expect(await serve.exited).toBe(0);
@@ -83,7 +93,10 @@ it('serve: queues a run over HTTP, streams its events as SSE to the end, forgets
   symlinkSync(join(__dirname, 'sessions', 'replay-agent.js'), join(bin, 'gemini'));
   writeFileSync(join(bin, 'tokens'), 'serve-test-token-0123456789 alice\n');
   // REPLAY_WIRE is the operator's to pass: a CLI gets the allow-list, not this process's environment.
-  const serve = startServe(['--port', '0', '--cwd', bin, '--ttl', '1', '--tokens', join(bin, 'tokens'), '--pass-env', 'REPLAY_WIRE'], { PATH: `${bin}:${process.env.PATH ?? ''}`, REPLAY_WIRE: join(__dirname, 'fixtures', 'sessions', 'gemini', 'wire-plain.jsonl') });
+  const serve = startServe(['--port', '0', '--cwd', bin, '--ttl', '1', '--tokens', join(bin, 'tokens'), '--pass-env', 'REPLAY_WIRE'], {
+    PATH: `${bin}:${process.env.PATH ?? ''}`,
+    REPLAY_WIRE: join(__dirname, 'fixtures', 'sessions', 'gemini', 'wire-plain.jsonl'),
+  });
   const { child } = serve;
   const auth = { authorization: 'Bearer serve-test-token-0123456789' };
   try {
@@ -92,7 +105,11 @@ it('serve: queues a run over HTTP, streams its events as SSE to the end, forgets
     expect(banner).toMatch(/^cli-subprocess-core serve: http:\/\/127\.0\.0\.1:\d+\/ \(runs in this process, 2 at a time, kept in (\S+)\)/);
     expect(banner).toContain(`kept in ${join(dataHome, 'cli-subprocess-core')})`);
     const base = /http:\/\/[^/]+/.exec(banner)?.[0] as string;
-    const created = await fetch(`${base}/runs`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ provider: 'gemini', prompt: 'Say hello.' }) });
+    const created = await fetch(`${base}/runs`, {
+      method: 'POST',
+      headers: { ...auth, 'content-type': 'application/json' },
+      body: JSON.stringify({ provider: 'gemini', prompt: 'Say hello.' }),
+    });
     expect(created.status).toBe(201);
     const { id } = (await created.json()) as { id: string };
     const text = await (await fetch(`${base}/runs/${id}/events`, { headers: auth })).text();
@@ -104,7 +121,7 @@ it('serve: queues a run over HTTP, streams its events as SSE to the end, forgets
     expect(text).toContain('event: end');
     // A second after its end, the run's stream is gone: its SSE ends at once, with no event.
     let gone = 200;
-    for (const deadline = Date.now() + 10_000; gone === 200 && Date.now() < deadline; ) {
+    for (const deadline = Date.now() + 10_000; gone === 200 && Date.now() < deadline;) {
       await new Promise((resolve) => setTimeout(resolve, 200));
       gone = (await fetch(`${base}/runs/${id}/events`, { headers: auth })).status;
     }
@@ -125,7 +142,10 @@ it('serve keeps its runs in --data-dir: after a restart GET /runs lists them and
   symlinkSync(join(__dirname, 'sessions', 'replay-agent.js'), join(bin, 'gemini'));
   const data = join(bin, 'data');
   const args = ['--port', '0', '--cwd', bin, '--token', 'serve-test-token-0123456789', '--data-dir', data, '--pass-env', 'REPLAY_WIRE'];
-  const env = { PATH: `${bin}:${process.env.PATH ?? ''}`, REPLAY_WIRE: join(__dirname, 'fixtures', 'sessions', 'gemini', 'wire-plain.jsonl') };
+  const env = {
+    PATH: `${bin}:${process.env.PATH ?? ''}`,
+    REPLAY_WIRE: join(__dirname, 'fixtures', 'sessions', 'gemini', 'wire-plain.jsonl'),
+  };
   const auth = { authorization: 'Bearer serve-test-token-0123456789' };
   const started = async () => {
     const serve = startServe(args, env);
@@ -135,14 +155,20 @@ it('serve keeps its runs in --data-dir: after a restart GET /runs lists them and
   let first = await started();
   try {
     expect(first.serve.output.stdout).toContain(`kept in ${data})`);
-    const created = await fetch(`${first.base}/runs`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ provider: 'gemini', prompt: 'Say hello.\nAnd more.' }) });
+    const created = await fetch(`${first.base}/runs`, {
+      method: 'POST',
+      headers: { ...auth, 'content-type': 'application/json' },
+      body: JSON.stringify({ provider: 'gemini', prompt: 'Say hello.\nAnd more.' }),
+    });
     const { id } = (await created.json()) as { id: string };
     const before = await (await fetch(`${first.base}/runs/${id}/events`, { headers: auth })).text();
     first.serve.child.kill('SIGTERM');
     expect(await first.serve.exited).toBe(0);
     first = await started();
     expect(await (await fetch(`${first.base}/runs/${id}/events`, { headers: auth })).text()).toBe(before);
-    const listed = (await (await fetch(`${first.base}/runs`, { headers: auth })).json()) as { runs: { id: string; status: string; title: string }[] };
+    const listed = (await (await fetch(`${first.base}/runs`, { headers: auth })).json()) as {
+      runs: { id: string; status: string; title: string }[];
+    };
     expect(listed.runs).toMatchObject([{ id, status: 'completed', title: 'Say hello.' }]);
     expect(statSync(data).mode & 0o777).toBe(0o700);
     expect(statSync(join(data, 'runs')).mode & 0o777).toBe(0o700);
@@ -163,8 +189,23 @@ it('serve keeps its runs in --data-dir: after a restart GET /runs lists them and
 it('serve holds a conversation across a restart: POST /sessions, a turn, serve restarted, the next turn resumes the CLI; one stream for both', async () => {
   const bin = mkdtempSync(join(tmpdir(), 'serve-bin-'));
   symlinkSync(join(__dirname, 'sessions', 'replay-agent.js'), join(bin, 'claude'));
-  const args = ['--port', '0', '--cwd', bin, '--token', 'serve-test-token-0123456789', '--data-dir', join(bin, 'data'), '--pass-env', 'REPLAY_WIRE,REPLAY_SEEN'];
-  const env = { PATH: `${bin}:${process.env.PATH ?? ''}`, REPLAY_WIRE: join(__dirname, 'fixtures', 'sessions', 'claude', 'wire-two-turns.jsonl'), REPLAY_SEEN: join(bin, 'seen') };
+  const args = [
+    '--port',
+    '0',
+    '--cwd',
+    bin,
+    '--token',
+    'serve-test-token-0123456789',
+    '--data-dir',
+    join(bin, 'data'),
+    '--pass-env',
+    'REPLAY_WIRE,REPLAY_SEEN',
+  ];
+  const env = {
+    PATH: `${bin}:${process.env.PATH ?? ''}`,
+    REPLAY_WIRE: join(__dirname, 'fixtures', 'sessions', 'claude', 'wire-two-turns.jsonl'),
+    REPLAY_SEEN: join(bin, 'seen'),
+  };
   const headers = { authorization: 'Bearer serve-test-token-0123456789', 'content-type': 'application/json' };
   const started = async () => {
     const serve = startServe(args, env);
@@ -180,16 +221,36 @@ it('serve holds a conversation across a restart: POST /sessions, a turn, serve r
   };
   let serving = await started();
   try {
-    const { id } = (await (await fetch(`${serving.base}/sessions`, { method: 'POST', headers, body: JSON.stringify({ provider: 'claude' }) })).json()) as { id: string };
-    expect((await fetch(`${serving.base}/sessions/${id}/messages`, { method: 'POST', headers, body: JSON.stringify({ text: 'Give the first answer.' }) })).status).toBe(202);
+    const { id } = (await (
+      await fetch(`${serving.base}/sessions`, { method: 'POST', headers, body: JSON.stringify({ provider: 'claude' }) })
+    ).json()) as { id: string };
+    expect(
+      (
+        await fetch(`${serving.base}/sessions/${id}/messages`, {
+          method: 'POST',
+          headers,
+          body: JSON.stringify({ text: 'Give the first answer.' }),
+        })
+      ).status,
+    ).toBe(202);
     await idleAfter(serving.base, id, 1);
     serving.serve.child.kill('SIGTERM');
     expect(await serving.serve.exited).toBe(0);
     serving = await started();
-    expect((await fetch(`${serving.base}/sessions/${id}/messages`, { method: 'POST', headers, body: JSON.stringify({ text: 'Give the second answer.' }) })).status).toBe(202);
+    expect(
+      (
+        await fetch(`${serving.base}/sessions/${id}/messages`, {
+          method: 'POST',
+          headers,
+          body: JSON.stringify({ text: 'Give the second answer.' }),
+        })
+      ).status,
+    ).toBe(202);
     await idleAfter(serving.base, id, 2);
     // The second CLI continued the conversation the first announced.
-    expect((JSON.parse(readFileSync(join(bin, 'seen'), 'utf8')) as { argv: string[] }).argv).toContain('7f37fdad-95f4-4700-aae6-a0c4cbf147c2');
+    expect((JSON.parse(readFileSync(join(bin, 'seen'), 'utf8')) as { argv: string[] }).argv).toContain(
+      '7f37fdad-95f4-4700-aae6-a0c4cbf147c2',
+    );
     expect((await fetch(`${serving.base}/sessions/${id}`, { method: 'DELETE', headers })).status).toBe(204);
     const text = await (await fetch(`${serving.base}/sessions/${id}/events`, { headers })).text();
     const results = text
@@ -208,12 +269,20 @@ it('serve holds a conversation across a restart: POST /sessions, a turn, serve r
 });
 
 it('usage errors: a worker without Redis, a --ttl that is not a whole number of seconds', async () => {
-  const child = spawn(process.execPath, ['-r', require.resolve('ts-node/register/transpile-only'), join(ROOT, 'src', 'cli', 'main.ts'), 'worker'], { env: { ...process.env, REDIS_URL: '' }, stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(
+    process.execPath,
+    ['-r', require.resolve('ts-node/register/transpile-only'), join(ROOT, 'src', 'cli', 'main.ts'), 'worker'],
+    { env: { ...process.env, REDIS_URL: '' }, stdio: ['ignore', 'ignore', 'pipe'] },
+  );
   let stderr = '';
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   expect(await new Promise((resolve) => child.once('exit', resolve))).toBe(2);
   expect(stderr).toContain('worker needs --redis <url> (or REDIS_URL): without Redis, serve runs the runs itself');
-  const ttl = spawn(process.execPath, ['-r', require.resolve('ts-node/register/transpile-only'), join(ROOT, 'src', 'cli', 'main.ts'), 'serve', '--ttl', '0'], { env: { ...process.env, REDIS_URL: '' }, stdio: ['ignore', 'ignore', 'pipe'] });
+  const ttl = spawn(
+    process.execPath,
+    ['-r', require.resolve('ts-node/register/transpile-only'), join(ROOT, 'src', 'cli', 'main.ts'), 'serve', '--ttl', '0'],
+    { env: { ...process.env, REDIS_URL: '' }, stdio: ['ignore', 'ignore', 'pipe'] },
+  );
   let ttlError = '';
   ttl.stderr.on('data', (chunk: Buffer) => (ttlError += chunk.toString()));
   expect(await new Promise((resolve) => ttl.once('exit', resolve))).toBe(2);
@@ -221,7 +290,10 @@ it('usage errors: a worker without Redis, a --ttl that is not a whole number of 
 });
 
 it('usage errors: --data-dir with Redis (Redis keeps the runs)', async () => {
-  const dataDir = spawn(process.execPath, main('serve', '--redis', 'redis://127.0.0.1:1', '--data-dir', dataHome), { env: { ...process.env, REDIS_URL: '' }, stdio: ['ignore', 'ignore', 'pipe'] });
+  const dataDir = spawn(process.execPath, main('serve', '--redis', 'redis://127.0.0.1:1', '--data-dir', dataHome), {
+    env: { ...process.env, REDIS_URL: '' },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   let dataDirError = '';
   dataDir.stderr.on('data', (chunk: Buffer) => (dataDirError += chunk.toString()));
   expect(await new Promise((resolve) => dataDir.once('exit', resolve))).toBe(2);

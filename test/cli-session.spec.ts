@@ -44,7 +44,11 @@ function startCommand(argv: string[], replay?: string, signals?: EventEmitter) {
   stderr.on('data', (chunk: Buffer) => (err += chunk.toString('utf8')));
   const io = { stdin, stdout, stderr };
   const exit = signals ? sessionOptionsFrom(argv).then((options) => sessionCommand(options, io, signals)) : run(argv, io);
-  const events = (): AnyEvent[] => out.split('\n').filter((line) => line !== '').map((line) => Event.fromJSON(line));
+  const events = (): AnyEvent[] =>
+    out
+      .split('\n')
+      .filter((line) => line !== '')
+      .map((line) => Event.fromJSON(line));
   const send = (command: unknown) => stdin.write(`${typeof command === 'string' ? command : JSON.stringify(command)}\n`);
   return { stdin, send, exit, events, stderr: () => err };
 }
@@ -57,16 +61,21 @@ async function sessionOptionsFrom(argv: string[]): Promise<SessionOptions> {
   return command.options;
 }
 
-
 const session = (...rest: string[]) => ['session', '--provider', 'gemini', '--bin', AGENT, ...rest];
 
 describe('cli-subprocess-core session: usage', () => {
   it.each([
     [['session'], 'session needs --provider <claude|codex|gemini|opencode|qwen|copilot|pi|kilo|cline>'],
-    [['session', '--provider', 'cursor'], 'unknown provider "cursor": session takes one of claude, codex, gemini, opencode, qwen, copilot, pi, kilo, cline'],
+    [
+      ['session', '--provider', 'cursor'],
+      'unknown provider "cursor": session takes one of claude, codex, gemini, opencode, qwen, copilot, pi, kilo, cline',
+    ],
     [['session', '--provider', 'gemini', 'Say hello.'], 'session takes no prompt: send {"type":"prompt","text":…} lines on stdin'],
     [['session', '--provider', 'gemini', '--approvals', 'maybe'], '--approvals must be one of ask, allow, deny; got "maybe"'],
-    [['session', '--provider', 'gemini', '--approval-timeout', 'soon'], '--approval-timeout must be a positive number of seconds; got "soon"'],
+    [
+      ['session', '--provider', 'gemini', '--approval-timeout', 'soon'],
+      '--approval-timeout must be a positive number of seconds; got "soon"',
+    ],
     [['session', '--provider', 'gemini', '--partial'], '--partial is an option of run'],
   ])('%j → exit 2: %s', async (argv, message) => {
     const { exit, stderr } = startCommand(argv);
@@ -106,8 +115,13 @@ describe('cli-subprocess-core session', () => {
     command.stdin.end();
     expect(await command.exit).toBe(0);
     const events = command.events();
-    expect(events.filter((event) => event.kind === 'result').map((event) => event.kind === 'result' && event.payload.status)).toEqual(['completed']);
-    expect(events.find((event) => event.kind === 'approval_resolved')?.payload).toMatchObject({ decision: 'allow', metadata: { answered_by: 'policy' } });
+    expect(events.filter((event) => event.kind === 'result').map((event) => event.kind === 'result' && event.payload.status)).toEqual([
+      'completed',
+    ]);
+    expect(events.find((event) => event.kind === 'approval_resolved')?.payload).toMatchObject({
+      decision: 'allow',
+      metadata: { answered_by: 'policy' },
+    });
   });
 
   it('--approvals ask: an approve line answers the request; bad lines are reported on stderr and skipped', async () => {
@@ -118,11 +132,25 @@ describe('cli-subprocess-core session', () => {
     command.send({ type: 'approve', approval_id: 'x' });
     command.send({ type: 'prompt', text: 'Create made-by-tool.txt.' });
     const asked = await waitFor('the approval request', () => command.events().find((event) => event.kind === 'approval_requested'));
-    command.send({ type: 'approve', approval_id: asked.kind === 'approval_requested' ? asked.payload.approval_id : '', decision: 'deny', reason: 'not today' });
+    command.send({
+      type: 'approve',
+      approval_id: asked.kind === 'approval_requested' ? asked.payload.approval_id : '',
+      decision: 'deny',
+      reason: 'not today',
+    });
     command.stdin.end();
     expect(await command.exit).toBe(0);
-    expect(command.events().find((event) => event.kind === 'approval_resolved')?.payload).toMatchObject({ decision: 'deny', reason: 'not today', metadata: { answered_by: 'host' } });
-    expect(command.stderr().split('\n').filter((line) => line !== '')).toEqual([
+    expect(command.events().find((event) => event.kind === 'approval_resolved')?.payload).toMatchObject({
+      decision: 'deny',
+      reason: 'not today',
+      metadata: { answered_by: 'host' },
+    });
+    expect(
+      command
+        .stderr()
+        .split('\n')
+        .filter((line) => line !== ''),
+    ).toEqual([
       'cli-subprocess-core: not a JSON command: not json',
       'cli-subprocess-core: unknown command type "dance": expected prompt, approve or interrupt',
       'cli-subprocess-core: no pending approval "nope"',
@@ -137,7 +165,9 @@ describe('cli-subprocess-core session', () => {
     command.stdin.end();
     expect(await command.exit).toBe(0);
     expect(command.stderr()).toContain('cli-subprocess-core: prompt not played: prompt must not contain a NUL byte');
-    expect(command.events().flatMap((event) => (event.kind === 'result' ? [[event.payload.status, event.payload.output]] : []))).toEqual([['completed', 'Hello from the scripted model.']]);
+    expect(command.events().flatMap((event) => (event.kind === 'result' ? [[event.payload.status, event.payload.output]] : []))).toEqual([
+      ['completed', 'Hello from the scripted model.'],
+    ]);
   });
 
   it('an interrupt line ends the turn aborted; the next prompt completes', async () => {

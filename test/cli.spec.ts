@@ -11,7 +11,11 @@ const root = join(__dirname, '..');
 
 /** Runs the built CLI from the repository root, as a user would. */
 function cli(args: string[], options: { input?: string; node?: string[] } = {}) {
-  const result = spawnSync(process.execPath, [...(options.node ?? []), mainJs(), ...args], { cwd: root, input: options.input, encoding: 'utf8' });
+  const result = spawnSync(process.execPath, [...(options.node ?? []), mainJs(), ...args], {
+    cwd: root,
+    input: options.input,
+    encoding: 'utf8',
+  });
   return { status: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
@@ -23,7 +27,9 @@ function errorPlaces(report: string, source: string): Array<[number, string]> {
 
 /** The numbers of a summary's kind table: `{ kind: [valid, invalid] }`. */
 function kindTable(report: string): Record<string, [number, number]> {
-  return Object.fromEntries([...report.matchAll(/^(\(no kind\)|[a-z_]+) +(\d+) +(\d+)$/gm)].map((m) => [m[1], [Number(m[2]), Number(m[3])]]));
+  return Object.fromEntries(
+    [...report.matchAll(/^(\(no kind\)|[a-z_]+) +(\d+) +(\d+)$/gm)].map((m) => [m[1], [Number(m[2]), Number(m[3])]]),
+  );
 }
 
 // A private build: the package's own build (dist/) belongs to `npm run build`.
@@ -47,10 +53,19 @@ describe('cli-subprocess-core validate', () => {
     expect(stderr).toBe('');
     expect(stdout).toContain('examples/sample.jsonl:6: payload.index: too small: must be at least 0 (too_small)\n');
     expect(stdout).toMatch(/^examples\/sample\.jsonl:8: \(root\): invalid JSON: .* \(json\)$/m);
-    expect(errorPlaces(stdout, 'examples/sample.jsonl')).toEqual([[6, 'payload.index'], [8, '(root)']]);
+    expect(errorPlaces(stdout, 'examples/sample.jsonl')).toEqual([
+      [6, 'payload.index'],
+      [8, '(root)'],
+    ]);
     expect(stdout).toContain('examples/sample.jsonl: 8 lines checked, 6 valid, 2 invalid; 0 blank lines skipped\n');
     expect(kindTable(stdout)).toEqual({
-      run_started: [1, 0], assistant_delta: [1, 1], tool_use: [1, 0], tool_result: [1, 0], cost_update: [1, 0], result: [1, 0], '(no kind)': [0, 1],
+      run_started: [1, 0],
+      assistant_delta: [1, 1],
+      tool_use: [1, 0],
+      tool_result: [1, 0],
+      cost_update: [1, 0],
+      result: [1, 0],
+      '(no kind)': [0, 1],
     });
     // Errors come before the summary.
     expect(stdout.indexOf(':8: (root)')).toBeLessThan(stdout.indexOf('8 lines checked'));
@@ -74,10 +89,19 @@ describe('cli-subprocess-core validate', () => {
       [8, '(root)'],
       [9, '(root)'],
     ]);
-    expect(stdout).toContain('examples/invalid.jsonl:4: payload.severity: expected one of "info", "warning", "error", "fatal"; got "panic" (invalid_enum)\n');
+    expect(stdout).toContain(
+      'examples/invalid.jsonl:4: payload.severity: expected one of "info", "warning", "error", "fatal"; got "panic" (invalid_enum)\n',
+    );
     expect(stdout).toContain('examples/invalid.jsonl: 9 lines checked, 0 valid, 9 invalid; 0 blank lines skipped\n');
     // Line 6 has envelope errors only: its kind is readable, so it counts under it.
-    expect(kindTable(stdout)).toEqual({ run_started: [0, 1], tool_use: [0, 1], cost_update: [0, 1], error: [0, 1], stderr: [0, 1], '(no kind)': [0, 4] });
+    expect(kindTable(stdout)).toEqual({
+      run_started: [0, 1],
+      tool_use: [0, 1],
+      cost_update: [0, 1],
+      error: [0, 1],
+      stderr: [0, 1],
+      '(no kind)': [0, 4],
+    });
   });
 
   it('accepts an empty file: exit 0, zero counts', () => {
@@ -102,8 +126,15 @@ describe('cli-subprocess-core validate', () => {
     for (const line of lines) expect(JSON.stringify(Event.fromJSON(line))).toBe(line); // round-trips byte for byte
     const toolUse = Event.fromJSON(lines[2]);
     expect(toolUse.payload).toBeInstanceOf(ToolUsePayload);
-    expect(JSON.parse(lines[2])).toMatchObject({ kind: 'tool_use', payload: { tool_name: 'shell', server: 'builtin' }, trace_id: 'abc-123' });
-    expect(errorPlaces(stderr, 'examples/sample.jsonl')).toEqual([[6, 'payload.index'], [8, '(root)']]);
+    expect(JSON.parse(lines[2])).toMatchObject({
+      kind: 'tool_use',
+      payload: { tool_name: 'shell', server: 'builtin' },
+      trace_id: 'abc-123',
+    });
+    expect(errorPlaces(stderr, 'examples/sample.jsonl')).toEqual([
+      [6, 'payload.index'],
+      [8, '(root)'],
+    ]);
     expect(stderr).toContain('8 lines checked, 6 valid, 2 invalid');
   });
 
@@ -147,7 +178,7 @@ describe('cli-subprocess-core schema', () => {
     expect(validate({ kind: 'tool_call' })).toBe(false);
   });
 
-  itWithAjv('prints one kind\'s payload schema', () => {
+  itWithAjv("prints one kind's payload schema", () => {
     const { status, stdout } = cli(['schema', 'tool_use']);
     expect(status).toBe(0);
     const schema = JSON.parse(stdout);
@@ -185,8 +216,14 @@ describe('cli-subprocess-core usage', () => {
     [['decode', '--provider'], '--provider needs a value'],
     [['decode', '--provider', 'claude'], 'decode takes one file (or - for standard input)'],
     [['decode', '--provider', 'claude', 'a.jsonl', 'b.jsonl'], 'decode takes one file (or - for standard input)'],
-    [['decode', '--provider', 'claude-code', 'a.jsonl'], 'unknown provider "claude-code": expected one of claude, codex, gemini, cursor, opencode, amp, qwen, pi, kilo, cline, auto'],
-    [['decode', '--provider=', 'a.jsonl'], 'unknown provider "": expected one of claude, codex, gemini, cursor, opencode, amp, qwen, pi, kilo, cline, auto'],
+    [
+      ['decode', '--provider', 'claude-code', 'a.jsonl'],
+      'unknown provider "claude-code": expected one of claude, codex, gemini, cursor, opencode, amp, qwen, pi, kilo, cline, auto',
+    ],
+    [
+      ['decode', '--provider=', 'a.jsonl'],
+      'unknown provider "": expected one of claude, codex, gemini, cursor, opencode, amp, qwen, pi, kilo, cline, auto',
+    ],
     [['decode', '--json', '--provider', 'claude', 'a.jsonl'], '--json is an option of validate'],
     [['validate', '--provider', 'claude', 'a.jsonl'], '--provider is an option of decode, run, session and acp'],
     [['schema', '--provider', 'claude'], '--provider is an option of decode, run, session and acp'],
@@ -198,7 +235,10 @@ describe('cli-subprocess-core usage', () => {
   });
 
   it('"--" ends the options, so a file may start with a dash', () => {
-    for (const args of [['validate', '--', '--no-such.jsonl'], ['decode', '--provider', 'gemini', '--', '--no-such.jsonl']]) {
+    for (const args of [
+      ['validate', '--', '--no-such.jsonl'],
+      ['decode', '--provider', 'gemini', '--', '--no-such.jsonl'],
+    ]) {
       const { status, stderr } = cli(args);
       expect(status).toBe(2);
       expect(stderr).toContain('cannot read --no-such.jsonl');

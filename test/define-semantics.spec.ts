@@ -17,7 +17,10 @@ type Compiled = { ClaudeToolUsePayload: typeof ToolUsePayload };
 describe('a provider subclass compiled with the NestJS 11 starter tsconfig', () => {
   it.each([
     ['native class fields (target ES2023)', {}],
-    ['the downlevel form (target ES2021, useDefineForClassFields: true)', { target: ts.ScriptTarget.ES2021, useDefineForClassFields: true }],
+    [
+      'the downlevel form (target ES2021, useDefineForClassFields: true)',
+      { target: ts.ScriptTarget.ES2021, useDefineForClassFields: true },
+    ],
   ])('%s: one clear TypeError at class definition, naming the field and the fix', (_name, overrides) => {
     expect(() => requireCompiled(file, SUBCLASS, overrides)).toThrow(
       new TypeError(

@@ -143,7 +143,14 @@ describe('fast path and reference path agree', () => {
     const fields = fieldsOf(cls);
     const broken = fc
       .tuple(modelInput(cls), fc.constantFrom(...fields))
-      .chain(([input, spec]) => invalidValue(spec).map((value) => objectFrom([...Object.entries(Object.getOwnPropertyDescriptors(input)).map(([k, d]) => [k, d.value] as [string, unknown]), [spec.key, value]])));
+      .chain(([input, spec]) =>
+        invalidValue(spec).map((value) =>
+          objectFrom([
+            ...Object.entries(Object.getOwnPropertyDescriptors(input)).map(([k, d]) => [k, d.value] as [string, unknown]),
+            [spec.key, value],
+          ]),
+        ),
+      );
     const Cls = cls as unknown as { safeParse(input: unknown, options: { mode: 'fast' | 'reference' }): Outcome };
 
     it('on valid and broken inputs', () => {

@@ -59,7 +59,10 @@ it('the flag really bans code generation in that process', () => {
 });
 
 it('the CLI validates examples/valid.jsonl with code generation banned', () => {
-  const result = spawnSync(process.execPath, [BANNED, join(build.dir, 'cli/main.js'), 'validate', 'examples/valid.jsonl'], { cwd: root, encoding: 'utf8' });
+  const result = spawnSync(process.execPath, [BANNED, join(build.dir, 'cli/main.js'), 'validate', 'examples/valid.jsonl'], {
+    cwd: root,
+    encoding: 'utf8',
+  });
   expect(result.stderr).not.toMatch(/unreadable|EvalError/);
   expect(result.status).toBe(0);
 });

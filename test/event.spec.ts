@@ -1,23 +1,26 @@
 import 'reflect-metadata';
 import { wire } from './wire';
-import {
-  AssistantDeltaPayload,
-  Event,
-  KINDS,
-  PAYLOAD_CLASSES,
-  PreciseDate,
-  RawPayload,
-  SchemaError,
-  ToolUsePayload,
-} from '../src';
+import { AssistantDeltaPayload, Event, KINDS, PAYLOAD_CLASSES, PreciseDate, RawPayload, SchemaError, ToolUsePayload } from '../src';
 
 const MODES = ['fast', 'reference'] as const;
 
 describe('Event', () => {
   it('lists the normalized runtime kinds in stable order (Elixir case)', () => {
     expect(Event.kinds()).toEqual([
-      'run_started', 'assistant_delta', 'assistant_message', 'user_message', 'thinking', 'tool_use', 'tool_result',
-      'approval_requested', 'approval_resolved', 'cost_update', 'result', 'error', 'stderr', 'raw',
+      'run_started',
+      'assistant_delta',
+      'assistant_message',
+      'user_message',
+      'thinking',
+      'tool_use',
+      'tool_result',
+      'approval_requested',
+      'approval_resolved',
+      'cost_update',
+      'result',
+      'error',
+      'stderr',
+      'raw',
     ]);
     expect(Event.kinds()).toBe(KINDS);
   });
@@ -32,7 +35,15 @@ describe('Event', () => {
       provider_session_id: 'session-1',
       metadata: { lane: 'core' },
     });
-    expect(event).toMatchObject({ kind: 'assistant_delta', provider: 'codex', sequence: 7, provider_session_id: 'session-1', metadata: { lane: 'core' }, raw: null, extra: {} });
+    expect(event).toMatchObject({
+      kind: 'assistant_delta',
+      provider: 'codex',
+      sequence: 7,
+      provider_session_id: 'session-1',
+      metadata: { lane: 'core' },
+      raw: null,
+      extra: {},
+    });
     expect(event.payload).toBe(payload);
     expect(Number.isSafeInteger(event.id) && event.id > 0).toBe(true);
     expect(event.timestamp).toBeInstanceOf(Date);
@@ -83,7 +94,10 @@ describe('Event', () => {
   });
 
   it.each([['yesterday'], ['2026-13-45T00:00:00Z'], [true], [{}], [NaN]])('rejects timestamp %p', (timestamp) => {
-    expect(Event.safeParse({ kind: 'raw', timestamp })).toMatchObject({ success: false, error: { tag: 'invalid_event', issues: [{ code: 'invalid_date', path: ['timestamp'] }] } });
+    expect(Event.safeParse({ kind: 'raw', timestamp })).toMatchObject({
+      success: false,
+      error: { tag: 'invalid_event', issues: [{ code: 'invalid_date', path: ['timestamp'] }] },
+    });
   });
 
   it.each([
@@ -124,9 +138,18 @@ describe('Event', () => {
     const payload = ToolUsePayload.create({ tool_name: 'shell' });
     expect(Event.parse({ kind: 'tool_use', payload }).payload).toBe(payload);
     const wrong = Event.safeParse({ kind: 'tool_use', payload: RawPayload.create({}) });
-    expect(wrong).toMatchObject({ success: false, error: { tag: 'invalid_event_payload', issues: [{ code: 'invalid_payload_class', path: ['payload'] }] } });
-    expect(Event.safeParse({ kind: 'tool_use', payload: new Date() })).toMatchObject({ success: false, error: { issues: [{ code: 'invalid_payload_class' }] } });
-    expect(Event.safeParse({ kind: 'tool_use', payload: 'x' })).toMatchObject({ success: false, error: { issues: [{ code: 'invalid_type', path: ['payload'] }] } });
+    expect(wrong).toMatchObject({
+      success: false,
+      error: { tag: 'invalid_event_payload', issues: [{ code: 'invalid_payload_class', path: ['payload'] }] },
+    });
+    expect(Event.safeParse({ kind: 'tool_use', payload: new Date() })).toMatchObject({
+      success: false,
+      error: { issues: [{ code: 'invalid_payload_class' }] },
+    });
+    expect(Event.safeParse({ kind: 'tool_use', payload: 'x' })).toMatchObject({
+      success: false,
+      error: { issues: [{ code: 'invalid_type', path: ['payload'] }] },
+    });
   });
 
   it('returns an event instance as is', () => {
@@ -136,8 +159,12 @@ describe('Event', () => {
 
   it.each(MODES)('keeps unknown keys at envelope and payload level and round-trips byte-identically (%s)', (mode) => {
     const line = JSON.stringify({
-      id: 42, kind: 'tool_use', provider: ' claude ', timestamp: '2026-03-19T00:00:00.123456Z',
-      payload: { tool_name: 'shell', input: { cmd: 'ls' }, server_hint: { a: 1 } }, trace_id: 'abc',
+      id: 42,
+      kind: 'tool_use',
+      provider: ' claude ',
+      timestamp: '2026-03-19T00:00:00.123456Z',
+      payload: { tool_name: 'shell', input: { cmd: 'ls' }, server_hint: { a: 1 } },
+      trace_id: 'abc',
     });
     const first = JSON.stringify(Event.fromJSON(line, { mode }));
     const parsed = JSON.parse(first);
@@ -162,7 +189,18 @@ describe('Event', () => {
     expect(map.timestamp).toBe(event.timestamp);
     expect(map.payload).toEqual({ tool_name: 'x', tool_call_id: null, input: {}, metadata: {} });
     expect(map.extra_a).toBe(1);
-    expect(Object.keys(map)).toEqual(['id', 'kind', 'provider', 'sequence', 'timestamp', 'payload', 'raw', 'provider_session_id', 'metadata', 'extra_a']);
+    expect(Object.keys(map)).toEqual([
+      'id',
+      'kind',
+      'provider',
+      'sequence',
+      'timestamp',
+      'payload',
+      'raw',
+      'provider_session_id',
+      'metadata',
+      'extra_a',
+    ]);
     expect(typeof wire(event).timestamp).toBe('string');
     expect(JSON.parse(JSON.stringify(event))).toEqual(wire(event));
   });

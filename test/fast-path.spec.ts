@@ -29,7 +29,10 @@ const [VALID, INVALID_LINES] = ['valid.jsonl', 'sample.jsonl', 'invalid.jsonl']
       return false;
     }
   })
-  .reduce<[string[], string[]]>(([ok, bad], line) => (Event.safeParse(JSON.parse(line)).success ? [[...ok, line], bad] : [ok, [...bad, line]]), [[], []]);
+  .reduce<[string[], string[]]>(
+    ([ok, bad], line) => (Event.safeParse(JSON.parse(line)).success ? [[...ok, line], bad] : [ok, [...bad, line]]),
+    [[], []],
+  );
 
 const tryParse = codecOf(Event).tryParse;
 const payloads = (kind: string) => codecOf(Registry.default.classFor(kind) as ModelClass).tryParse;
@@ -62,7 +65,8 @@ it('refuses every invalid sample line, leaving the issues to the full parse', ()
 });
 
 it('keeps unknown keys at both levels, and moves a key named after an inherited member to the slot', () => {
-  const line = '{"kind":"tool_use","timestamp":"2026-03-19T00:00:00.123456Z","payload":{"tool_name":" sh ","toMap":1,"hint":{"a":[1]}},"trace_id":"t"}';
+  const line =
+    '{"kind":"tool_use","timestamp":"2026-03-19T00:00:00.123456Z","payload":{"tool_name":" sh ","toMap":1,"hint":{"a":[1]}},"trace_id":"t"}';
   const fast = tryParse!(JSON.parse(line), payloads) as Event<'tool_use'>;
   expect(fast).not.toBe(INVALID);
   expect(fast.extra).toEqual({ trace_id: 't' });

@@ -1,17 +1,7 @@
 import 'reflect-metadata';
 import Ajv2020, { ValidateFunction } from 'ajv/dist/2020';
 import fc from 'fast-check';
-import {
-  Event,
-  EventKind,
-  KINDS,
-  Model,
-  PAYLOAD_CLASSES,
-  ToolDescriptor,
-  ToolRequest,
-  ToolResponse,
-  fieldsOf,
-} from '../src';
+import { Event, EventKind, KINDS, Model, PAYLOAD_CLASSES, ToolDescriptor, ToolRequest, ToolResponse, fieldsOf } from '../src';
 import { TIMESTAMP_PATTERN } from '../src/schema/json-schema';
 import { toPreciseDate } from '../src/schema/precise-date';
 
@@ -72,10 +62,19 @@ function corpus(): Event[] {
 
 describe('JSON Schema', () => {
   it('is a draft 2020-12 document for Event, every payload and every tool class, compiling in ajv strict mode', () => {
-    const classes: Array<{ name: string; schema(): Record<string, unknown> }> = [Event, ...Object.values(PAYLOAD_CLASSES), ...Object.values(TOOL_CLASSES)];
+    const classes: Array<{ name: string; schema(): Record<string, unknown> }> = [
+      Event,
+      ...Object.values(PAYLOAD_CLASSES),
+      ...Object.values(TOOL_CLASSES),
+    ];
     for (const cls of classes) {
       const schema = cls.schema();
-      expect(schema).toMatchObject({ $schema: 'https://json-schema.org/draft/2020-12/schema', title: cls.name, type: 'object', additionalProperties: true });
+      expect(schema).toMatchObject({
+        $schema: 'https://json-schema.org/draft/2020-12/schema',
+        title: cls.name,
+        type: 'object',
+        additionalProperties: true,
+      });
       expect(() => new Ajv2020({ strict: true, allowUnionTypes: true }).compile(schema)).not.toThrow();
     }
   });
@@ -91,7 +90,9 @@ describe('JSON Schema', () => {
 
   it('names the same defaults a fresh instance has', () => {
     let named = 0;
-    for (const cls of [...Object.values(PAYLOAD_CLASSES), ...Object.values(TOOL_CLASSES)] as Array<(new () => Model) & { schema(): object }>) {
+    for (const cls of [...Object.values(PAYLOAD_CLASSES), ...Object.values(TOOL_CLASSES)] as Array<
+      (new () => Model) & { schema(): object }
+    >) {
       const instance = new cls() as unknown as Record<string, unknown>;
       const properties = (cls.schema() as { properties: Record<string, { default?: unknown }> }).properties;
       for (const [key, property] of Object.entries(properties)) {
@@ -233,8 +234,30 @@ describe('JSON Schema', () => {
   it('agrees with Event.safeFromJSON on generated documents (schema-valid ⇔ parse succeeds)', () => {
     const payloadKeys = [...new Set(KINDS.flatMap((kind) => fieldsOf(PAYLOAD_CLASSES[kind]).map((spec) => spec.key)))];
     const value = fc.constantFrom<unknown>(
-      null, 0, -1, 1, 1.5, 2 ** 53, 1.7e12, 'x', '', ' ', 'error', 'fatal', 'assistant', 'user', 'text',
-      true, false, [], ['a', ' b '], [1], {}, { a: 1 }, '2026-03-19T00:00:00Z', '2026-02-31T25:00:00Z',
+      null,
+      0,
+      -1,
+      1,
+      1.5,
+      2 ** 53,
+      1.7e12,
+      'x',
+      '',
+      ' ',
+      'error',
+      'fatal',
+      'assistant',
+      'user',
+      'text',
+      true,
+      false,
+      [],
+      ['a', ' b '],
+      [1],
+      {},
+      { a: 1 },
+      '2026-03-19T00:00:00Z',
+      '2026-02-31T25:00:00Z',
     );
     const payload = fc.dictionary(fc.constantFrom(...payloadKeys), value, { maxKeys: 4 });
     const doc = fc.record(
@@ -264,10 +287,7 @@ describe('JSON Schema', () => {
   });
 
   it('known gap: limits a schema cannot say (a number overflowing to Infinity, nesting deeper than 1000 levels)', () => {
-    const lines = [
-      '{"kind":"raw","payload":{"content":1e400}}',
-      `{"kind":"raw","raw":${'['.repeat(1200)}${']'.repeat(1200)}}`,
-    ];
+    const lines = ['{"kind":"raw","payload":{"content":1e400}}', `{"kind":"raw","raw":${'['.repeat(1200)}${']'.repeat(1200)}}`];
     for (const line of lines) {
       expect(Event.safeFromJSON(line).success).toBe(false);
       expect(validateEvent(JSON.parse(line))).toBe(true);
@@ -284,19 +304,26 @@ describe('JSON Schema', () => {
     const year = fc.oneof(digits(4), fc.constantFrom('0000', '1900', '2000', '2024', '2026', '2100', '9999'));
     const text = fc
       .tuple(
-        year, two('00', '01', '02', '04', '12', '13'), two('00', '01', '28', '29', '30', '31', '32'), fc.constantFrom('T', 't', ' ', 'x'),
-        two('00', '23', '24'), two('00', '59', '60'),
+        year,
+        two('00', '01', '02', '04', '12', '13'),
+        two('00', '01', '28', '29', '30', '31', '32'),
+        fc.constantFrom('T', 't', ' ', 'x'),
+        two('00', '23', '24'),
+        two('00', '59', '60'),
         fc.option(fc.tuple(two('00', '59', '60'), fc.option(fc.stringMatching(/^\.\d{0,10}$/)))),
-        fc.constantFrom('Z', 'z', '', '+', '-'), fc.option(fc.tuple(two('00', '23', '24', '59', '60'), fc.constantFrom(':', ''), two('00', '59', '60'))),
+        fc.constantFrom('Z', 'z', '', '+', '-'),
+        fc.option(fc.tuple(two('00', '23', '24', '59', '60'), fc.constantFrom(':', ''), two('00', '59', '60'))),
       )
-      .map(([y, mo, d, sep, h, mi, sec, zone, offset]) =>
-        `${y}-${mo}-${d}${sep}${h}:${mi}${sec ? `:${sec[0]}${sec[1] ?? ''}` : ''}${zone}${zone === '+' || zone === '-' ? (offset ?? ['00', '', '']).join('') : ''}`,
+      .map(
+        ([y, mo, d, sep, h, mi, sec, zone, offset]) =>
+          `${y}-${mo}-${d}${sep}${h}:${mi}${sec ? `:${sec[0]}${sec[1] ?? ''}` : ''}${zone}${zone === '+' || zone === '-' ? (offset ?? ['00', '', '']).join('') : ''}`,
       );
     fc.assert(
       fc.property(text, (s) => pattern.test(s) === (toPreciseDate(s) !== undefined)),
       { numRuns: 20000 },
     );
     for (const s of ['2024-02-29T00:00Z', '2000-02-29 12:00+01:00', '0000-02-29T00:00Z']) expect([s, pattern.test(s)]).toEqual([s, true]);
-    for (const s of ['2026-02-29T00:00Z', '1900-02-29T00:00Z', '2026-04-31T00:00Z', '2026-01-01T24:00Z']) expect([s, pattern.test(s)]).toEqual([s, false]);
+    for (const s of ['2026-02-29T00:00Z', '1900-02-29T00:00Z', '2026-04-31T00:00Z', '2026-01-01T24:00Z'])
+      expect([s, pattern.test(s)]).toEqual([s, false]);
   });
 });

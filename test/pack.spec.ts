@@ -44,7 +44,16 @@ describe('the packed tarball', () => {
   it('ships the built files and no sources or tests', () => {
     const [{ files }] = JSON.parse(run('npm', ['pack', '--ignore-scripts', '--dry-run', '--json'], dir)) as { files: { path: string }[] }[];
     const paths = files.map((file) => file.path);
-    expect(paths).toEqual(expect.arrayContaining(['package.json', 'README.md', 'dist/cjs/index.js', 'dist/esm/nest/index.mjs', 'dist/cjs/scale/page/page.html', 'dist/cjs/scale/page/page.js']));
+    expect(paths).toEqual(
+      expect.arrayContaining([
+        'package.json',
+        'README.md',
+        'dist/cjs/index.js',
+        'dist/esm/nest/index.mjs',
+        'dist/cjs/scale/page/page.html',
+        'dist/cjs/scale/page/page.js',
+      ]),
+    );
     expect(paths.filter((path) => !path.startsWith('dist/') && !['package.json', 'README.md', 'LICENSE'].includes(path))).toEqual([]);
   });
 
@@ -137,16 +146,28 @@ describe('the packed tarball', () => {
     mkdirSync(join(app, 'src'), { recursive: true });
     const starter = join(repoRoot, 'test/nest/starter');
     for (const name of ['app.ts', 'main.ts', 'claude-tool-use.payload.ts']) {
-      const source = readFileSync(join(starter, name), 'utf8').replace(/'\.\.\/\.\.\/\.\.\/src(\/nest)?'/g, (_, nest = '') => `'cli-subprocess-core${nest}'`);
+      const source = readFileSync(join(starter, name), 'utf8').replace(
+        /'\.\.\/\.\.\/\.\.\/src(\/nest)?'/g,
+        (_, nest = '') => `'cli-subprocess-core${nest}'`,
+      );
       writeFileSync(join(app, 'src', name), source);
     }
     const tsconfig = JSON.parse(readFileSync(join(starter, 'tsconfig.json'), 'utf8'));
     writeFileSync(join(app, 'tsconfig.json'), JSON.stringify({ ...tsconfig, include: ['src'] }));
     run(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', 'tsconfig.json'], app);
-    const { results, subclass } = JSON.parse(run(process.execPath, ['dist/main.js'], app)) as { results: [number, any][]; subclass: string };
+    const { results, subclass } = JSON.parse(run(process.execPath, ['dist/main.js'], app)) as {
+      results: [number, any][];
+      subclass: string;
+    };
     const [[eventStatus, event], [payloadStatus, payload], [lineStatus, line]] = results;
     expect([eventStatus, payloadStatus, lineStatus]).toEqual([201, 201, 400]);
-    expect(event).toMatchObject({ id: 7, kind: 'tool_use', timestamp: '2026-03-19T00:00:00.123456Z', payload: { tool_name: 'shell', server: 'x' }, trace_id: 't' });
+    expect(event).toMatchObject({
+      id: 7,
+      kind: 'tool_use',
+      timestamp: '2026-03-19T00:00:00.123456Z',
+      payload: { tool_name: 'shell', server: 'x' },
+      trace_id: 't',
+    });
     expect(event).not.toHaveProperty('extra');
     expect(payload).toEqual({ tool_name: 'shell', tool_call_id: null, input: {}, metadata: {}, server: 'x' });
     expect(line).toMatchObject({ tag: 'invalid_event', issues: [{ code: 'invalid_enum', path: ['kind'] }] });

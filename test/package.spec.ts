@@ -72,7 +72,11 @@ describe('package build (npm run build)', () => {
   });
 
   it('npm run docs builds the API docs without errors, covering the root and /nest', () => {
-    const out = execFileSync('npm', ['run', 'docs', '--silent', '--', '--out', 'docs-check'], { cwd: dir, encoding: 'utf8', stdio: 'pipe' });
+    const out = execFileSync('npm', ['run', 'docs', '--silent', '--', '--out', 'docs-check'], {
+      cwd: dir,
+      encoding: 'utf8',
+      stdio: 'pipe',
+    });
     expect(out).toMatch(/html generated/);
     for (const page of ['classes/index.Event.html', 'classes/nest.ParseEventPipe.html', 'classes/nest.EventParser.html']) {
       expect([page, existsSync(join(dir, 'docs-check', page))]).toEqual([page, true]);

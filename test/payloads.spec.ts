@@ -31,18 +31,50 @@ interface PayloadClass {
 
 /** Ported from the Elixir payload_test.exs cases: each class, attributes in, the fields expected out. */
 const CASES: [PayloadClass, Record<string, unknown>, Record<string, unknown>][] = [
-  [RunStartedPayload as never, { provider_session_id: ' provider-session ', command: 'codex', args: [' exec ', 'x'] }, { provider_session_id: 'provider-session', command: 'codex', args: ['exec', 'x'], cwd: null }],
+  [
+    RunStartedPayload as never,
+    { provider_session_id: ' provider-session ', command: 'codex', args: [' exec ', 'x'] },
+    { provider_session_id: 'provider-session', command: 'codex', args: ['exec', 'x'], cwd: null },
+  ],
   [AssistantDeltaPayload as never, { content: ' partial ' }, { content: ' partial ', index: null, format: 'text' }],
-  [AssistantMessagePayload as never, { content: ['complete'], model: ' gpt-5.4 ' }, { content: ['complete'], role: 'assistant', model: 'gpt-5.4' }],
+  [
+    AssistantMessagePayload as never,
+    { content: ['complete'], model: ' gpt-5.4 ' },
+    { content: ['complete'], role: 'assistant', model: 'gpt-5.4' },
+  ],
   [UserMessagePayload as never, { content: ['input'] }, { content: ['input'], role: 'user' }],
   [ThinkingPayload as never, { content: '  reasoning\n' }, { content: '  reasoning\n', signature: null }],
-  [ToolUsePayload as never, { tool_name: 'shell', tool_call_id: 'tool-1', input: { cmd: 'pwd' } }, { tool_name: 'shell', tool_call_id: 'tool-1', input: { cmd: 'pwd' } }],
+  [
+    ToolUsePayload as never,
+    { tool_name: 'shell', tool_call_id: 'tool-1', input: { cmd: 'pwd' } },
+    { tool_name: 'shell', tool_call_id: 'tool-1', input: { cmd: 'pwd' } },
+  ],
   [ToolResultPayload as never, { tool_call_id: 'tool-1', content: 'ok' }, { tool_call_id: 'tool-1', content: 'ok', is_error: false }],
-  [ApprovalRequestedPayload as never, { approval_id: 'approval-1', subject: 'shell', details: { cmd: 'rm' } }, { approval_id: 'approval-1', subject: 'shell', details: { cmd: 'rm' } }],
-  [ApprovalResolvedPayload as never, { approval_id: 'approval-1', decision: 'allow' }, { approval_id: 'approval-1', decision: 'allow', reason: null }],
-  [CostUpdatePayload as never, { input_tokens: 1, output_tokens: 2, total_tokens: 3, cost_usd: 0.02 }, { input_tokens: 1, output_tokens: 2, total_tokens: 3, cost_usd: 0.02 }],
-  [ResultPayload as never, { status: 'completed', stop_reason: 'completed', output: { text: 'done' }, object: { answer: 42 } }, { status: 'completed', stop_reason: 'completed', output: { text: 'done' }, object: { answer: 42 } }],
-  [ErrorPayload as never, { message: ' boom ', code: 'runtime_error', severity: 'error' }, { message: 'boom', code: 'runtime_error', severity: 'error' }],
+  [
+    ApprovalRequestedPayload as never,
+    { approval_id: 'approval-1', subject: 'shell', details: { cmd: 'rm' } },
+    { approval_id: 'approval-1', subject: 'shell', details: { cmd: 'rm' } },
+  ],
+  [
+    ApprovalResolvedPayload as never,
+    { approval_id: 'approval-1', decision: 'allow' },
+    { approval_id: 'approval-1', decision: 'allow', reason: null },
+  ],
+  [
+    CostUpdatePayload as never,
+    { input_tokens: 1, output_tokens: 2, total_tokens: 3, cost_usd: 0.02 },
+    { input_tokens: 1, output_tokens: 2, total_tokens: 3, cost_usd: 0.02 },
+  ],
+  [
+    ResultPayload as never,
+    { status: 'completed', stop_reason: 'completed', output: { text: 'done' }, object: { answer: 42 } },
+    { status: 'completed', stop_reason: 'completed', output: { text: 'done' }, object: { answer: 42 } },
+  ],
+  [
+    ErrorPayload as never,
+    { message: ' boom ', code: 'runtime_error', severity: 'error' },
+    { message: 'boom', code: 'runtime_error', severity: 'error' },
+  ],
   [StderrPayload as never, { content: ' stderr chunk\n' }, { content: ' stderr chunk\n' }],
   [RawPayload as never, { stream: 'stdout', content: '{"raw":true}' }, { stream: 'stdout', content: '{"raw":true}' }],
 ];
@@ -116,7 +148,7 @@ describe.each(CASES)('%p', (Cls, attrs, expected) => {
     expect(Object.isFrozen(map.metadata)).toBe(false);
   });
 
-  it('containers present in the input are the caller\'s to change', () => {
+  it("containers present in the input are the caller's to change", () => {
     const payload = Cls.parse({ metadata: {} });
     expect(Object.isFrozen(payload.metadata)).toBe(false);
   });
@@ -153,7 +185,10 @@ describe('payload fields', () => {
 
   it('ErrorPayload rejects an unknown severity', () => {
     const result = ErrorPayload.safeParse({ severity: 'panic' });
-    expect(result).toMatchObject({ success: false, error: { tag: 'invalid_payload', kind: 'error', issues: [{ code: 'invalid_enum', path: ['severity'] }] } });
+    expect(result).toMatchObject({
+      success: false,
+      error: { tag: 'invalid_payload', kind: 'error', issues: [{ code: 'invalid_enum', path: ['severity'] }] },
+    });
   });
 
   it('AssistantDelta preserves significant whitespace (Elixir case)', () => {
@@ -202,6 +237,8 @@ describe('payload fields', () => {
   });
 
   it('-0 and max safe integers are accepted', () => {
-    expect(CostUpdatePayload.parse({ input_tokens: Number.MAX_SAFE_INTEGER, output_tokens: -0 }).input_tokens).toBe(Number.MAX_SAFE_INTEGER);
+    expect(CostUpdatePayload.parse({ input_tokens: Number.MAX_SAFE_INTEGER, output_tokens: -0 }).input_tokens).toBe(
+      Number.MAX_SAFE_INTEGER,
+    );
   });
 });

@@ -6,12 +6,18 @@ describe('ISO 8601 reading', () => {
   it('agrees with Date.parse on every valid instant, in every accepted layout', () => {
     const instant = fc.date({ min: new Date('0000-01-01T00:00:00Z'), max: new Date('9999-12-31T23:59:59.999Z'), noInvalidDate: true });
     fc.assert(
-      fc.property(instant, fc.integer({ min: 0, max: 9 }), fc.constantFrom('Z', 'z', '+00:00', '-05:30', '+1400', '-0000'), fc.constantFrom('T', 't', ' '), (date, digits, zone, sep) => {
-        const [day, time] = date.toISOString().slice(0, 23).split('T');
-        const fraction = digits ? `.${time.slice(9, 12).padEnd(digits, '7').slice(0, digits)}` : '';
-        const text = `${day}${sep}${time.slice(0, 8)}${fraction}${zone}`;
-        expect(parseIsoMs(text)).toBe(Date.parse(text.replace(' ', 'T')));
-      }),
+      fc.property(
+        instant,
+        fc.integer({ min: 0, max: 9 }),
+        fc.constantFrom('Z', 'z', '+00:00', '-05:30', '+1400', '-0000'),
+        fc.constantFrom('T', 't', ' '),
+        (date, digits, zone, sep) => {
+          const [day, time] = date.toISOString().slice(0, 23).split('T');
+          const fraction = digits ? `.${time.slice(9, 12).padEnd(digits, '7').slice(0, digits)}` : '';
+          const text = `${day}${sep}${time.slice(0, 8)}${fraction}${zone}`;
+          expect(parseIsoMs(text)).toBe(Date.parse(text.replace(' ', 'T')));
+        },
+      ),
       { numRuns: 2000 },
     );
   });

@@ -4,7 +4,8 @@ import { Event, ToolUsePayload, ToolDescriptor } from '../src';
 const MODES = ['fast', 'reference'] as const;
 
 describe('__proto__, constructor and prototype keys are data', () => {
-  const line = '{"kind":"tool_use","__proto__":{"polluted":1},"constructor":{"prototype":{"x":1}},' +
+  const line =
+    '{"kind":"tool_use","__proto__":{"polluted":1},"constructor":{"prototype":{"x":1}},' +
     '"payload":{"__proto__":{"p":2},"prototype":3,"input":{"__proto__":{"q":4},"constructor":5},"metadata":{"__proto__":[6]}}}';
 
   it.each(MODES)('from JSON: kept as own properties, no prototype changes (%s)', (mode) => {

@@ -10,7 +10,9 @@ import { parseArgs } from '../src/cli/args';
 const root = join(__dirname, '..');
 const read = (path: string) => readFileSync(join(root, path), 'utf8');
 const readme = read('README.md');
-const docPaths = readdirSync(join(root, 'docs')).filter((name) => name.endsWith('.md')).map((name) => `docs/${name}`);
+const docPaths = readdirSync(join(root, 'docs'))
+  .filter((name) => name.endsWith('.md'))
+  .map((name) => `docs/${name}`);
 const doc = (name: string) => read(`docs/${name}`);
 
 /** An example file as the docs show it: imported from the package, not from the source tree. */
@@ -21,13 +23,18 @@ const asPublished = (path: string) =>
 function hearts(page: string): { file: string; lines: string[] }[] {
   return [...page.matchAll(/The\s+heart\s+of\s+\[`(examples\/[\w.-]+\.ts)`\][\s\S]*?```ts\n([\s\S]*?)```/g)].map((m) => ({
     file: m[1],
-    lines: m[2].split('\n').map((line) => line.trim()).filter((line) => line !== '' && !line.startsWith('import ')),
+    lines: m[2]
+      .split('\n')
+      .map((line) => line.trim())
+      .filter((line) => line !== '' && !line.startsWith('import ')),
   }));
 }
 
 /** Each line of `lines` is a line of `file` (trimmed), in the file's order. */
 function expectLinesInOrder(file: string, lines: string[]): void {
-  const example = read(file).split('\n').map((line) => line.trim());
+  const example = read(file)
+    .split('\n')
+    .map((line) => line.trim());
   let at = 0;
   for (const line of lines) {
     const found = example.indexOf(line, at);
@@ -45,7 +52,11 @@ function anchors(page: string): Set<string> {
     if (line.trimStart().startsWith('```')) fenced = !fenced;
     const heading = fenced ? null : /^#{1,6} (.*)$/.exec(line);
     if (!heading) continue;
-    const slug = heading[1].trim().toLowerCase().replace(/[^\p{L}\p{N}\s_-]/gu, '').replace(/ /g, '-');
+    const slug = heading[1]
+      .trim()
+      .toLowerCase()
+      .replace(/[^\p{L}\p{N}\s_-]/gu, '')
+      .replace(/ /g, '-');
     const count = seen.get(slug) ?? 0;
     seen.set(slug, count + 1);
     result.add(count === 0 ? slug : `${slug}-${count}`);
@@ -89,7 +100,13 @@ describe('README', () => {
 
   it('shows the heart of each example it links, as the example files have them: their lines, in order', () => {
     const shown = hearts(readme);
-    expect(shown.map((heart) => heart.file)).toEqual(['examples/decode.ts', 'examples/run.ts', 'examples/session.ts', 'examples/nest-chat.ts', 'examples/nest-runs.ts']);
+    expect(shown.map((heart) => heart.file)).toEqual([
+      'examples/decode.ts',
+      'examples/run.ts',
+      'examples/session.ts',
+      'examples/nest-chat.ts',
+      'examples/nest-runs.ts',
+    ]);
     for (const { file, lines } of shown) {
       expect({ file, lines: lines.length >= 5 }).toEqual({ file, lines: true });
       expectLinesInOrder(file, lines);
@@ -103,7 +120,8 @@ describe('README', () => {
       .filter((command): command is string => command !== undefined);
     expect(commands.length).toBeGreaterThanOrEqual(5);
     for (const command of commands) {
-      const argv = [...command.replace(/\s+#.*$/, '').matchAll(/'([^']*)'|(\S+)/g)].map((m) => m[1] ?? m[2])
+      const argv = [...command.replace(/\s+#.*$/, '').matchAll(/'([^']*)'|(\S+)/g)]
+        .map((m) => m[1] ?? m[2])
         // The reader's directories: any existing one stands in.
         .map((arg, i, all) => (all[i - 1] === '--cwd' ? root : arg));
       expect(() => parseArgs(argv)).not.toThrow();
@@ -119,7 +137,8 @@ describe('docs', () => {
         const [file, anchor] = link.split('#');
         const target = file === '' ? path : join(dirname(path), file);
         if (!existsSync(join(root, target))) broken.push(`${path}: ${link} (no file)`);
-        else if (anchor !== undefined && target.endsWith('.md') && !anchors(read(target)).has(anchor)) broken.push(`${path}: ${link} (no heading)`);
+        else if (anchor !== undefined && target.endsWith('.md') && !anchors(read(target)).has(anchor))
+          broken.push(`${path}: ${link} (no heading)`);
       }
     }
     expect(broken).toEqual([]);
@@ -160,13 +179,16 @@ describe('docs', () => {
 
   it('shows the heart of each example as the example files have them: their lines, in order', () => {
     const shown = docPaths.flatMap((path) => hearts(read(path)).map((heart) => ({ ...heart, path })));
-    expect(shown.map(({ path, file }) => `${path}: ${file}`)).toEqual(expect.arrayContaining(['docs/running.md: examples/run.ts', 'docs/sessions.md: examples/session.ts']));
+    expect(shown.map(({ path, file }) => `${path}: ${file}`)).toEqual(
+      expect.arrayContaining(['docs/running.md: examples/run.ts', 'docs/sessions.md: examples/session.ts']),
+    );
     for (const { file, lines } of shown) expectLinesInOrder(file, lines);
     expect(shown.find((heart) => heart.file === 'examples/session.ts')?.lines.length).toBeGreaterThan(10);
   });
 
   it('sessions.md lists every session CLI in the sessions table', () => {
-    for (const name of ['Claude Code', 'Codex', 'Gemini CLI', 'OpenCode', 'Qwen Code', 'Copilot CLI']) expect(doc('sessions.md')).toMatch(new RegExp(`^\\| ${name} \\| .*\\|$`, 'm'));
+    for (const name of ['Claude Code', 'Codex', 'Gemini CLI', 'OpenCode', 'Qwen Code', 'Copilot CLI'])
+      expect(doc('sessions.md')).toMatch(new RegExp(`^\\| ${name} \\| .*\\|$`, 'm'));
   });
 
   it('projections.md shows the useChat back end example verbatim', () => {

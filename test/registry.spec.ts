@@ -32,7 +32,10 @@ describe('Registry', () => {
   it('refuses an instance of the base class where the registry wants the subclass', () => {
     const registry = Registry.default.with('tool_use', ClaudeToolUsePayload);
     const result = Event.safeParse({ kind: 'tool_use', payload: ToolUsePayload.create({}) }, { registry });
-    expect(result).toMatchObject({ success: false, error: { tag: 'invalid_event_payload', kind: 'tool_use', issues: [{ code: 'invalid_payload_class' }] } });
+    expect(result).toMatchObject({
+      success: false,
+      error: { tag: 'invalid_event_payload', kind: 'tool_use', issues: [{ code: 'invalid_payload_class' }] },
+    });
   });
 
   it('subclass fields come after the base fields, metadata last', () => {
@@ -46,6 +49,9 @@ describe('Registry', () => {
 
   it('errors of a subclass keep the kind', () => {
     expect(() => ClaudeToolUsePayload.parse({ server_name: 5 })).toThrow(SchemaError);
-    expect(ClaudeToolUsePayload.safeParse({ server_name: 5 })).toMatchObject({ success: false, error: { kind: 'tool_use', issues: [{ path: ['server_name'] }] } });
+    expect(ClaudeToolUsePayload.safeParse({ server_name: 5 })).toMatchObject({
+      success: false,
+      error: { kind: 'tool_use', issues: [{ path: ['server_name'] }] },
+    });
   });
 });

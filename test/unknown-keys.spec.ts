@@ -26,7 +26,9 @@ describe.each(MODES)('unknown keys (%s)', (mode) => {
     const event = Event.fromJSON(line, { mode });
     expect('toJSON' in event).toBe(false);
     expect('toJSON' in event.payload).toBe(false);
-    expect(JSON.stringify(event)).toBe(JSON.stringify(event.toMap()).replace(/"timestamp":"[^"]*"/, `"timestamp":"${event.timestamp.toJSON()}"`));
+    expect(JSON.stringify(event)).toBe(
+      JSON.stringify(event.toMap()).replace(/"timestamp":"[^"]*"/, `"timestamp":"${event.timestamp.toJSON()}"`),
+    );
   });
 
   it('a key an inherited member names (toMap, constructor, extra, __proto__) shadows nothing and is still written back', () => {
@@ -39,7 +41,9 @@ describe.each(MODES)('unknown keys (%s)', (mode) => {
     expect(event.extra).toEqual(JSON.parse('{"toMap":1,"constructor":{"x":1},"extra":"e","__proto__":{"p":1},"plain":2}'));
     expect(event.toMap()).toMatchObject({ toMap: 1, plain: 2, extra: 'e' });
     const written = JSON.stringify(event);
-    expect(JSON.parse(written)).toEqual(JSON.parse(JSON.stringify(event.toMap()).replace(/"timestamp":"[^"]*"/, `"timestamp":"${event.timestamp.toJSON()}"`)));
+    expect(JSON.parse(written)).toEqual(
+      JSON.parse(JSON.stringify(event.toMap()).replace(/"timestamp":"[^"]*"/, `"timestamp":"${event.timestamp.toJSON()}"`)),
+    );
     expect(JSON.stringify(Event.fromJSON(written, { mode }))).toBe(written);
   });
 

@@ -7,20 +7,41 @@ import { z } from 'zod';
  */
 
 const MAX = Number.MAX_SAFE_INTEGER;
-const KINDS = ['run_started', 'assistant_delta', 'assistant_message', 'user_message', 'thinking', 'tool_use', 'tool_result',
-  'approval_requested', 'approval_resolved', 'cost_update', 'result', 'error', 'stderr', 'raw'] as const;
+const KINDS = [
+  'run_started',
+  'assistant_delta',
+  'assistant_message',
+  'user_message',
+  'thinking',
+  'tool_use',
+  'tool_result',
+  'approval_requested',
+  'approval_resolved',
+  'cost_update',
+  'result',
+  'error',
+  'stderr',
+  'raw',
+] as const;
 
 const orDefault = <T extends z.ZodType>(schema: T, fallback: () => unknown) => schema.nullish().transform((v) => v ?? fallback());
 const trimmed = () => orDefault(z.string().trim(), () => null);
 const text = (d = '') => orDefault(z.string(), () => d);
 const nonNegInt = (d: number | null) => orDefault(z.number().int().min(0).max(MAX), () => d);
 const object = () => orDefault(z.record(z.string(), z.unknown()), () => ({}));
-const any = (d: unknown = null) => z.unknown().optional().transform((v) => v ?? d);
+const any = (d: unknown = null) =>
+  z
+    .unknown()
+    .optional()
+    .transform((v) => v ?? d);
 const enumOf = (values: readonly [string, ...string[]], d: string) => orDefault(z.string().trim().pipe(z.enum(values)), () => d);
 
 /** A Date that keeps its source text, like the library's PreciseDate. */
 class TextDate extends Date {
-  constructor(ms: number, readonly iso: string) {
+  constructor(
+    ms: number,
+    readonly iso: string,
+  ) {
     super(ms);
   }
   override toJSON(): string {
@@ -44,7 +65,12 @@ const timestamp = z
 
 const metadata = object;
 const PAYLOADS: Record<(typeof KINDS)[number], Record<string, z.ZodType>> = {
-  run_started: { provider_session_id: trimmed(), command: trimmed(), args: orDefault(z.array(z.string().trim()), () => []), cwd: trimmed() },
+  run_started: {
+    provider_session_id: trimmed(),
+    command: trimmed(),
+    args: orDefault(z.array(z.string().trim()), () => []),
+    cwd: trimmed(),
+  },
   assistant_delta: { content: text(), index: nonNegInt(null), format: any('text') },
   assistant_message: { content: orDefault(z.array(z.unknown()), () => []), role: enumOf(['assistant'], 'assistant'), model: trimmed() },
   user_message: { content: orDefault(z.array(z.unknown()), () => []), role: enumOf(['user'], 'user') },
@@ -53,9 +79,18 @@ const PAYLOADS: Record<(typeof KINDS)[number], Record<string, z.ZodType>> = {
   tool_result: { tool_call_id: trimmed(), content: any(), is_error: orDefault(z.boolean(), () => false) },
   approval_requested: { approval_id: trimmed(), subject: trimmed(), details: object() },
   approval_resolved: { approval_id: trimmed(), decision: any(), reason: trimmed() },
-  cost_update: { input_tokens: nonNegInt(0), output_tokens: nonNegInt(0), total_tokens: nonNegInt(0), cost_usd: orDefault(z.number().min(0), () => 0) },
+  cost_update: {
+    input_tokens: nonNegInt(0),
+    output_tokens: nonNegInt(0),
+    total_tokens: nonNegInt(0),
+    cost_usd: orDefault(z.number().min(0), () => 0),
+  },
   result: { status: any(), stop_reason: any(), output: any(), object: any() },
-  error: { message: orDefault(z.string().trim(), () => ''), code: trimmed(), severity: enumOf(['info', 'warning', 'error', 'fatal'], 'error') },
+  error: {
+    message: orDefault(z.string().trim(), () => ''),
+    code: trimmed(),
+    severity: enumOf(['info', 'warning', 'error', 'fatal'], 'error'),
+  },
   stderr: { content: text() },
   raw: { stream: any('stdout'), content: any() },
 };
@@ -71,9 +106,10 @@ function withExtra(shape: Record<string, z.ZodType>) {
   });
 }
 
-const payloadSchemas = Object.fromEntries(
-  KINDS.map((kind) => [kind, withExtra({ ...PAYLOADS[kind], metadata: metadata() })]),
-) as Record<(typeof KINDS)[number], ReturnType<typeof withExtra>>;
+const payloadSchemas = Object.fromEntries(KINDS.map((kind) => [kind, withExtra({ ...PAYLOADS[kind], metadata: metadata() })])) as Record<
+  (typeof KINDS)[number],
+  ReturnType<typeof withExtra>
+>;
 
 let lastId = 0;
 const envelope = withExtra({

@@ -15,11 +15,26 @@ type Json = Record<string, unknown>;
 
 /** One agent process: send a request and wait for its answer, printing every line both ways. */
 function agent(cli: ScriptedCli) {
-  const child = spawn(process.execPath, ['-r', require.resolve('ts-node/register/transpile-only'), join(ROOT, 'src', 'cli', 'main.ts'), 'acp', '--provider', 'claude', '--bin', cli.executable, '--history-dir', join(cli.env.HOME, 'acp-history')], {
-    cwd: cli.cwd,
-    env: { ...cli.env, CLAUDE_CODE_MAX_RETRIES: '1', TS_NODE_PROJECT: join(ROOT, 'tsconfig.json') },
-    stdio: ['pipe', 'pipe', 'inherit'],
-  });
+  const child = spawn(
+    process.execPath,
+    [
+      '-r',
+      require.resolve('ts-node/register/transpile-only'),
+      join(ROOT, 'src', 'cli', 'main.ts'),
+      'acp',
+      '--provider',
+      'claude',
+      '--bin',
+      cli.executable,
+      '--history-dir',
+      join(cli.env.HOME, 'acp-history'),
+    ],
+    {
+      cwd: cli.cwd,
+      env: { ...cli.env, CLAUDE_CODE_MAX_RETRIES: '1', TS_NODE_PROJECT: join(ROOT, 'tsconfig.json') },
+      stdio: ['pipe', 'pipe', 'inherit'],
+    },
+  );
   const waiting = new Map<unknown, (message: Json) => void>();
   let buffer = '';
   const send = (message: Json) => {
@@ -35,7 +50,8 @@ function agent(cli: ScriptedCli) {
       process.stdout.write(`<< ${line}\n`);
       const message = JSON.parse(line) as Json;
       // The client allows every permission once.
-      if (message.method === 'session/request_permission') send({ id: message.id, result: { outcome: { outcome: 'selected', optionId: 'allow_once' } } });
+      if (message.method === 'session/request_permission')
+        send({ id: message.id, result: { outcome: { outcome: 'selected', optionId: 'allow_once' } } });
       else if (message.method === undefined) waiting.get(message.id)?.(message);
     }
   });
@@ -56,7 +72,11 @@ function agent(cli: ScriptedCli) {
 const INITIALIZE = { protocolVersion: 1, clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false } };
 
 async function main(): Promise<void> {
-  const cli = await startScriptedCli('claude', [{ shell: 'touch made-by-tool.txt' }, { text: 'I created the file.' }, { text: 'I ran touch made-by-tool.txt.' }]);
+  const cli = await startScriptedCli('claude', [
+    { shell: 'touch made-by-tool.txt' },
+    { text: 'I created the file.' },
+    { text: 'I ran touch made-by-tool.txt.' },
+  ]);
   try {
     const first = agent(cli);
     await first.request(0, 'initialize', INITIALIZE);

@@ -54,7 +54,13 @@ export function descendants(root: number): { pid: number; cmdline: string }[] {
  * that one's cmdline), handing each new CLI message from `from` on to `onMessage` meanwhile (to
  * answer the approval the command waits for).
  */
-export async function findSleeper(wire: WireSession, from: number, timeoutMs: number, shell: RegExp, onMessage: (m: Msg) => void): Promise<{ pid: number; cmdline: string }> {
+export async function findSleeper(
+  wire: WireSession,
+  from: number,
+  timeoutMs: number,
+  shell: RegExp,
+  onMessage: (m: Msg) => void,
+): Promise<{ pid: number; cmdline: string }> {
   const pid = wire.pid!;
   let seen = from;
   const deadline = Date.now() + timeoutMs;
@@ -133,7 +139,13 @@ export async function recordSession(r: Recording): Promise<void> {
     r.wire.save(join(r.outDir, `wire-${r.scenario}.jsonl`));
     process.stdout.write(`${r.scenario}: ${JSON.stringify(r.observed).slice(0, 2000)}\n`);
     if (r.scenario !== 'kill') {
-      const requests = { cli: r.cli.name, scenario: r.scenario, args: r.args, observed: r.observed, calls: r.summarizeRequests(r.cli.server.requests) };
+      const requests = {
+        cli: r.cli.name,
+        scenario: r.scenario,
+        args: r.args,
+        observed: r.observed,
+        calls: r.summarizeRequests(r.cli.server.requests),
+      };
       writeFileSync(join(r.outDir, `wire-${r.scenario}.requests.json`), JSON.stringify(requests, null, 2) + '\n');
     }
     await r.cli.close();

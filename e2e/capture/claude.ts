@@ -39,12 +39,30 @@ const SCENARIOS: ClaudeScenario[] = [
 
 captureOneShots(SCENARIOS, {
   name: 'claude',
-  args: (s) => ['-p', s.prompt, '--output-format', 'stream-json', '--verbose', ...(s.noAllowedTools ? [] : ['--allowedTools', 'Bash']), ...(s.extraArgs ?? [])],
+  args: (s) => [
+    '-p',
+    s.prompt,
+    '--output-format',
+    'stream-json',
+    '--verbose',
+    ...(s.noAllowedTools ? [] : ['--allowedTools', 'Bash']),
+    ...(s.extraArgs ?? []),
+  ],
   env: (s) => s.env,
   stderrInSummary: true,
   describeRequest: (request) => {
     const body = request.body as Record<string, unknown> | null;
-    const summary = body && typeof body === 'object' ? { model: body.model, stream: body.stream, tools: Array.isArray(body.tools) ? body.tools.length : undefined, max_tokens: body.max_tokens, thinking: body.thinking, keys: Object.keys(body) } : body;
+    const summary =
+      body && typeof body === 'object'
+        ? {
+            model: body.model,
+            stream: body.stream,
+            tools: Array.isArray(body.tools) ? body.tools.length : undefined,
+            max_tokens: body.max_tokens,
+            thinking: body.thinking,
+            keys: Object.keys(body),
+          }
+        : body;
     return JSON.stringify(summary);
   },
 });

@@ -34,7 +34,12 @@ const SCENARIOS: Scenario[] = [
   { name: 'plain', runs: [{ prompt: 'Say hello.', script: [{ text: 'Hello from the scripted model.' }] }] },
   {
     name: 'shell',
-    runs: [{ prompt: 'Run echo hello-from-tool.', script: [{ shell: 'echo hello-from-tool' }, { text: 'The command printed hello-from-tool.' }] }],
+    runs: [
+      {
+        prompt: 'Run echo hello-from-tool.',
+        script: [{ shell: 'echo hello-from-tool' }, { text: 'The command printed hello-from-tool.' }],
+      },
+    ],
   },
   {
     name: 'failing-command',
@@ -47,19 +52,40 @@ const SCENARIOS: Scenario[] = [
   {
     name: 'mcp',
     mcpEcho: true,
-    runs: [{ prompt: 'Ask the echo tool to echo ping, then ask it to fail.', script: [{ toolSearch: 'echo' }, { call: 'echo', namespace: 'mcp__echo', args: { text: 'ping' } }, { call: 'echo', namespace: 'mcp__echo', args: { text: 'boom', fail: true } }, { text: 'The echo tool answered.' }] }],
+    runs: [
+      {
+        prompt: 'Ask the echo tool to echo ping, then ask it to fail.',
+        script: [
+          { toolSearch: 'echo' },
+          { call: 'echo', namespace: 'mcp__echo', args: { text: 'ping' } },
+          { call: 'echo', namespace: 'mcp__echo', args: { text: 'boom', fail: true } },
+          { text: 'The echo tool answered.' },
+        ],
+      },
+    ],
   },
   {
     name: 'file-change',
-    runs: [{ prompt: 'Create hello.txt.', script: [{ patch: '*** Begin Patch\n*** Add File: hello.txt\n+hello\n*** End Patch\n' }, { text: 'Created hello.txt.' }] }],
+    runs: [
+      {
+        prompt: 'Create hello.txt.',
+        script: [{ patch: '*** Begin Patch\n*** Add File: hello.txt\n+hello\n*** End Patch\n' }, { text: 'Created hello.txt.' }],
+      },
+    ],
   },
-  { name: 'web-search', runs: [{ prompt: 'Search the web for codex.', script: [{ webSearch: 'openai codex cli', text: 'Codex is a coding agent.' }] }] },
+  {
+    name: 'web-search',
+    runs: [{ prompt: 'Search the web for codex.', script: [{ webSearch: 'openai codex cli', text: 'Codex is a coding agent.' }] }],
+  },
   {
     // A 500 answer: Codex retries the stream once ("Reconnecting… 1/1") before the next answer.
     name: 'reconnect',
     runs: [{ prompt: 'Say hello.', script: [{ httpError: 500, message: 'scripted server error' }, { text: 'Hello after a retry.' }] }],
   },
-  { name: 'api-error-400', runs: [{ prompt: 'Say hello.', script: [{ httpError: 400, message: 'Invalid request: scripted bad request.' }] }] },
+  {
+    name: 'api-error-400',
+    runs: [{ prompt: 'Say hello.', script: [{ httpError: 400, message: 'Invalid request: scripted bad request.' }] }],
+  },
   {
     // `codex exec resume`: the second turn's turn.completed shows that usage is a running total.
     name: 'resume-two-turns',

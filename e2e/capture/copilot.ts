@@ -12,6 +12,14 @@ import { captureOneShots, describeChatRequest } from './run-cli';
 
 captureOneShots(COMMON_SCENARIOS, {
   name: 'copilot',
-  args: (scenario) => ['-p', scenario.prompt, '--output-format', 'json', '--allow-all-tools', '--no-auto-update', '--disable-client-telemetry'],
+  args: (scenario) => [
+    '-p',
+    scenario.prompt,
+    '--output-format',
+    'json',
+    '--allow-all-tools',
+    '--no-auto-update',
+    '--disable-client-telemetry',
+  ],
   describeRequest: describeChatRequest,
 });

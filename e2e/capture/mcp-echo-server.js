@@ -22,7 +22,11 @@ readline.createInterface({ input: process.stdin }).on('line', (line) => {
   if (message.id === undefined) return; // a notification
   switch (message.method) {
     case 'initialize':
-      return reply(message.id, { protocolVersion: message.params?.protocolVersion ?? '2025-06-18', capabilities: { tools: {} }, serverInfo: { name: 'echo', version: '1.0.0' } });
+      return reply(message.id, {
+        protocolVersion: message.params?.protocolVersion ?? '2025-06-18',
+        capabilities: { tools: {} },
+        serverInfo: { name: 'echo', version: '1.0.0' },
+      });
     case 'tools/list':
       return reply(message.id, { tools: [TOOL] });
     case 'tools/call': {
@@ -31,6 +35,8 @@ readline.createInterface({ input: process.stdin }).on('line', (line) => {
       return reply(message.id, { content: [{ type: 'text', text }], isError: args.fail === true });
     }
     default:
-      return process.stdout.write(JSON.stringify({ jsonrpc: '2.0', id: message.id, error: { code: -32601, message: 'method not found' } }) + '\n');
+      return process.stdout.write(
+        JSON.stringify({ jsonrpc: '2.0', id: message.id, error: { code: -32601, message: 'method not found' } }) + '\n',
+      );
   }
 });

@@ -14,6 +14,17 @@ import { captureOneShots, describeChatRequest } from './run-cli';
 
 captureOneShots(COMMON_SCENARIOS, {
   name: 'qwen',
-  args: (scenario) => ['-p', scenario.prompt, '-o', 'stream-json', '--auth-type', 'openai', '-m', SCRIPTED_CHAT_MODEL, '--approval-mode', 'yolo'],
+  args: (scenario) => [
+    '-p',
+    scenario.prompt,
+    '-o',
+    'stream-json',
+    '--auth-type',
+    'openai',
+    '-m',
+    SCRIPTED_CHAT_MODEL,
+    '--approval-mode',
+    'yolo',
+  ],
   describeRequest: describeChatRequest,
 });

@@ -86,10 +86,16 @@ export function captureOneShots<S extends Scenario>(scenarios: readonly S[], cli
     const { requests } = scripted.server;
     try {
       const env = { ...scripted.env, ...cli.env?.(scenario) };
-      const { stdout, stderr, exit } = await runCli(scripted.executable, cli.args(scenario), { cwd: scripted.cwd, timeoutMs: 120_000, env });
+      const { stdout, stderr, exit } = await runCli(scripted.executable, cli.args(scenario), {
+        cwd: scripted.cwd,
+        timeoutMs: 120_000,
+        env,
+      });
       writeCapture(outDir, scenario.name, stdout, exit);
       const err = cli.stderrInSummary ? stderr.trim() : '';
-      process.stdout.write(`${scenario.name}: exit ${JSON.stringify(exit)}, ${requests.length} requests${err ? `, stderr: ${err.slice(0, 300)}` : ''}\n`);
+      process.stdout.write(
+        `${scenario.name}: exit ${JSON.stringify(exit)}, ${requests.length} requests${err ? `, stderr: ${err.slice(0, 300)}` : ''}\n`,
+      );
       if (process.env.CAPTURE_LOG) {
         for (const request of requests) process.stdout.write(`  ${request.method} ${request.url} ${cli.describeRequest(request)}\n`);
         if (!cli.stderrInSummary) process.stdout.write(`  stderr: ${stderr.trim().slice(0, 2000)}\n`);

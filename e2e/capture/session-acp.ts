@@ -142,7 +142,11 @@ function stopReason(response: Json): unknown {
 
 /** The first session/update of this kind among the CLI's messages from index `after` on. */
 async function waitForUpdate(host: AcpHost, kind: string, after: number, timeoutMs = STEP_TIMEOUT_MS): Promise<Json> {
-  return host.wire.waitFor((message) => message.method === 'session/update' && ((message.params as Json)?.update as Json)?.sessionUpdate === kind, timeoutMs, after);
+  return host.wire.waitFor(
+    (message) => message.method === 'session/update' && ((message.params as Json)?.update as Json)?.sessionUpdate === kind,
+    timeoutMs,
+    after,
+  );
 }
 
 /** The pids of `sleep 300` processes below `pid` now. */
@@ -238,7 +242,10 @@ const SCENARIOS: AcpScenario[] = [
       const after = host.wire.fromCli().length;
       const loaded = await host.request('session/load', { sessionId: earlier, cwd: cli.cwd, mcpServers: [] });
       if (!loaded.result) throw new Error(`session/load failed: ${JSON.stringify(loaded)}`);
-      const replayed = host.wire.fromCli().slice(after).filter((message) => (message as Json).method === 'session/update').length;
+      const replayed = host.wire
+        .fromCli()
+        .slice(after)
+        .filter((message) => (message as Json).method === 'session/update').length;
       const next = await host.request('session/prompt', prompt(String(earlier), 'Give the second answer.'));
       return { updatesBeforeLoadAnswer: replayed, stopReason: stopReason(next) };
     },
@@ -332,7 +339,12 @@ const SCENARIOS: AcpScenario[] = [
         await sleep(1_000);
       }
       const next = await host.request('session/prompt', prompt(sessionId, 'Say hello again.'));
-      return { ...observed, stopReason: stopReason(response), fileExists: existsSync(join(cli.cwd, 'made-by-tool.txt')), nextStopReason: stopReason(next) };
+      return {
+        ...observed,
+        stopReason: stopReason(response),
+        fileExists: existsSync(join(cli.cwd, 'made-by-tool.txt')),
+        nextStopReason: stopReason(next),
+      };
     },
   },
 ];
@@ -340,7 +352,12 @@ const SCENARIOS: AcpScenario[] = [
 /** Text of a Chat Completions message content (a string or a list of parts), trimmed. */
 function textOf(content: unknown, max = 400): string | null {
   if (content === null || content === undefined) return null;
-  const text = typeof content === 'string' ? content : Array.isArray(content) ? content.map((part) => (part as Json)?.text ?? JSON.stringify(part)).join('') : JSON.stringify(content);
+  const text =
+    typeof content === 'string'
+      ? content
+      : Array.isArray(content)
+        ? content.map((part) => (part as Json)?.text ?? JSON.stringify(part)).join('')
+        : JSON.stringify(content);
   return text.length > max ? `${text.slice(0, max)}…(${text.length} chars)` : text;
 }
 
@@ -355,7 +372,12 @@ function summarize(request: RecordedRequest, index: number): Json {
     messages: messages.map((message) => {
       const summary: Json = { role: message.role };
       summary.text = textOf(message.content, message.role === 'system' ? 120 : 400);
-      if (Array.isArray(message.tool_calls)) summary.tool_calls = (message.tool_calls as Json[]).map((call) => ({ id: call.id, name: (call.function as Json)?.name, arguments: (call.function as Json)?.arguments }));
+      if (Array.isArray(message.tool_calls))
+        summary.tool_calls = (message.tool_calls as Json[]).map((call) => ({
+          id: call.id,
+          name: (call.function as Json)?.name,
+          arguments: (call.function as Json)?.arguments,
+        }));
       if (message.tool_call_id) summary.tool_call_id = message.tool_call_id;
       return summary;
     }),
@@ -394,7 +416,9 @@ async function capture(name: AcpCliName, scenario: AcpScenario): Promise<void> {
     };
     if (process.env.CAPTURE_LOG) for (const line of wire.lines) process.stdout.write(`${JSON.stringify(line).slice(0, 1500)}\n`);
     writeFileSync(join(outDir, `wire-${scenario.name}.requests.json`), JSON.stringify(summary, null, 2) + '\n');
-    process.stdout.write(`${name} ${scenario.name}: ${failure ? `FAILED ${String(failure)}` : JSON.stringify(observed)}; ${calls.length} model calls; notes ${JSON.stringify(host.notes)}; exit ${JSON.stringify(exit)}\n`);
+    process.stdout.write(
+      `${name} ${scenario.name}: ${failure ? `FAILED ${String(failure)}` : JSON.stringify(observed)}; ${calls.length} model calls; notes ${JSON.stringify(host.notes)}; exit ${JSON.stringify(exit)}\n`,
+    );
     await cli.close();
   }
   if (failure) throw failure;
@@ -402,7 +426,8 @@ async function capture(name: AcpCliName, scenario: AcpScenario): Promise<void> {
 
 async function main(): Promise<void> {
   const [name, ...only] = process.argv.slice(2);
-  if (name !== 'opencode' && name !== 'qwen' && name !== 'copilot' && name !== 'kilo' && name !== 'cline') throw new Error('usage: session-acp.ts <opencode|qwen|copilot|kilo|cline> [scenario…]');
+  if (name !== 'opencode' && name !== 'qwen' && name !== 'copilot' && name !== 'kilo' && name !== 'cline')
+    throw new Error('usage: session-acp.ts <opencode|qwen|copilot|kilo|cline> [scenario…]');
   for (const scenario of SCENARIOS) if (only.length === 0 || only.includes(scenario.name)) await capture(name, scenario);
 }
 

@@ -20,7 +20,16 @@ import { captureAll, FIXTURES } from './run-cli';
 import { WireSession, type WireLine } from './wire';
 
 const OUT_DIR = join(FIXTURES, 'sessions', 'claude');
-const BASE_ARGS = ['-p', '--input-format', 'stream-json', '--output-format', 'stream-json', '--verbose', '--permission-prompt-tool', 'stdio'];
+const BASE_ARGS = [
+  '-p',
+  '--input-format',
+  'stream-json',
+  '--output-format',
+  'stream-json',
+  '--verbose',
+  '--permission-prompt-tool',
+  'stdio',
+];
 const TURN_MS = 90_000;
 
 /** One scenario: its script, and how to drive the session. */
@@ -52,7 +61,11 @@ class Session {
     const requestId = `req_${this.nextReq++}`;
     const from = this.mark();
     this.wire.send({ type: 'control_request', request_id: requestId, request });
-    return this.wire.waitFor((m) => m.type === 'control_response' && (m.response as Msg | undefined)?.request_id === requestId, timeoutMs, from);
+    return this.wire.waitFor(
+      (m) => m.type === 'control_response' && (m.response as Msg | undefined)?.request_id === requestId,
+      timeoutMs,
+      from,
+    );
   }
 
   /** Sends a control_request without waiting. */
@@ -83,7 +96,11 @@ class Session {
   }
 
   async permissionRequest(from: number, timeoutMs = TURN_MS): Promise<Msg> {
-    return this.wire.waitFor((m) => m.type === 'control_request' && (m.request as Msg | undefined)?.subtype === 'can_use_tool', timeoutMs, from);
+    return this.wire.waitFor(
+      (m) => m.type === 'control_request' && (m.request as Msg | undefined)?.subtype === 'can_use_tool',
+      timeoutMs,
+      from,
+    );
   }
 
   answer(request: Msg, response: Msg): void {
@@ -101,7 +118,11 @@ class Session {
   /** Asks for the slow answer and lets it stream for a second (to interrupt it, or kill the CLI). */
   async slowAnswerUnderway(): Promise<void> {
     const from = this.user('Answer slowly.');
-    await this.wire.waitFor((m) => m.type === 'stream_event' && ((m.event as Msg).delta as Msg | undefined)?.type === 'text_delta', TURN_MS, from);
+    await this.wire.waitFor(
+      (m) => m.type === 'stream_event' && ((m.event as Msg).delta as Msg | undefined)?.type === 'text_delta',
+      TURN_MS,
+      from,
+    );
     await sleep(1000);
   }
 
@@ -145,7 +166,10 @@ function summarizeRequests(requests: readonly RecordedRequest[]): unknown[] {
       out.push({ index, url: request.url, side_call: true, stream: body.stream === true, tools: Array.isArray(body.tools) });
       return;
     }
-    const messages = (body.messages as Msg[]).map((m) => ({ role: m.role, content: typeof m.content === 'string' ? [block(m.content)] : (m.content as unknown[]).map(block) }));
+    const messages = (body.messages as Msg[]).map((m) => ({
+      role: m.role,
+      content: typeof m.content === 'string' ? [block(m.content)] : (m.content as unknown[]).map(block),
+    }));
     out.push({ index, url: request.url, model: body.model, tools: (body.tools as Msg[]).length, messages });
   });
   return out;
@@ -195,7 +219,11 @@ const SCENARIOS: Scenario[] = [
     drive: async (s) => {
       await s.initialize();
       const from = s.user('Create made-by-tool.txt.');
-      const first = await s.wire.waitFor((m) => m.type === 'result' || (m.type === 'control_request' && (m.request as Msg).subtype === 'can_use_tool'), TURN_MS, from);
+      const first = await s.wire.waitFor(
+        (m) => m.type === 'result' || (m.type === 'control_request' && (m.request as Msg).subtype === 'can_use_tool'),
+        TURN_MS,
+        from,
+      );
       s.observed.firstOf = first.type;
       if (first.type === 'control_request') {
         s.deny(first);
@@ -227,7 +255,12 @@ const SCENARIOS: Scenario[] = [
       const response = await s.control({ subtype: 'interrupt' });
       s.observed.interruptResponse = response;
       const result = await s.result(interruptFrom);
-      s.observed.interruptedResult = { subtype: result.subtype, is_error: result.is_error, terminal_reason: result.terminal_reason, stop_reason: result.stop_reason };
+      s.observed.interruptedResult = {
+        subtype: result.subtype,
+        is_error: result.is_error,
+        terminal_reason: result.terminal_reason,
+        stop_reason: result.stop_reason,
+      };
       await s.quietFor(2000, s.mark());
       const second = await s.turn('Say something after the interrupt.');
       s.observed.secondResult = { subtype: second.subtype, is_error: second.is_error, result: second.result };
@@ -254,7 +287,12 @@ const SCENARIOS: Scenario[] = [
       const interruptAt = Date.now();
       s.observed.interruptResponse = await s.control({ subtype: 'interrupt' });
       const result = await s.result(interruptFrom);
-      s.observed.interruptedResult = { subtype: result.subtype, is_error: result.is_error, terminal_reason: result.terminal_reason, stop_reason: result.stop_reason };
+      s.observed.interruptedResult = {
+        subtype: result.subtype,
+        is_error: result.is_error,
+        terminal_reason: result.terminal_reason,
+        stop_reason: result.stop_reason,
+      };
       s.observed.sleepGoneAfterMs = await msUntil(() => !alive(sleeper.pid), interruptAt, 10_000);
       s.observed.treeAfterInterrupt = descendants(pid);
       const second = await s.turn('Say something after the interrupt.');
@@ -327,7 +365,10 @@ const SCENARIOS: Scenario[] = [
         .catch(() => null);
       from = s.mark();
       s.wire.send({ type: 'no_such_type', hello: 1 });
-      s.wire.send({ type: 'control_response', response: { subtype: 'success', request_id: 'never-asked', response: { behavior: 'allow', updatedInput: {} } } });
+      s.wire.send({
+        type: 'control_response',
+        response: { subtype: 'success', request_id: 'never-asked', response: { behavior: 'allow', updatedInput: {} } },
+      });
       s.wire.send({ type: 'control_cancel_request', request_id: 'never-asked-either' });
       s.observed.afterUnknownLines = await s.quietFor(2000, from);
       s.observed.exitedEarly = s.wire.pid !== undefined && !alive(s.wire.pid);
@@ -345,7 +386,17 @@ async function capture(scenario: Scenario): Promise<void> {
   const args = [...base, ...(scenario.partial === false ? [] : ['--include-partial-messages'])];
   const wire = new WireSession(cli.executable, args, { cwd: cli.cwd, env: { ...cli.env, CLAUDE_CODE_MAX_RETRIES: '1' } });
   const session = new Session(cli, wire);
-  await recordSession({ cli, wire, args, outDir: OUT_DIR, scenario: scenario.name, observed: session.observed, drive: () => scenario.drive(session), summarizeRequests, describeLine });
+  await recordSession({
+    cli,
+    wire,
+    args,
+    outDir: OUT_DIR,
+    scenario: scenario.name,
+    observed: session.observed,
+    drive: () => scenario.drive(session),
+    summarizeRequests,
+    describeLine,
+  });
 }
 
 /** `<< type/subtype` (stream events by their event type). */

@@ -152,14 +152,25 @@ const PATCH_SCRIPT: readonly ResponsesTurn[] = [{ patch: PATCH }, { text: 'done'
 const SLOW_TEXT = 'This answer streams very slowly. '.repeat(20);
 
 /** A turn whose one tool call asks for approval, answered with `decision`. */
-function approvalScenario(name: string, script: readonly ResponsesTurn[], method: string, decision: string, prompt: string, file: string): Scenario {
+function approvalScenario(
+  name: string,
+  script: readonly ResponsesTurn[],
+  method: string,
+  decision: string,
+  prompt: string,
+  file: string,
+): Scenario {
   return {
     name,
     script,
     async run(ctx) {
       const threadId = await startThread(ctx);
       const { turnId, mark } = await startTurn(ctx, threadId, prompt);
-      const asked = await ctx.server.wire.waitFor((m) => typeof m.method === 'string' && m.id !== undefined && (m.method as string).includes('requestApproval'), 60_000, mark);
+      const asked = await ctx.server.wire.waitFor(
+        (m) => typeof m.method === 'string' && m.id !== undefined && (m.method as string).includes('requestApproval'),
+        60_000,
+        mark,
+      );
       ctx.notes.approvalMethod = asked.method;
       if (asked.method !== method) ctx.notes.unexpectedApproval = asked;
       ctx.server.respond(asked.id, { decision });
@@ -180,10 +191,31 @@ const SCENARIOS: Scenario[] = [
       await plainTurn(ctx, threadId, 'Say hello.', 'turn');
     },
   },
-  approvalScenario('allow', SHELL_SCRIPT, 'item/commandExecution/requestApproval', 'accept', 'Create made-by-tool.txt.', 'made-by-tool.txt'),
-  approvalScenario('deny', SHELL_SCRIPT, 'item/commandExecution/requestApproval', 'decline', 'Create made-by-tool.txt.', 'made-by-tool.txt'),
+  approvalScenario(
+    'allow',
+    SHELL_SCRIPT,
+    'item/commandExecution/requestApproval',
+    'accept',
+    'Create made-by-tool.txt.',
+    'made-by-tool.txt',
+  ),
+  approvalScenario(
+    'deny',
+    SHELL_SCRIPT,
+    'item/commandExecution/requestApproval',
+    'decline',
+    'Create made-by-tool.txt.',
+    'made-by-tool.txt',
+  ),
   // `cancel`: what the third decision does (it also interrupts the turn).
-  approvalScenario('cancel', SHELL_SCRIPT, 'item/commandExecution/requestApproval', 'cancel', 'Create made-by-tool.txt.', 'made-by-tool.txt'),
+  approvalScenario(
+    'cancel',
+    SHELL_SCRIPT,
+    'item/commandExecution/requestApproval',
+    'cancel',
+    'Create made-by-tool.txt.',
+    'made-by-tool.txt',
+  ),
   approvalScenario('patch-allow', PATCH_SCRIPT, 'item/fileChange/requestApproval', 'accept', 'Write note.txt.', 'note.txt'),
   approvalScenario('patch-deny', PATCH_SCRIPT, 'item/fileChange/requestApproval', 'decline', 'Write note.txt.', 'note.txt'),
   {
@@ -366,7 +398,8 @@ async function interruptTool(ctx: Context, clean: boolean): Promise<void> {
 function summarizeRequests(requests: readonly RecordedRequest[]): unknown[] {
   return requests.map((request) => {
     const body = (typeof request.body === 'object' && request.body !== null ? request.body : {}) as Message;
-    if (!(request.method === 'POST' && request.url.split('?')[0].endsWith('/responses'))) return { method: request.method, url: request.url };
+    if (!(request.method === 'POST' && request.url.split('?')[0].endsWith('/responses')))
+      return { method: request.method, url: request.url };
     const input = Array.isArray(body.input) ? (body.input as Message[]) : [];
     return {
       method: request.method,
@@ -393,7 +426,10 @@ function summarizeItem(item: Message): unknown {
   if (item.role !== undefined) out.role = item.role;
   if (Array.isArray(item.content)) {
     // The user turn's own text stays whole; injected context (instructions, environment) is trimmed.
-    out.content = (item.content as Message[]).map((part) => ({ type: part.type, text: trim(part.text, isInjected(part.text) ? 240 : 2_000) }));
+    out.content = (item.content as Message[]).map((part) => ({
+      type: part.type,
+      text: trim(part.text, isInjected(part.text) ? 240 : 2_000),
+    }));
   }
   for (const key of ['name', 'call_id', 'arguments', 'input', 'status']) if (item[key] !== undefined) out[key] = trim(item[key], 1_000);
   if (item.output !== undefined) out.output = typeof item.output === 'string' ? trim(item.output, 2_000) : item.output;
@@ -418,7 +454,10 @@ async function capture(scenario: Scenario): Promise<void> {
     await sleep(200);
     mkdirSync(OUT_DIR, { recursive: true });
     wire.save(join(OUT_DIR, `wire-${scenario.name}.jsonl`));
-    writeFileSync(join(OUT_DIR, `wire-${scenario.name}.requests.json`), JSON.stringify(summarizeRequests(cli.server.requests), null, 2) + '\n');
+    writeFileSync(
+      join(OUT_DIR, `wire-${scenario.name}.requests.json`),
+      JSON.stringify(summarizeRequests(cli.server.requests), null, 2) + '\n',
+    );
     writeFileSync(join(OUT_DIR, `wire-${scenario.name}.notes.json`), JSON.stringify(ctx.notes, null, 2) + '\n');
     await cli.close();
   }

@@ -159,12 +159,17 @@ function summarizeRequests(requests: readonly RecordedRequest[]): unknown[] {
     const body = request.body as Msg | null;
     if (!request.url.includes(':streamGenerateContent') || !body) return { index, url: request.url, side_call: true };
     const contents = ((body.contents as Msg[]) ?? []).map((c) => ({ role: c.role, parts: ((c.parts as Msg[]) ?? []).map(part) }));
-    const tools = Array.isArray(body.tools) ? (body.tools as Msg[]).flatMap((t) => ((t.functionDeclarations as Msg[]) ?? []).map((f) => f.name)) : [];
+    const tools = Array.isArray(body.tools)
+      ? (body.tools as Msg[]).flatMap((t) => ((t.functionDeclarations as Msg[]) ?? []).map((f) => f.name))
+      : [];
     return { index, url: request.url, tools, contents };
   });
 }
 
-const slowScript = (): ScriptedTurn[] => [{ slowText: 'This answer streams very slowly. '.repeat(20), delayMs: 300 }, { text: 'After the interrupt.' }];
+const slowScript = (): ScriptedTurn[] => [
+  { slowText: 'This answer streams very slowly. '.repeat(20), delayMs: 300 },
+  { text: 'After the interrupt.' },
+];
 
 /** A file-writing tool call: its request_permission answered with the option of `kind`. */
 function approvalScenario(name: string, kind: string, finalText: string): Scenario {
@@ -317,7 +322,18 @@ async function capture(scenario: Scenario): Promise<void> {
   const cli = await startScriptedCli('gemini', scenario.script);
   const wire = new WireSession(cli.executable, ARGS, { cwd: cli.cwd, env: cli.env });
   const session = new Session(cli, wire);
-  await recordSession({ cli, wire, args: ARGS, outDir: OUT_DIR, scenario: scenario.name, observed: session.observed, drive: () => scenario.drive(session), stop: () => session.stop(), summarizeRequests, describeLine });
+  await recordSession({
+    cli,
+    wire,
+    args: ARGS,
+    outDir: OUT_DIR,
+    scenario: scenario.name,
+    observed: session.observed,
+    drive: () => scenario.drive(session),
+    stop: () => session.stop(),
+    summarizeRequests,
+    describeLine,
+  });
 }
 
 /** `<< method/update kind#id`, or `<< result#id` / `<< error#id`. */
@@ -325,7 +341,8 @@ function describeLine(l: WireLine): string {
   const m = l.line as Msg;
   if (typeof m !== 'object' || m === null) return `${arrow(l.from)} text`;
   const kind = updateKind(m);
-  if (m.method) return `${arrow(l.from)} ${String(m.method)}${kind ? `/${String(kind)}` : ''}${m.id !== undefined ? `#${String(m.id)}` : ''}`;
+  if (m.method)
+    return `${arrow(l.from)} ${String(m.method)}${kind ? `/${String(kind)}` : ''}${m.id !== undefined ? `#${String(m.id)}` : ''}`;
   return `${arrow(l.from)} ${m.error ? 'error' : 'result'}#${String(m.id)}`;
 }
 

@@ -38,7 +38,11 @@ async function turn(wire: WireSession, message: string, answers: boolean[] = [])
   let from = wire.fromCli().length;
   wire.send({ id, type: 'prompt', message });
   for (;;) {
-    const line = await wire.waitFor((m) => m.type === 'agent_end' || (m.type === 'extension_ui_request' && m.method === 'confirm'), TURN_MS, from);
+    const line = await wire.waitFor(
+      (m) => m.type === 'agent_end' || (m.type === 'extension_ui_request' && m.method === 'confirm'),
+      TURN_MS,
+      from,
+    );
     from = wire.fromCli().indexOf(line as unknown) + 1;
     if (line.type === 'agent_end') return;
     wire.send({ type: 'extension_ui_response', id: line.id, confirmed: answers.shift() ?? false });
@@ -64,7 +68,11 @@ const SCENARIOS: Scenario[] = [
       observed.files = { 'denied.txt': existsSync(join(cwd, 'denied.txt')), 'allowed.txt': existsSync(join(cwd, 'allowed.txt')) };
       const from = wire.fromCli().length;
       wire.send({ id: `host_${++nextId}`, type: 'prompt', message: 'Answer slowly.' });
-      await wire.waitFor((m) => m.type === 'message_update' && (m.assistantMessageEvent as Msg | undefined)?.type === 'text_delta', TURN_MS, from);
+      await wire.waitFor(
+        (m) => m.type === 'message_update' && (m.assistantMessageEvent as Msg | undefined)?.type === 'text_delta',
+        TURN_MS,
+        from,
+      );
       wire.send({ type: 'abort' });
       const end = (await wire.waitFor((m) => m.type === 'agent_end', TURN_MS, from)) as Msg;
       observed.abortedStopReason = ((end.messages as Msg[]).at(-1) as Msg).stopReason;
@@ -77,7 +85,12 @@ function summarizeRequests(requests: readonly RecordedRequest[]): unknown[] {
   return requests.map((request) => {
     const body = request.body as { messages?: { role: string; content: unknown }[] } | null;
     const last = body?.messages?.at(-1);
-    return { method: request.method, url: request.url, messages: body?.messages?.length ?? null, last: last ? { role: last.role, content: JSON.stringify(last.content).slice(0, 200) } : null };
+    return {
+      method: request.method,
+      url: request.url,
+      messages: body?.messages?.length ?? null,
+      last: last ? { role: last.role, content: JSON.stringify(last.content).slice(0, 200) } : null,
+    };
   });
 }
 
@@ -92,7 +105,17 @@ async function capture(scenario: Scenario): Promise<void> {
   const cli = await startScriptedCli('pi', scenario.script);
   const wire = new WireSession(cli.executable, ARGS, { cwd: cli.cwd, env: cli.env });
   const observed: Record<string, unknown> = {};
-  await recordSession({ cli, wire, args: ARGS, outDir: OUT_DIR, scenario: scenario.name, observed, drive: () => scenario.drive(wire, observed, cli.cwd), summarizeRequests, describeLine });
+  await recordSession({
+    cli,
+    wire,
+    args: ARGS,
+    outDir: OUT_DIR,
+    scenario: scenario.name,
+    observed,
+    drive: () => scenario.drive(wire, observed, cli.cwd),
+    summarizeRequests,
+    describeLine,
+  });
 }
 
 mkdirSync(OUT_DIR, { recursive: true });

@@ -60,7 +60,11 @@ export class WireSession {
   }
 
   /** Resolves with the first CLI message from index `after` on that `test` accepts; rejects after `timeoutMs`. */
-  async waitFor<T = Record<string, unknown>>(test: (message: Record<string, unknown>) => boolean, timeoutMs = 60_000, after = 0): Promise<T> {
+  async waitFor<T = Record<string, unknown>>(
+    test: (message: Record<string, unknown>) => boolean,
+    timeoutMs = 60_000,
+    after = 0,
+  ): Promise<T> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
       const messages = this.fromCli();
@@ -69,7 +73,13 @@ export class WireSession {
         if (typeof message === 'object' && message !== null && test(message as Record<string, unknown>)) return message as T;
       }
       const left = deadline - Date.now();
-      if (left <= 0) throw new Error(`timed out waiting on the wire; last lines:\n${this.lines.slice(-8).map((line) => JSON.stringify(line)).join('\n')}`);
+      if (left <= 0)
+        throw new Error(
+          `timed out waiting on the wire; last lines:\n${this.lines
+            .slice(-8)
+            .map((line) => JSON.stringify(line))
+            .join('\n')}`,
+        );
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, Math.min(left, 200));
         this.waiters.push(() => {

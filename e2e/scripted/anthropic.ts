@@ -60,7 +60,11 @@ type Block =
 function blocksOf(turn: ScriptedTurn): Block[] {
   if ('shell' in turn) return [{ type: 'tool_use', command: turn.shell }];
   if ('slowText' in turn) return [{ type: 'text', pieces: turn.slowText.match(/.{1,4}/gs) ?? [''], delayMs: turn.delayMs }];
-  if ('thinking' in turn) return [{ type: 'thinking', thinking: turn.thinking }, { type: 'text', pieces: [turn.text], delayMs: 0 }];
+  if ('thinking' in turn)
+    return [
+      { type: 'thinking', thinking: turn.thinking },
+      { type: 'text', pieces: [turn.text], delayMs: 0 },
+    ];
   if ('text' in turn) return [{ type: 'text', pieces: [turn.text], delayMs: 0 }];
   return [];
 }
@@ -83,7 +87,12 @@ async function streamMessage(response: ServerResponse, id: string, model: string
         content: [],
         stop_reason: null,
         stop_sequence: null,
-        usage: { input_tokens: INPUT_TOKENS, cache_creation_input_tokens: CACHE_CREATION_TOKENS, cache_read_input_tokens: CACHE_READ_TOKENS, output_tokens: 1 },
+        usage: {
+          input_tokens: INPUT_TOKENS,
+          cache_creation_input_tokens: CACHE_CREATION_TOKENS,
+          cache_read_input_tokens: CACHE_READ_TOKENS,
+          output_tokens: 1,
+        },
       },
     },
     'message_start',
@@ -98,8 +107,16 @@ async function streamMessage(response: ServerResponse, id: string, model: string
       }
       outputTokens += Math.ceil(block.pieces.join('').length / 4);
     } else if (block.type === 'thinking') {
-      sendSse(response, { type: 'content_block_start', index, content_block: { type: 'thinking', thinking: '', signature: '' } }, 'content_block_start');
-      sendSse(response, { type: 'content_block_delta', index, delta: { type: 'thinking_delta', thinking: block.thinking } }, 'content_block_delta');
+      sendSse(
+        response,
+        { type: 'content_block_start', index, content_block: { type: 'thinking', thinking: '', signature: '' } },
+        'content_block_start',
+      );
+      sendSse(
+        response,
+        { type: 'content_block_delta', index, delta: { type: 'thinking_delta', thinking: block.thinking } },
+        'content_block_delta',
+      );
       // Real thinking blocks end with an opaque signature the client sends back verbatim.
       const signature = Buffer.from(`scripted-signature:${id}:${index}`).toString('base64');
       sendSse(response, { type: 'content_block_delta', index, delta: { type: 'signature_delta', signature } }, 'content_block_delta');
@@ -108,7 +125,11 @@ async function streamMessage(response: ServerResponse, id: string, model: string
       const input = JSON.stringify({ command: block.command, description: 'Run the scripted command' });
       sendSse(
         response,
-        { type: 'content_block_start', index, content_block: { type: 'tool_use', id: `toolu_${id.slice(4)}_${index}`, name: 'Bash', input: {} } },
+        {
+          type: 'content_block_start',
+          index,
+          content_block: { type: 'tool_use', id: `toolu_${id.slice(4)}_${index}`, name: 'Bash', input: {} },
+        },
         'content_block_start',
       );
       // The API streams tool input as partial JSON text; split it to look like the real thing.
@@ -126,7 +147,12 @@ async function streamMessage(response: ServerResponse, id: string, model: string
     {
       type: 'message_delta',
       delta: { stop_reason: stopReason, stop_sequence: null },
-      usage: { input_tokens: INPUT_TOKENS, cache_creation_input_tokens: CACHE_CREATION_TOKENS, cache_read_input_tokens: CACHE_READ_TOKENS, output_tokens: Math.max(outputTokens, 1) },
+      usage: {
+        input_tokens: INPUT_TOKENS,
+        cache_creation_input_tokens: CACHE_CREATION_TOKENS,
+        cache_read_input_tokens: CACHE_READ_TOKENS,
+        output_tokens: Math.max(outputTokens, 1),
+      },
     },
     'message_delta',
   );

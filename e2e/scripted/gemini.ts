@@ -64,7 +64,10 @@ type Part = { text: string; thought?: true } | { functionCall: { name: string; a
 /** The chunks a scripted turn streams, each a list of parts, and the pause before each. */
 function chunksOf(turn: ScriptedTurn): { parts: Part[][]; delayMs: number } {
   if ('shell' in turn) {
-    return { parts: [[{ functionCall: { name: 'run_shell_command', args: { command: turn.shell, description: 'Run the scripted command' } } }]], delayMs: 0 };
+    return {
+      parts: [[{ functionCall: { name: 'run_shell_command', args: { command: turn.shell, description: 'Run the scripted command' } } }]],
+      delayMs: 0,
+    };
   }
   if ('slowText' in turn) return { parts: pieces(turn.slowText, 4).map((text) => [{ text }]), delayMs: turn.delayMs };
   // Real answers arrive in several chunks cut anywhere, mid-word included.
@@ -127,7 +130,11 @@ function routingAnswer(responseId: string, model: string): unknown {
   const text = JSON.stringify({ reasoning: 'scripted', model_choice: 'flash', complexity_reasoning: 'scripted', complexity_score: 10 });
   return {
     candidates: [{ content: { role: 'model', parts: [{ text }] }, finishReason: 'STOP', index: 0 }],
-    usageMetadata: { promptTokenCount: PROMPT_TOKENS, candidatesTokenCount: tokensOf(text), totalTokenCount: PROMPT_TOKENS + tokensOf(text) },
+    usageMetadata: {
+      promptTokenCount: PROMPT_TOKENS,
+      candidatesTokenCount: tokensOf(text),
+      totalTokenCount: PROMPT_TOKENS + tokensOf(text),
+    },
     modelVersion: model,
     responseId,
   };

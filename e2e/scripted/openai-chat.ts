@@ -98,7 +98,10 @@ export async function startOpenAIChatEndpoint(script: readonly ScriptedTurn[]): 
   return startScriptedServer(async (request, response) => {
     const path = request.url.split('?')[0] ?? '';
     if (request.method === 'GET' && path.endsWith('/models')) {
-      sendJson(response, 200, { object: 'list', data: [{ id: SCRIPTED_CHAT_MODEL, object: 'model', created: 1767225600, owned_by: 'scripted' }] });
+      sendJson(response, 200, {
+        object: 'list',
+        data: [{ id: SCRIPTED_CHAT_MODEL, object: 'model', created: 1767225600, owned_by: 'scripted' }],
+      });
       return;
     }
     if (request.method !== 'POST' || !path.endsWith('/chat/completions')) {
@@ -140,7 +143,13 @@ interface ToolCall {
 }
 
 /** Answers one call with `turn` (not an httpError), streamed or as one JSON. */
-async function playTurn(response: ServerResponse, body: Json, id: string, turn: Exclude<ScriptedTurn, { httpError: number }>, usage: Usage): Promise<void> {
+async function playTurn(
+  response: ServerResponse,
+  body: Json,
+  id: string,
+  turn: Exclude<ScriptedTurn, { httpError: number }>,
+  usage: Usage,
+): Promise<void> {
   const model = typeof body.model === 'string' ? body.model : SCRIPTED_CHAT_MODEL;
   const toolCall = 'shell' in turn ? shellCall(body, `call_${id.slice('chatcmpl-'.length)}`, turn.shell) : null;
   const text = 'slowText' in turn ? turn.slowText : 'text' in turn ? turn.text : '';
@@ -150,21 +159,38 @@ async function playTurn(response: ServerResponse, body: Json, id: string, turn: 
       role: 'assistant',
       content: toolCall ? null : text,
       ...('thinking' in turn ? { reasoning_content: turn.thinking } : {}),
-      ...(toolCall ? { tool_calls: [{ id: toolCall.id, type: 'function', function: { name: toolCall.name, arguments: toolCall.arguments } }] } : {}),
+      ...(toolCall
+        ? { tool_calls: [{ id: toolCall.id, type: 'function', function: { name: toolCall.name, arguments: toolCall.arguments } }] }
+        : {}),
     };
-    sendJson(response, 200, { id, object: 'chat.completion', created: CREATED, model, choices: [{ index: 0, message, finish_reason: finishReason }], usage });
+    sendJson(response, 200, {
+      id,
+      object: 'chat.completion',
+      created: CREATED,
+      model,
+      choices: [{ index: 0, message, finish_reason: finishReason }],
+      usage,
+    });
     return;
   }
   let gone = false;
   response.on('close', () => (gone = true));
   startSse(response);
-  const chunk = (delta: Json, finish: string | null = null) => sendSse(response, { id, object: 'chat.completion.chunk', created: CREATED, model, choices: [{ index: 0, delta, finish_reason: finish }] });
+  const chunk = (delta: Json, finish: string | null = null) =>
+    sendSse(response, {
+      id,
+      object: 'chat.completion.chunk',
+      created: CREATED,
+      model,
+      choices: [{ index: 0, delta, finish_reason: finish }],
+    });
   chunk({ role: 'assistant', content: '' });
   if (toolCall) {
     chunk({ tool_calls: [{ index: 0, id: toolCall.id, type: 'function', function: { name: toolCall.name, arguments: '' } }] });
     // Arguments arrive as partial JSON text; split it to look like the real thing.
     const half = Math.floor(toolCall.arguments.length / 2);
-    for (const piece of [toolCall.arguments.slice(0, half), toolCall.arguments.slice(half)]) chunk({ tool_calls: [{ index: 0, function: { arguments: piece } }] });
+    for (const piece of [toolCall.arguments.slice(0, half), toolCall.arguments.slice(half)])
+      chunk({ tool_calls: [{ index: 0, function: { arguments: piece } }] });
   } else if ('slowText' in turn) {
     for (const piece of pieces(turn.slowText, 4)) {
       await sleep(turn.delayMs);
@@ -179,7 +205,8 @@ async function playTurn(response: ServerResponse, body: Json, id: string, turn: 
   }
   chunk({}, finishReason);
   const options = body.stream_options as { include_usage?: unknown } | undefined;
-  if (options?.include_usage === true) sendSse(response, { id, object: 'chat.completion.chunk', created: CREATED, model, choices: [], usage });
+  if (options?.include_usage === true)
+    sendSse(response, { id, object: 'chat.completion.chunk', created: CREATED, model, choices: [], usage });
   response.write('data: [DONE]\n\n');
   response.end();
 }
@@ -227,7 +254,13 @@ function usageFor(index: number, reasoningTokens: number): Usage {
   };
 }
 
-const SIDE_USAGE: Usage = { prompt_tokens: 50, completion_tokens: 5, total_tokens: 55, prompt_tokens_details: { cached_tokens: 0 }, completion_tokens_details: { reasoning_tokens: 0 } };
+const SIDE_USAGE: Usage = {
+  prompt_tokens: 50,
+  completion_tokens: 5,
+  total_tokens: 55,
+  prompt_tokens_details: { cached_tokens: 0 },
+  completion_tokens_details: { reasoning_tokens: 0 },
+};
 
 /** OpenAI's error answer. */
 function sendError(response: ServerResponse, status: number, message: string): void {

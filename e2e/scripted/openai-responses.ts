@@ -120,7 +120,10 @@ class ResponseStream {
   async message(text: string, pieces: string[], delayMs: number): Promise<boolean> {
     const id = `msg_${this.id}_${this.outputIndex}`;
     const at = { item_id: id, output_index: this.outputIndex, content_index: 0 };
-    this.send('response.output_item.added', { output_index: this.outputIndex, item: { id, type: 'message', status: 'in_progress', role: 'assistant', content: [] } });
+    this.send('response.output_item.added', {
+      output_index: this.outputIndex,
+      item: { id, type: 'message', status: 'in_progress', role: 'assistant', content: [] },
+    });
     this.send('response.content_part.added', { ...at, part: { type: 'output_text', text: '', annotations: [] } });
     for (const piece of pieces) {
       if (delayMs > 0) await sleep(delayMs);
@@ -140,7 +143,10 @@ class ResponseStream {
     const argumentsText = JSON.stringify(args);
     const named = namespace === undefined ? { name } : { namespace, name };
     const at = { item_id: id, output_index: this.outputIndex };
-    this.send('response.output_item.added', { output_index: this.outputIndex, item: { id, type: 'function_call', status: 'in_progress', call_id: callId, ...named, arguments: '' } });
+    this.send('response.output_item.added', {
+      output_index: this.outputIndex,
+      item: { id, type: 'function_call', status: 'in_progress', call_id: callId, ...named, arguments: '' },
+    });
     this.send('response.function_call_arguments.delta', { ...at, delta: argumentsText });
     this.send('response.function_call_arguments.done', { ...at, arguments: argumentsText });
     this.itemDone({ id, type: 'function_call', status: 'completed', call_id: callId, ...named, arguments: argumentsText });
@@ -148,13 +154,26 @@ class ResponseStream {
 
   toolSearch(callId: string, query: string): void {
     const id = `tsc_${this.id}_${this.outputIndex}`;
-    this.send('response.output_item.added', { output_index: this.outputIndex, item: { id, type: 'tool_search_call', status: 'in_progress', call_id: callId, execution: 'client', arguments: {} } });
-    this.itemDone({ id, type: 'tool_search_call', status: 'completed', call_id: callId, execution: 'client', arguments: { query, limit: 8 } });
+    this.send('response.output_item.added', {
+      output_index: this.outputIndex,
+      item: { id, type: 'tool_search_call', status: 'in_progress', call_id: callId, execution: 'client', arguments: {} },
+    });
+    this.itemDone({
+      id,
+      type: 'tool_search_call',
+      status: 'completed',
+      call_id: callId,
+      execution: 'client',
+      arguments: { query, limit: 8 },
+    });
   }
 
   customToolCall(callId: string, name: string, input: string): void {
     const id = `ctc_${this.id}_${this.outputIndex}`;
-    this.send('response.output_item.added', { output_index: this.outputIndex, item: { id, type: 'custom_tool_call', status: 'in_progress', call_id: callId, name, input: '' } });
+    this.send('response.output_item.added', {
+      output_index: this.outputIndex,
+      item: { id, type: 'custom_tool_call', status: 'in_progress', call_id: callId, name, input: '' },
+    });
     this.send('response.custom_tool_call_input.delta', { item_id: id, output_index: this.outputIndex, delta: input });
     this.send('response.custom_tool_call_input.done', { item_id: id, output_index: this.outputIndex, input });
     this.itemDone({ id, type: 'custom_tool_call', status: 'completed', call_id: callId, name, input });
@@ -162,7 +181,10 @@ class ResponseStream {
 
   webSearch(query: string): void {
     const id = `ws_${this.id}_${this.outputIndex}`;
-    this.send('response.output_item.added', { output_index: this.outputIndex, item: { id, type: 'web_search_call', status: 'in_progress' } });
+    this.send('response.output_item.added', {
+      output_index: this.outputIndex,
+      item: { id, type: 'web_search_call', status: 'in_progress' },
+    });
     this.send('response.web_search_call.in_progress', { item_id: id, output_index: this.outputIndex });
     this.send('response.web_search_call.searching', { item_id: id, output_index: this.outputIndex });
     this.send('response.web_search_call.completed', { item_id: id, output_index: this.outputIndex });

@@ -34,13 +34,21 @@ export interface Scenario {
  */
 export const COMMON_SCENARIOS: readonly Scenario[] = [
   { name: 'plain', prompt: 'Say hello.', script: [{ text: 'Hello from the scripted model.' }] },
-  { name: 'tool', prompt: 'Run echo hello-from-tool.', script: [{ shell: 'echo hello-from-tool' }, { text: 'The command printed hello-from-tool.' }] },
+  {
+    name: 'tool',
+    prompt: 'Run echo hello-from-tool.',
+    script: [{ shell: 'echo hello-from-tool' }, { text: 'The command printed hello-from-tool.' }],
+  },
   {
     name: 'failing-command',
     prompt: 'List /nonexistent-dir.',
     script: [{ shell: 'ls /nonexistent-dir' }, { text: 'The directory /nonexistent-dir does not exist.' }],
   },
-  { name: 'thinking', prompt: 'What is 6 times 7? Think first.', script: [{ thinking: 'Six times seven is forty-two.', text: 'The answer is 42.' }] },
+  {
+    name: 'thinking',
+    prompt: 'What is 6 times 7? Think first.',
+    script: [{ thinking: 'Six times seven is forty-two.', text: 'The answer is 42.' }],
+  },
   { name: 'api-error', prompt: 'Say hello.', script: [{ httpError: 400, message: 'scripted invalid request' }] },
 ];
 

@@ -78,5 +78,7 @@ export function sendJson(response: ServerResponse, status: number, body: unknown
 
 /** A request's JSON body as an object ({} when it has none or it is not an object). */
 export function jsonBody(request: RecordedRequest): Record<string, unknown> {
-  return typeof request.body === 'object' && request.body !== null && !Array.isArray(request.body) ? (request.body as Record<string, unknown>) : {};
+  return typeof request.body === 'object' && request.body !== null && !Array.isArray(request.body)
+    ? (request.body as Record<string, unknown>)
+    : {};
 }

@@ -103,7 +103,15 @@ export function pointCliAt(name: CliName, home: string, serverUrl: string, optio
       // bubblewrap without --argv0 (< 0.9: Debian's 0.8.0) then runs the bare name, and every sandboxed
       // command fails with `bwrap: execvp codex-linux-sandbox`. A temp dir of its own inside its home fixes it.
       mkdirSync(join(home, 'tmp'), { recursive: true });
-      return { PATH: process.env.PATH ?? '', HOME: home, CODEX_HOME: home, TMPDIR: join(home, 'tmp'), OPENAI_API_KEY: 'sk-scripted', RUST_LOG: 'off', NO_COLOR: '1' };
+      return {
+        PATH: process.env.PATH ?? '',
+        HOME: home,
+        CODEX_HOME: home,
+        TMPDIR: join(home, 'tmp'),
+        OPENAI_API_KEY: 'sk-scripted',
+        RUST_LOG: 'off',
+        NO_COLOR: '1',
+      };
     case 'gemini':
       mkdirSync(join(home, '.gemini'), { recursive: true });
       writeFileSync(join(home, '.gemini', 'settings.json'), JSON.stringify(GEMINI_SETTINGS));
@@ -216,7 +224,12 @@ function pointClineAt(home: string, serverUrl: string): Record<string, string> {
   const settings = join(home, '.cline', 'data', 'settings');
   mkdirSync(settings, { recursive: true });
   const provider = { provider: 'openai-compatible', apiKey: 'sk-scripted', model: SCRIPTED_CHAT_MODEL, baseUrl: `${serverUrl}/v1` };
-  const providers = { version: 1, lastUsedProvider: 'openai-compatible', modes: {}, providers: { 'openai-compatible': { settings: provider, updatedAt: '2026-01-01T00:00:00.000Z', tokenSource: 'manual' } } };
+  const providers = {
+    version: 1,
+    lastUsedProvider: 'openai-compatible',
+    modes: {},
+    providers: { 'openai-compatible': { settings: provider, updatedAt: '2026-01-01T00:00:00.000Z', tokenSource: 'manual' } },
+  };
   writeFileSync(join(settings, 'providers.json'), JSON.stringify(providers, null, 2), { mode: 0o600 });
   return isolatedEnv(home, {
     CLINE_DIR: join(home, '.cline'),
@@ -238,7 +251,12 @@ function pointClineAt(home: string, serverUrl: string): Record<string, string> {
 function pointQwenAt(home: string, serverUrl: string): Record<string, string> {
   mkdirSync(join(home, '.qwen'), { recursive: true });
   writeFileSync(join(home, '.qwen', 'settings.json'), JSON.stringify(QWEN_SETTINGS, null, 2));
-  return isolatedEnv(home, { OPENAI_BASE_URL: `${serverUrl}/v1`, OPENAI_API_KEY: 'sk-scripted', OPENAI_MODEL: SCRIPTED_CHAT_MODEL, TMPDIR: home });
+  return isolatedEnv(home, {
+    OPENAI_BASE_URL: `${serverUrl}/v1`,
+    OPENAI_API_KEY: 'sk-scripted',
+    OPENAI_MODEL: SCRIPTED_CHAT_MODEL,
+    TMPDIR: home,
+  });
 }
 
 const QWEN_SETTINGS = {
@@ -288,7 +306,17 @@ function pointPiAt(home: string, serverUrl: string): Record<string, string> {
         api: 'openai-completions',
         apiKey: 'sk-scripted',
         compat: { supportsDeveloperRole: false, supportsReasoningEffort: false },
-        models: [{ id: SCRIPTED_CHAT_MODEL, name: 'Scripted model', reasoning: false, input: ['text'], contextWindow: 128000, maxTokens: 4096, cost: { input: 1, output: 2, cacheRead: 0.5, cacheWrite: 0 } }],
+        models: [
+          {
+            id: SCRIPTED_CHAT_MODEL,
+            name: 'Scripted model',
+            reasoning: false,
+            input: ['text'],
+            contextWindow: 128000,
+            maxTokens: 4096,
+            cost: { input: 1, output: 2, cacheRead: 0.5, cacheWrite: 0 },
+          },
+        ],
       },
     },
   };
@@ -313,7 +341,9 @@ function codexConfig(serverUrl: string, mcpEcho: boolean): string {
     'request_max_retries = 0',
     'stream_max_retries = 1',
     '',
-    ...(mcpEcho ? ['[mcp_servers.echo]', 'command = "node"', `args = [${JSON.stringify(join(__dirname, '..', 'capture', 'mcp-echo-server.js'))}]`, ''] : []),
+    ...(mcpEcho
+      ? ['[mcp_servers.echo]', 'command = "node"', `args = [${JSON.stringify(join(__dirname, '..', 'capture', 'mcp-echo-server.js'))}]`, '']
+      : []),
   ].join('\n');
 }
 

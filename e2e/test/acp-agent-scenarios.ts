@@ -16,7 +16,13 @@ import { SLOW_TEXT } from './harness';
 
 const ROOT = join(__dirname, '..', '..');
 /** The `acp` command from source (the build is what ships; the command line is the same). */
-const ACP_COMMAND = [process.execPath, '-r', require.resolve('ts-node/register/transpile-only'), join(ROOT, 'src', 'cli', 'main.ts'), 'acp'];
+const ACP_COMMAND = [
+  process.execPath,
+  '-r',
+  require.resolve('ts-node/register/transpile-only'),
+  join(ROOT, 'src', 'cli', 'main.ts'),
+  'acp',
+];
 
 const SCRIPTS: Record<AcpClientScenario, readonly ResponsesTurn[]> = {
   plain: [{ text: 'Hello from the scripted model.' }],
@@ -28,7 +34,15 @@ const SCRIPTS: Record<AcpClientScenario, readonly ResponsesTurn[]> = {
 
 /** The text of the updates of `kind` (the agent's messages by default), as the client received them. */
 function textOf(updates: readonly SessionUpdate[], kind: 'agent_message_chunk' | 'user_message_chunk' = 'agent_message_chunk'): string {
-  return updates.map((update) => ((update.sessionUpdate === 'agent_message_chunk' || update.sessionUpdate === 'user_message_chunk') && update.sessionUpdate === kind && update.content.type === 'text' ? update.content.text : '')).join('');
+  return updates
+    .map((update) =>
+      (update.sessionUpdate === 'agent_message_chunk' || update.sessionUpdate === 'user_message_chunk') &&
+      update.sessionUpdate === kind &&
+      update.content.type === 'text'
+        ? update.content.text
+        : '',
+    )
+    .join('');
 }
 
 /** The agent's text of a turn, as the client received it. */
@@ -42,7 +56,10 @@ export function describeAcpAgent(name: CliName): void {
     for (const cli of open.splice(0)) await cli.close();
   });
 
-  async function drive(scenario: AcpClientScenario, script: readonly ResponsesTurn[] = SCRIPTS[scenario]): Promise<{ run: AcpClientRun; cli: ScriptedCli }> {
+  async function drive(
+    scenario: AcpClientScenario,
+    script: readonly ResponsesTurn[] = SCRIPTS[scenario],
+  ): Promise<{ run: AcpClientRun; cli: ScriptedCli }> {
     const cli = await startScriptedCli(name, script);
     open.push(cli);
     return { run: await driveAgain(scenario, cli), cli };
@@ -74,7 +91,9 @@ export function describeAcpAgent(name: CliName): void {
     expect(run.turns[0].permissions.map((permission) => permission.answeredOptionId)).toEqual(['allow_once']);
     expect(existsSync(join(cli.cwd, 'made-by-tool.txt'))).toBe(true);
     const id = run.turns[0].permissions[0].request.toolCall.toolCallId;
-    const calls = run.turns[0].updates.filter((update) => (update.sessionUpdate === 'tool_call' || update.sessionUpdate === 'tool_call_update') && update.toolCallId === id);
+    const calls = run.turns[0].updates.filter(
+      (update) => (update.sessionUpdate === 'tool_call' || update.sessionUpdate === 'tool_call_update') && update.toolCallId === id,
+    );
     expect(calls[0]).toMatchObject({ sessionUpdate: 'tool_call', kind: 'execute' });
     expect(calls.at(-1)).toMatchObject({ status: 'completed' });
   });
@@ -96,7 +115,7 @@ export function describeAcpAgent(name: CliName): void {
   });
 
   if (CLIS[name].session.resume === null) {
-    it("session/load is not offered: the CLI cannot resume (clis.ts says why)", async () => {
+    it('session/load is not offered: the CLI cannot resume (clis.ts says why)', async () => {
       const { run } = await drive('plain');
       expect(run.initialize.agentCapabilities?.loadSession).toBe(false);
     });
@@ -112,7 +131,9 @@ export function describeAcpAgent(name: CliName): void {
       expect(second.turns.map((turn) => turn.stopReason)).toEqual(['end_turn']);
       expect(said(second, 0)).toBe('The second answer.');
       // The CLI resumed its own session: the model saw the first turn.
-      const calls = cli.server.requests.filter((request) => request.method === 'POST' && JSON.stringify(request.body).includes('Say hello.'));
+      const calls = cli.server.requests.filter(
+        (request) => request.method === 'POST' && JSON.stringify(request.body).includes('Say hello.'),
+      );
       expect(JSON.stringify(calls.at(-1)?.body)).toContain('The first answer.');
     });
   }

@@ -80,7 +80,17 @@ export interface AcpClientOptions {
 
 /** Runs acp-client.mjs against `command`; rejects (with its stderr) when the client exits non-zero. */
 export function runAcpClient({ scenario, cwd, env, command, timeoutMs, load }: AcpClientOptions): Promise<AcpClientRun> {
-  const args = [ACP_CLIENT, '--scenario', scenario, '--cwd', cwd, ...(timeoutMs ? ['--timeout-ms', String(timeoutMs)] : []), ...(load ? ['--load', load] : []), '--', ...command];
+  const args = [
+    ACP_CLIENT,
+    '--scenario',
+    scenario,
+    '--cwd',
+    cwd,
+    ...(timeoutMs ? ['--timeout-ms', String(timeoutMs)] : []),
+    ...(load ? ['--load', load] : []),
+    '--',
+    ...command,
+  ];
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';

@@ -45,12 +45,16 @@ export function describeCliScenarios(name: RunProvider, expected: CliExpectation
     expect(JSON.stringify(cli.server.requests.map((request) => [request.url, request.body]))).toContain(expected.model);
     expect(outcome).toMatchObject({ status: 'completed', exitCode: 0, signal: null });
     checkStream(events, outcome);
-    expect(first(events, 'assistant_message')?.payload.content).toEqual([expect.objectContaining({ text: 'Hello from the scripted model.' })]);
+    expect(first(events, 'assistant_message')?.payload.content).toEqual([
+      expect.objectContaining({ text: 'Hello from the scripted model.' }),
+    ]);
     expect(events[events.length - 1]).toMatchObject({ kind: 'result', payload: { status: 'completed' } });
     expect(outcome.counts.result).toBe(1);
     expect(outcome.cost?.output_tokens).toBeGreaterThan(0);
     // The usage convention: input counts the cache; a CLI that reports no price has cost_usd null, not $0.
-    expect(outcome.cost?.input_tokens).toBeGreaterThanOrEqual((outcome.cost?.cache_read_input_tokens ?? 0) + (outcome.cost?.cache_write_input_tokens ?? 0));
+    expect(outcome.cost?.input_tokens).toBeGreaterThanOrEqual(
+      (outcome.cost?.cache_read_input_tokens ?? 0) + (outcome.cost?.cache_write_input_tokens ?? 0),
+    );
     if (expected.reportsCost) expect(outcome.cost?.cost_usd).toBeGreaterThan(0);
     else expect(outcome.cost?.cost_usd).toBeNull();
   });
@@ -62,17 +66,18 @@ export function describeCliScenarios(name: RunProvider, expected: CliExpectation
       const refusal = `${name} takes its prompt only as an argument: a prompt over 65536 bytes (UTF-8) cannot be passed to it`;
       await expect(start(name, longPrompt, scenario('plain').script)).rejects.toThrow(new TypeError(refusal));
     });
-  } else it('a 140,000-character prompt goes on stdin: the run completes and the model receives all of it', async () => {
-    const prompt = longPrompt;
-    const { run, cli } = await start(name, prompt, scenario('plain').script);
-    const { events, outcome } = await collect(run);
-    expect(outcome.status).toBe('completed');
-    checkStream(events, outcome);
-    expect(run.argv.join(' ')).not.toContain('END-OF-LONG-PROMPT');
-    const bodies = JSON.stringify(cli.server.requests.map((request) => request.body));
-    expect(bodies).toContain('END-OF-LONG-PROMPT');
-    expect(bodies).toContain('long prompt '.repeat(1000));
-  });
+  } else
+    it('a 140,000-character prompt goes on stdin: the run completes and the model receives all of it', async () => {
+      const prompt = longPrompt;
+      const { run, cli } = await start(name, prompt, scenario('plain').script);
+      const { events, outcome } = await collect(run);
+      expect(outcome.status).toBe('completed');
+      checkStream(events, outcome);
+      expect(run.argv.join(' ')).not.toContain('END-OF-LONG-PROMPT');
+      const bodies = JSON.stringify(cli.server.requests.map((request) => request.body));
+      expect(bodies).toContain('END-OF-LONG-PROMPT');
+      expect(bodies).toContain('long prompt '.repeat(1000));
+    });
 
   // #18 "Ending at the result": leaving the loop at the result reported aborted and SIGTERMed the CLI.
   it('leaving the for await at the result: the run is completed and nothing of it is left running', async () => {
@@ -120,7 +125,10 @@ export function describeCliScenarios(name: RunProvider, expected: CliExpectation
     const { events, outcome } = await collect(run);
     expect(outcome.status).toBe('completed');
     checkStream(events, outcome);
-    const thinking = events.filter((event) => event.kind === 'thinking').map((event) => (event.kind === 'thinking' ? event.payload.content : '')).join('');
+    const thinking = events
+      .filter((event) => event.kind === 'thinking')
+      .map((event) => (event.kind === 'thinking' ? event.payload.content : ''))
+      .join('');
     expect(JSON.stringify(first(events, 'assistant_message')?.payload.content)).toContain('The answer is 42.');
     if (!expected.printsThinking) {
       expect(thinking).toBe('');
@@ -137,7 +145,9 @@ export function describeCliScenarios(name: RunProvider, expected: CliExpectation
     if (expected.exitsZeroOnApiError) expect(outcome.exitCode).toBe(0);
     else expect(outcome.exitCode).not.toBe(0);
     checkStream(events, outcome);
-    expect(events.some((event) => event.kind === 'error' || (event.kind === 'stderr' && /400|invalid request/i.test(event.payload.content)))).toBe(true);
+    expect(
+      events.some((event) => event.kind === 'error' || (event.kind === 'stderr' && /400|invalid request/i.test(event.payload.content))),
+    ).toBe(true);
     expect(events[events.length - 1]).toMatchObject({ kind: 'result', payload: { status: 'failed' } });
   });
 
@@ -158,7 +168,9 @@ export function describeCliScenarios(name: RunProvider, expected: CliExpectation
     // Not a standalone `sleep 300`: Claude Code refuses that ("Blocked: standalone sleep 300").
     const { run } = await start(name, 'Sleep for five minutes.', [{ shell: 'echo sleeping; sleep 300' }, { text: 'Done sleeping.' }]);
     const collecting = collect(run);
-    const sleeper = await waitFor('the sleep command', () => snapshotTree(run.pid as number).find((ref) => /^(\S*\/)?sleep 300$/.test(commandLine(ref.pid))));
+    const sleeper = await waitFor('the sleep command', () =>
+      snapshotTree(run.pid as number).find((ref) => /^(\S*\/)?sleep 300$/.test(commandLine(ref.pid))),
+    );
     const tree = snapshotTree(run.pid as number);
     run.abort();
     const { events, outcome } = await collecting;
@@ -186,46 +198,59 @@ export function describeCliScenarios(name: RunProvider, expected: CliExpectation
       const resumed = () => startRun({ provider: name, prompt: 'Say hello.', resume: 'any-session', executable: cliPath(name) });
       expect(resumed).toThrow(new TypeError(`${name} runs cannot be resumed`));
     });
-  } else it('resume continues the session (and the presets plan and accept-edits are accepted)', async () => {
-    const home = mkdtempSync(join(tmpdir(), `${name}-resume-home-`));
-    const cwd = mkdtempSync(join(tmpdir(), `${name}-resume-cwd-`));
-    try {
-      let sessionId: string | null = null;
-      let firstCost: RunOutcome['cost'] = null;
-      for (const [word, permission] of [['first', 'plan'], ['second', 'accept-edits']] as const) {
-        const server = await startEndpoint(name, [{ text: `The ${word} answer.` }]);
-        try {
-          const env = { ...pointCliAt(name, home, server.url), CLAUDE_CODE_MAX_RETRIES: '1' };
-          const run = startRun({ provider: name, prompt: `Say the ${word} word.`, cwd, env, executable: cliPath(name), permission, resume: sessionId ?? undefined, timeoutMs: 90_000 });
-          const { events, outcome } = await collect(run);
-          expect(outcome.status).toBe('completed');
-          checkStream(events, outcome);
-          if (sessionId) {
-            expect(outcome.sessionId).toBe(sessionId);
-            // The resumed conversation reaches the model with the first turn in it.
-            expect(JSON.stringify(server.requests.map((request) => request.body))).toContain('The first answer.');
-            // #18: a CLI's totals of a resumed session may include the first run; the run's own cost does not
-            // (each run here makes the same model calls to a fresh endpoint, which reports fixed usage).
-            const reported = events.filter((event) => event.kind === 'cost_update').at(-1);
-            if (expected.resumeCarriesUsage) {
-              expect(outcome.cost?.input_tokens).toBe(firstCost?.input_tokens);
-              expect(outcome.cost?.output_tokens).toBe(firstCost?.output_tokens);
-              expect(reported?.kind === 'cost_update' && reported.payload.input_tokens).toBe((firstCost?.input_tokens ?? 0) * 2);
-            } else {
-              expect(outcome.cost?.input_tokens).toBe(reported?.kind === 'cost_update' && reported.payload.input_tokens);
+  } else
+    it('resume continues the session (and the presets plan and accept-edits are accepted)', async () => {
+      const home = mkdtempSync(join(tmpdir(), `${name}-resume-home-`));
+      const cwd = mkdtempSync(join(tmpdir(), `${name}-resume-cwd-`));
+      try {
+        let sessionId: string | null = null;
+        let firstCost: RunOutcome['cost'] = null;
+        for (const [word, permission] of [
+          ['first', 'plan'],
+          ['second', 'accept-edits'],
+        ] as const) {
+          const server = await startEndpoint(name, [{ text: `The ${word} answer.` }]);
+          try {
+            const env = { ...pointCliAt(name, home, server.url), CLAUDE_CODE_MAX_RETRIES: '1' };
+            const run = startRun({
+              provider: name,
+              prompt: `Say the ${word} word.`,
+              cwd,
+              env,
+              executable: cliPath(name),
+              permission,
+              resume: sessionId ?? undefined,
+              timeoutMs: 90_000,
+            });
+            const { events, outcome } = await collect(run);
+            expect(outcome.status).toBe('completed');
+            checkStream(events, outcome);
+            if (sessionId) {
+              expect(outcome.sessionId).toBe(sessionId);
+              // The resumed conversation reaches the model with the first turn in it.
+              expect(JSON.stringify(server.requests.map((request) => request.body))).toContain('The first answer.');
+              // #18: a CLI's totals of a resumed session may include the first run; the run's own cost does not
+              // (each run here makes the same model calls to a fresh endpoint, which reports fixed usage).
+              const reported = events.filter((event) => event.kind === 'cost_update').at(-1);
+              if (expected.resumeCarriesUsage) {
+                expect(outcome.cost?.input_tokens).toBe(firstCost?.input_tokens);
+                expect(outcome.cost?.output_tokens).toBe(firstCost?.output_tokens);
+                expect(reported?.kind === 'cost_update' && reported.payload.input_tokens).toBe((firstCost?.input_tokens ?? 0) * 2);
+              } else {
+                expect(outcome.cost?.input_tokens).toBe(reported?.kind === 'cost_update' && reported.payload.input_tokens);
+              }
             }
+            sessionId = outcome.sessionId;
+            firstCost ??= outcome.cost;
+          } finally {
+            await server.close();
           }
-          sessionId = outcome.sessionId;
-          firstCost ??= outcome.cost;
-        } finally {
-          await server.close();
         }
+      } finally {
+        rmSync(home, { recursive: true, force: true });
+        rmSync(cwd, { recursive: true, force: true });
       }
-    } finally {
-      rmSync(home, { recursive: true, force: true });
-      rmSync(cwd, { recursive: true, force: true });
-    }
-  });
+    });
 
   it('a missing executable: one error naming it and how to install it', () => {
     const missing = () => startRun({ provider: name, prompt: 'hi', env: { PATH: '/nonexistent-bin' } });
@@ -266,7 +291,8 @@ export function checkStream(events: readonly AnyEvent[], outcome: RunOutcome): v
   const started = kinds(events).indexOf('run_started');
   expect(started).toBeGreaterThanOrEqual(0);
   expect(outcome.sessionId).toBeTruthy();
-  for (const event of events.slice(0, started)) expect({ kind: event.kind, session: event.provider_session_id }).toEqual({ kind: 'stderr', session: null });
+  for (const event of events.slice(0, started))
+    expect({ kind: event.kind, session: event.provider_session_id }).toEqual({ kind: 'stderr', session: null });
   for (const event of events.slice(started)) expect(event.provider_session_id).toBe(outcome.sessionId);
 }
 

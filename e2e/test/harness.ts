@@ -31,7 +31,12 @@ export interface ScriptedRun {
 }
 
 /** Starts `name` with `prompt` against an endpoint playing `script`. */
-export async function startScripted(name: RunProvider, prompt: string, script: readonly ResponsesTurn[], options: Partial<RunOptions> = {}): Promise<ScriptedRun> {
+export async function startScripted(
+  name: RunProvider,
+  prompt: string,
+  script: readonly ResponsesTurn[],
+  options: Partial<RunOptions> = {},
+): Promise<ScriptedRun> {
   const cli = await startScriptedCli(name, script);
   // Claude retries API errors for minutes by default.
   const env = { ...cli.env, CLAUDE_CODE_MAX_RETRIES: '1', ...options.env };

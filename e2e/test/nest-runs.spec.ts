@@ -55,7 +55,18 @@ afterAll(async () => {
 /** SSE frames (id, kind, data) from `path`: until `until` holds (then the client leaves), or to the end. */
 async function sse(path: string, headers: Record<string, string>, until?: (frames: Frame[]) => boolean): Promise<Frame[]> {
   const client = new SseClient(`${base}${path}`, headers);
-  const frames = () => client.frames.flatMap((frame) => (frame.id === undefined || frame.event === 'end' ? [] : [{ id: frame.id, kind: String((JSON.parse(frame.data) as { kind: unknown }).kind), data: JSON.parse(frame.data) as Record<string, unknown> }]));
+  const frames = () =>
+    client.frames.flatMap((frame) =>
+      frame.id === undefined || frame.event === 'end'
+        ? []
+        : [
+            {
+              id: frame.id,
+              kind: String((JSON.parse(frame.data) as { kind: unknown }).kind),
+              data: JSON.parse(frame.data) as Record<string, unknown>,
+            },
+          ],
+    );
   if (until === undefined) {
     await client.ended;
     endedWithEnd = client.frames.at(-1)?.event === 'end';
@@ -75,15 +86,29 @@ interface Frame {
 it('a queued run over HTTP: SSE with entry ids, a resume from Last-Event-ID, an approval answered over HTTP', async () => {
   // Without a token, nothing is queued; a request may not ask every call to be allowed.
   await request(app.getHttpServer()).post('/runs').send({ prompt: 'Create made-by-tool.txt.' }).expect(401);
-  await request(app.getHttpServer()).post('/runs').set(auth(ALICE)).send({ prompt: 'Create made-by-tool.txt.', approvals: 'allow' }).expect(403);
-  const { id } = (await request(app.getHttpServer()).post('/runs').set(auth(ALICE)).send({ prompt: 'Create made-by-tool.txt.' }).expect(201)).body as { id: string };
+  await request(app.getHttpServer())
+    .post('/runs')
+    .set(auth(ALICE))
+    .send({ prompt: 'Create made-by-tool.txt.', approvals: 'allow' })
+    .expect(403);
+  const { id } = (
+    await request(app.getHttpServer()).post('/runs').set(auth(ALICE)).send({ prompt: 'Create made-by-tool.txt.' }).expect(201)
+  ).body as { id: string };
   // Another principal cannot read it, cancel it or answer it: the run does not exist for them.
   await request(app.getHttpServer()).post(`/runs/${id}/cancel`).set(auth(BOB)).set('content-type', 'application/json').send({}).expect(404);
   // The client reads until the approval is asked, answers it, and leaves.
   const first = await sse(`/runs/${id}/events`, auth(ALICE), (frames) => frames.some((frame) => frame.kind === 'approval_requested'));
   const asked = first.find((frame) => frame.kind === 'approval_requested')?.data.payload as { approval_id: string };
-  await request(app.getHttpServer()).post(`/runs/${id}/approvals/${encodeURIComponent(asked.approval_id)}`).set(auth(BOB)).send({ decision: 'allow' }).expect(404);
-  await request(app.getHttpServer()).post(`/runs/${id}/approvals/${encodeURIComponent(asked.approval_id)}`).set(auth(ALICE)).send({ decision: 'allow' }).expect(202);
+  await request(app.getHttpServer())
+    .post(`/runs/${id}/approvals/${encodeURIComponent(asked.approval_id)}`)
+    .set(auth(BOB))
+    .send({ decision: 'allow' })
+    .expect(404);
+  await request(app.getHttpServer())
+    .post(`/runs/${id}/approvals/${encodeURIComponent(asked.approval_id)}`)
+    .set(auth(ALICE))
+    .send({ decision: 'allow' })
+    .expect(202);
   // It comes back with the last id it saw, and gets exactly the rest, then the end.
   const rest = await sse(`/runs/${id}/events`, { ...auth(ALICE), 'last-event-id': first.at(-1)?.id ?? '' });
   const stream: StreamEntry[] = [];

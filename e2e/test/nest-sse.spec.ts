@@ -14,13 +14,16 @@ import { ENDLESS_STREAM } from './endless-stream';
 import { E2E_BIN, startScriptedCli, type ScriptedCli } from '../scripted/setup';
 import { commandLine, snapshotTree, stillRunning, waitFor } from './harness';
 
-
 const TOKEN = 'sse-test-token-0123456789';
 const auth = { authorization: `Bearer ${TOKEN}` };
 
 /** POST /runs with `prompt` (and the token): the run's events URL. */
 async function startRun(prompt: string): Promise<string> {
-  const created = await fetch(url, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ prompt }) });
+  const created = await fetch(url, {
+    method: 'POST',
+    headers: { ...auth, 'content-type': 'application/json' },
+    body: JSON.stringify({ prompt }),
+  });
   expect(created.status).toBe(201);
   return `${url}/${((await created.json()) as { id: string }).id}/events`;
 }
@@ -59,7 +62,9 @@ describe('the @Sse() example with the real Claude Code', () => {
     await scriptClaude(plain.script);
     // A GET never starts a run; without the token, nothing starts at all.
     expect((await fetch(`${url}?prompt=x`, { headers: auth })).status).toBe(404);
-    expect((await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ prompt: 'x' }) })).status).toBe(401);
+    expect(
+      (await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ prompt: 'x' }) })).status,
+    ).toBe(401);
     const client = new SseClient(await startRun(plain.prompt), auth);
     expect(await client.status).toBe(200);
     await client.ended;

@@ -21,7 +21,7 @@ export function readPng(file: Buffer): Png {
   let height = 0;
   let channels: 3 | 4 = 3;
   const data: Buffer[] = [];
-  for (let at = 8; at < file.length; ) {
+  for (let at = 8; at < file.length;) {
     const length = file.readUInt32BE(at);
     const type = file.toString('latin1', at + 4, at + 8);
     const body = file.subarray(at + 8, at + 8 + length);
@@ -30,7 +30,8 @@ export function readPng(file: Buffer): Png {
       width = body.readUInt32BE(0);
       height = body.readUInt32BE(4);
       const [depth, colorType, , , interlace] = body.subarray(8);
-      if (depth !== 8 || (colorType !== 2 && colorType !== 6) || interlace !== 0) throw new Error(`PNG: unsupported format (depth ${depth}, color type ${colorType}, interlace ${interlace})`);
+      if (depth !== 8 || (colorType !== 2 && colorType !== 6) || interlace !== 0)
+        throw new Error(`PNG: unsupported format (depth ${depth}, color type ${colorType}, interlace ${interlace})`);
       channels = colorType === 2 ? 3 : 4;
     } else if (type === 'IDAT') data.push(body);
     else if (type === 'IEND') break;
@@ -77,7 +78,8 @@ export function pixelAt(png: Png, x: number, y: number): [number, number, number
 /** How many different colours the image holds (1 for a blank page). */
 export function distinctColors(png: Png): number {
   const seen = new Set<number>();
-  for (let at = 0; at < png.pixels.length; at += png.channels) seen.add((png.pixels[at] << 16) | (png.pixels[at + 1] << 8) | png.pixels[at + 2]);
+  for (let at = 0; at < png.pixels.length; at += png.channels)
+    seen.add((png.pixels[at] << 16) | (png.pixels[at + 1] << 8) | png.pixels[at + 2]);
   return seen.size;
 }
 

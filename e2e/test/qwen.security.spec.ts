@@ -60,7 +60,11 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** A POST to the runs API from this process, as a client holding the token sends it. */
 async function post(url: string, token: string, body: unknown): Promise<{ status: number; body: string }> {
-  const answer = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: JSON.stringify(body) });
+  const answer = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+    body: JSON.stringify(body),
+  });
   return { status: answer.status, body: await answer.text() };
 }
 
@@ -74,7 +78,14 @@ function readEvents(url: string, token: string): Promise<AnyEvent[]> {
       response.on('data', (chunk: string) => (text += chunk));
       response.on('end', () => {
         const messages = text.split('\n\n').filter((message) => !/^event: /m.test(message));
-        resolve(messages.flatMap((message) => message.split('\n').filter((line) => line.startsWith('data: ')).map((line) => JSON.parse(line.slice(6)) as AnyEvent)));
+        resolve(
+          messages.flatMap((message) =>
+            message
+              .split('\n')
+              .filter((line) => line.startsWith('data: '))
+              .map((line) => JSON.parse(line.slice(6)) as AnyEvent),
+          ),
+        );
       });
       response.on('error', reject);
     });
@@ -97,7 +108,11 @@ async function serveRuns(cli: ScriptedCli): Promise<Served> {
   const worker = createWorker(store, { jobDefaults: { workspace: 'shared' } });
   const token = randomBytes(24).toString('hex');
   const errors: unknown[] = [];
-  const handle = createRunsHandler(store, { token, jobDefaults: { cwd: cli.cwd, executable: cli.executable, env: cli.env }, onError: (error) => errors.push(error) });
+  const handle = createRunsHandler(store, {
+    token,
+    jobDefaults: { cwd: cli.cwd, executable: cli.executable, env: cli.env },
+    onError: (error) => errors.push(error),
+  });
   const server: Server = createServer((request, response) => {
     handle(request, response).then(
       (handled) => {
@@ -147,7 +162,12 @@ describe('with the real Qwen Code, a `--mcp-config=` model starts nothing and ru
   it('control: the old argv `qwen --acp --model --mcp-config=…` makes Qwen run the shell command at session/new', async () => {
     const cli = await scriptedQwen([{ text: 'Never asked for.' }]);
     // What the library used to spawn for `startSession({ provider: 'qwen', model })`.
-    const child: ChildProcess = spawn(cli.executable, ['--acp', '--model', mcpConfigModel(marker)], { cwd: cli.cwd, env: cli.env, stdio: ['pipe', 'pipe', 'pipe'], detached: true });
+    const child: ChildProcess = spawn(cli.executable, ['--acp', '--model', mcpConfigModel(marker)], {
+      cwd: cli.cwd,
+      env: cli.env,
+      stdio: ['pipe', 'pipe', 'pipe'],
+      detached: true,
+    });
     const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
     cleanups.push(async () => {
       // Qwen and anything it started (its group, by the pid of the one we spawned).
@@ -180,7 +200,15 @@ describe('with the real Qwen Code, a `--mcp-config=` model starts nothing and ru
     const send = (message: Record<string, unknown>) => child.stdin?.write(`${JSON.stringify({ jsonrpc: '2.0', ...message })}\n`);
 
     // The handshake src/protocols/acp.ts sends.
-    send({ id: 0, method: 'initialize', params: { protocolVersion: 1, clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false }, clientInfo: { name: 'cli-subprocess-core', version: '0' } } });
+    send({
+      id: 0,
+      method: 'initialize',
+      params: {
+        protocolVersion: 1,
+        clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false },
+        clientInfo: { name: 'cli-subprocess-core', version: '0' },
+      },
+    });
     expect(await waitFor('the answer to initialize', () => answers.get(0))).toHaveProperty('result');
     send({ id: 1, method: 'session/new', params: { cwd: cli.cwd, mcpServers: [] } });
     expect(await waitFor('the answer to session/new', () => answers.get(1))).toHaveProperty('result.sessionId');
@@ -199,7 +227,14 @@ describe('with the real Qwen Code, a `--mcp-config=` model starts nothing and ru
     for (const model of [mcpConfigModel(marker), '--yolo']) {
       let thrown: unknown;
       try {
-        const session = startSession({ provider: 'qwen', cwd: cli.cwd, executable: cli.executable, env: cli.env, approvals: 'deny', model });
+        const session = startSession({
+          provider: 'qwen',
+          cwd: cli.cwd,
+          executable: cli.executable,
+          env: cli.env,
+          approvals: 'deny',
+          model,
+        });
         cleanups.push(() => session.close().then(() => undefined));
       } catch (error) {
         thrown = error;

@@ -42,11 +42,16 @@ function answersPing(port: number): Promise<boolean> {
 export async function startRedis(): Promise<RedisServer> {
   const dir = mkdtempSync(join(tmpdir(), 'redis-test-'));
   const port = await freePort();
-  const child: ChildProcess = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir], { stdio: 'ignore' });
+  const child: ChildProcess = spawn(
+    'redis-server',
+    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir],
+    { stdio: 'ignore' },
+  );
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const deadline = Date.now() + 10_000;
   while (!(await answersPing(port))) {
-    if (Date.now() > deadline || child.exitCode !== null) throw new Error('redis-server did not start (is it installed? apt-get install -y redis-server)');
+    if (Date.now() > deadline || child.exitCode !== null)
+      throw new Error('redis-server did not start (is it installed? apt-get install -y redis-server)');
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
   return {

@@ -16,7 +16,6 @@ import type { ResponsesTurn } from '../scripted/openai-responses';
 const build = usePrivateBuild('e2e-run-command');
 const mainJs = (): string => join(build.dir, 'cli/main.js');
 
-
 /**
  * Every process of the command's tree gone: the CLI is gone when the command exits, and the
  * library's watchdog (a child of the command) exits once it sees the command's pipe close, a moment
@@ -38,7 +37,10 @@ async function startRunCommand(name: CliName, script: readonly ResponsesTurn[], 
   open.push(cli);
   // Claude Code retries API errors for minutes by default.
   const env = { ...cli.env, CLAUDE_CODE_MAX_RETRIES: '1' };
-  const command = spawnNodeCli(mainJs(), ['run', '--provider', name, '--bin', cli.executable, '--cwd', cli.cwd, ...args], { cwd: cli.cwd, env });
+  const command = spawnNodeCli(mainJs(), ['run', '--provider', name, '--bin', cli.executable, '--cwd', cli.cwd, ...args], {
+    cwd: cli.cwd,
+    env,
+  });
   return { cli, command };
 }
 

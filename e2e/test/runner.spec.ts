@@ -50,7 +50,9 @@ describe('startRun with the real CLIs', () => {
   });
 
   it('twenty concurrent runs are independent: each its own answer, session and sequence', async () => {
-    const runs = await Promise.all(Array.from({ length: 20 }, (_, index) => start('codex', `Say ${index}.`, [{ text: `Answer number ${index}.` }])));
+    const runs = await Promise.all(
+      Array.from({ length: 20 }, (_, index) => start('codex', `Say ${index}.`, [{ text: `Answer number ${index}.` }])),
+    );
     const results = await Promise.all(runs.map(({ run }) => collect(run)));
     results.forEach(({ events, outcome }, index) => {
       expect(outcome.status).toBe('completed');
@@ -61,12 +63,15 @@ describe('startRun with the real CLIs', () => {
     expect(new Set(results.map(({ outcome }) => outcome.sessionId)).size).toBe(20);
   });
 
-  it.each(['codex', 'gemini'] as const)('%s writes warnings to stderr before run_started: those carry no session id, later events do', async (name) => {
-    const { run } = await start(name, scenario('plain').prompt, scenario('plain').script);
-    const { events, outcome } = await collect(run);
-    const started = kinds(events).indexOf('run_started');
-    expect(started).toBeGreaterThan(0);
-    expect(events.slice(0, started).every((event) => event.kind === 'stderr' && event.provider_session_id === null)).toBe(true);
-    checkStream(events, outcome);
-  });
+  it.each(['codex', 'gemini'] as const)(
+    '%s writes warnings to stderr before run_started: those carry no session id, later events do',
+    async (name) => {
+      const { run } = await start(name, scenario('plain').prompt, scenario('plain').script);
+      const { events, outcome } = await collect(run);
+      const started = kinds(events).indexOf('run_started');
+      expect(started).toBeGreaterThan(0);
+      expect(events.slice(0, started).every((event) => event.kind === 'stderr' && event.provider_session_id === null)).toBe(true);
+      checkStream(events, outcome);
+    },
+  );
 });

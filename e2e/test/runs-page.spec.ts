@@ -30,7 +30,16 @@ import { differingPixels, distinctColors, pixelAt, readPng, type Png } from './p
 
 const CHROMIUM = '/usr/bin/chromium';
 // Without the background-networking flags Chromium's attempts to reach the (closed) network pile up.
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 const VIEWPORT = { width: 1000, height: 760 };
 /** A screenshot of a page with text on it has far more colours than this (anti-aliasing); a blank one has 1. */
 const MIN_COLORS = 32;
@@ -157,7 +166,9 @@ async function serveRuns<C extends Cli>(cli: C): Promise<Served<C>> {
     requests.push(asked);
     const refusal = { error: null as string | null };
     recordError(response, refusal);
-    response.on('close', () => answers.push({ request: asked, origin: request.headers.origin ?? null, status: response.statusCode, error: refusal.error }));
+    response.on('close', () =>
+      answers.push({ request: asked, origin: request.headers.origin ?? null, status: response.statusCode, error: refusal.error }),
+    );
     handle(request, response).then(
       (handled) => {
         if (handled) return;
@@ -415,7 +426,10 @@ describe('the runs page in Chromium, over the real claude CLI', () => {
 
   it('the page itself still works with its token: a run allowed from the page, streamed text once, result and cost; reloads keep the token and rebuild the view', async () => {
     const answer = 'I created made-by-tool.txt, as you asked; it is empty.';
-    const { served, page, pageErrors, requested } = await openPage([{ shell: 'touch made-by-tool.txt' }, { slowText: answer, delayMs: 40 }]);
+    const { served, page, pageErrors, requested } = await openPage([
+      { shell: 'touch made-by-tool.txt' },
+      { slowText: answer, delayMs: 40 },
+    ]);
     const runId = await startRun(page, 'Create made-by-tool.txt.');
 
     // The run waits for the answer: the tool call and its approval, with both buttons.
@@ -484,7 +498,16 @@ describe('the runs page in Chromium, over the real claude CLI', () => {
     // Each load of the page: its document, then the files it names (runs-page.ts), in order.
     const pageLoad = [...runsPageAssets().keys()].map((path) => `GET ${path}`);
     expect(pageLoad).toEqual(['GET /', 'GET /page.css', 'GET /text.js', 'GET /page.js']);
-    expect(served.requests.filter((request) => !request.startsWith('GET /favicon'))).toEqual([...pageLoad, 'POST /runs', events, ...pageLoad, events, `POST /runs/${runId}/approvals/${approvalId}`, ...pageLoad, events]);
+    expect(served.requests.filter((request) => !request.startsWith('GET /favicon'))).toEqual([
+      ...pageLoad,
+      'POST /runs',
+      events,
+      ...pageLoad,
+      events,
+      `POST /runs/${runId}/approvals/${approvalId}`,
+      ...pageLoad,
+      events,
+    ]);
     // Each with the token: nothing refused (the streams that ended with the page's reloads were answered 200 too).
     expect(served.answers.filter((answer) => answer.status >= 400 && answer.request !== 'GET /favicon.ico')).toEqual([]);
     expect(served.errors).toEqual([]);
@@ -521,7 +544,10 @@ describe('the runs page in Chromium, over the real claude CLI', () => {
 
   it('a run denied from the page: no file, the model is told, thinking shown dimmed once', async () => {
     const answer = 'I was not allowed to create <b>the file</b>.';
-    const { served, page, pageErrors } = await openPage([{ shell: 'touch made-by-tool.txt' }, { thinking: 'The host said no.', text: answer }]);
+    const { served, page, pageErrors } = await openPage([
+      { shell: 'touch made-by-tool.txt' },
+      { thinking: 'The host said no.', text: answer },
+    ]);
     await startRun(page, 'Create made-by-tool.txt.');
     await page.getByTestId('approval-deny').click();
     await untilStatus(page, 'completed');
@@ -549,7 +575,12 @@ describe('the runs page in Chromium, over the real claude CLI', () => {
       expect(attacker.base).not.toBe(runs.base);
       const page = await newPage();
       await page.goto(`${attacker.base}/`);
-      const refused = (request: string) => ({ request, origin: attacker.base, status: 403, error: `requests from another origin are refused: ${JSON.stringify(attacker.base)}` });
+      const refused = (request: string) => ({
+        request,
+        origin: attacker.base,
+        status: 403,
+        error: `requests from another origin are refused: ${JSON.stringify(attacker.base)}`,
+      });
       /** What the runs server answered since `from`, once it has answered `count` requests since. */
       const answeredSince = async (from: number, count: number) => {
         await until(`the runs server answered ${count} request(s) from ${attacker.base}`, () => runs.answers.length >= from + count);
@@ -559,20 +590,30 @@ describe('the runs page in Chromium, over the real claude CLI', () => {
       // (a) A no-cors text/plain POST: it reaches the server (a browser sends it without asking), which refuses it.
       for (const body of [UNAPPROVED_RUN, PLAIN_RUN]) {
         const from = runs.answers.length;
-        expect(await page.evaluate(([run]) => (globalThis as unknown as Attacker).attacks.noCors(run), [body])).toEqual({ type: 'opaque', status: 0 });
+        expect(await page.evaluate(([run]) => (globalThis as unknown as Attacker).attacks.noCors(run), [body])).toEqual({
+          type: 'opaque',
+          status: 0,
+        });
         expect(await answeredSince(from, 1)).toEqual([refused('POST /runs')]);
         await nothingQueued(runs);
       }
 
       // (b) A CORS POST of JSON: the preflight is refused (no CORS headers), so the POST is never sent.
       let from = runs.answers.length;
-      expect(await page.evaluate(([run]) => (globalThis as unknown as Attacker).attacks.json(run), [PLAIN_RUN])).toEqual({ error: 'TypeError: Failed to fetch' });
+      expect(await page.evaluate(([run]) => (globalThis as unknown as Attacker).attacks.json(run), [PLAIN_RUN])).toEqual({
+        error: 'TypeError: Failed to fetch',
+      });
       expect(await answeredSince(from, 1)).toEqual([refused('OPTIONS /runs')]);
       await nothingQueued(runs);
 
       // (c) The same with the server's own token, as if stolen: the Authorization header needs that preflight too.
       from = runs.answers.length;
-      expect(await page.evaluate(([run, token]) => (globalThis as unknown as Attacker).attacks.tokened(run, token), [PLAIN_RUN, runs.token] as const)).toEqual({ error: 'TypeError: Failed to fetch' });
+      expect(
+        await page.evaluate(([run, token]) => (globalThis as unknown as Attacker).attacks.tokened(run, token), [
+          PLAIN_RUN,
+          runs.token,
+        ] as const),
+      ).toEqual({ error: 'TypeError: Failed to fetch' });
       expect(await answeredSince(from, 1)).toEqual([refused('OPTIONS /runs')]);
       await nothingQueued(runs);
 
@@ -583,8 +624,14 @@ describe('the runs page in Chromium, over the real claude CLI', () => {
       await nothingQueued(runs);
       // The refusal is what the form's frame shows.
       // (content() fails while the frame navigates: then it is asked again)
-      const sinkText = async () => (await page.frame({ name: 'sink' })?.content().catch(() => '')) ?? '';
-      await until('the form was answered in its frame', async () => (await sinkText()).includes('requests from another origin are refused'));
+      const sinkText = async () =>
+        (await page
+          .frame({ name: 'sink' })
+          ?.content()
+          .catch(() => '')) ?? '';
+      await until('the form was answered in its frame', async () =>
+        (await sinkText()).includes('requests from another origin are refused'),
+      );
 
       // Every request of the attack that reached the runs server was one of these: no other went through.
       expect(runs.requests.filter((request) => request !== 'POST /runs' && request !== 'OPTIONS /runs')).toEqual([]);
@@ -593,13 +640,28 @@ describe('the runs page in Chromium, over the real claude CLI', () => {
 
     // The check would have seen a run: the same request from a client that holds the token (no
     // browser, no Origin) is queued, and the stand-in CLI starts.
-    const asked = await postFromNode(`${runs.base}/runs`, { provider: 'claude', prompt: 'Say hello.' }, { 'content-type': 'application/json', authorization: `Bearer ${runs.token}` });
+    const asked = await postFromNode(
+      `${runs.base}/runs`,
+      { provider: 'claude', prompt: 'Say hello.' },
+      { 'content-type': 'application/json', authorization: `Bearer ${runs.token}` },
+    );
     expect(asked.status).toBe(201);
     expect(runs.enqueued).toHaveLength(1);
     await until('the stand-in CLI started', () => existsSync(runs.cli.marker));
     // Without the token, or as text, the same request is refused: 401 and 415.
-    expect((await postFromNode(`${runs.base}/runs`, { provider: 'claude', prompt: 'Say hello.' }, { 'content-type': 'application/json' })).status).toBe(401);
-    expect((await postFromNode(`${runs.base}/runs`, { provider: 'claude', prompt: 'Say hello.' }, { 'content-type': 'text/plain', authorization: `Bearer ${runs.token}` })).status).toBe(415);
+    expect(
+      (await postFromNode(`${runs.base}/runs`, { provider: 'claude', prompt: 'Say hello.' }, { 'content-type': 'application/json' }))
+        .status,
+    ).toBe(401);
+    expect(
+      (
+        await postFromNode(
+          `${runs.base}/runs`,
+          { provider: 'claude', prompt: 'Say hello.' },
+          { 'content-type': 'text/plain', authorization: `Bearer ${runs.token}` },
+        )
+      ).status,
+    ).toBe(415);
     expect(runs.enqueued).toHaveLength(1);
   });
 
@@ -632,13 +694,22 @@ describe('the runs page in Chromium, over the real claude CLI', () => {
     expect(runs.answers.find((answer) => answer.request === 'GET /')?.status).toBe(200);
     // Looked up each time (the frame may move to another renderer process); a frame between documents counts nothing.
     const frame = () => page.frame({ name: 'runs' });
-    const rendered = async () => (await frame()?.locator('[data-testid]').count().catch(() => 0)) ?? 0;
+    const rendered = async () =>
+      (await frame()
+        ?.locator('[data-testid]')
+        .count()
+        .catch(() => 0)) ?? 0;
     // Refused (Chromium's error page), or rendered (the runs page's elements): whichever comes, then the check.
-    await until('the framed page was refused or rendered', async () => frame()?.url().startsWith('chrome-error://') === true || (await rendered()) > 0);
+    await until(
+      'the framed page was refused or rendered',
+      async () => frame()?.url().startsWith('chrome-error://') === true || (await rendered()) > 0,
+    );
     expect(frame()?.url()).toBe('chrome-error://chromewebdata/');
     expect(await frame()?.evaluate('document.title')).not.toBe('Runs · cli-subprocess-core');
     expect(await rendered()).toBe(0);
-    await until("Chromium said why: the page's frame-ancestors 'none'", () => consoleMessages.some((text) => text.includes(`Framing '${runs.base}/' violates`) && text.includes("frame-ancestors 'none'")));
+    await until("Chromium said why: the page's frame-ancestors 'none'", () =>
+      consoleMessages.some((text) => text.includes(`Framing '${runs.base}/' violates`) && text.includes("frame-ancestors 'none'")),
+    );
     // Its script never ran: no call of the API came from it.
     expect(runs.requests).toEqual(['GET /']);
     await nothingQueued(runs);

@@ -31,10 +31,25 @@ interface WorkerProcess {
 }
 
 function startWorker(url: string): Promise<WorkerProcess> {
-  const child = spawn(process.execPath, ['-r', require.resolve('ts-node/register/transpile-only'), join(ROOT, 'src', 'cli', 'main.ts'), 'worker', '--redis', url, '--concurrency', '2', '--lock', '2'], {
-    env: { ...process.env, TS_NODE_PROJECT: join(ROOT, 'tsconfig.json') },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+  const child = spawn(
+    process.execPath,
+    [
+      '-r',
+      require.resolve('ts-node/register/transpile-only'),
+      join(ROOT, 'src', 'cli', 'main.ts'),
+      'worker',
+      '--redis',
+      url,
+      '--concurrency',
+      '2',
+      '--lock',
+      '2',
+    ],
+    {
+      env: { ...process.env, TS_NODE_PROJECT: join(ROOT, 'tsconfig.json') },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   return new Promise((resolve, reject) => {
     child.stdout?.once('data', () => resolve({ child, exited }));
@@ -62,8 +77,6 @@ beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), 'scale-e2e-'));
 });
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
-
-
 
 /** The stand-ins started so far: their pid and their parent (the worker that ran them). */
 function standIns(): { cli: ProcessRef | null; worker: number }[] {
@@ -101,7 +114,14 @@ it("a cancel from this process reaches the worker holding the run: aborted, the 
 it("an approval answered from this process reaches the worker: the real Claude Code's write is allowed", async () => {
   const cli = await startScriptedCli('claude', [{ shell: 'touch made-by-tool.txt' }, { text: 'I created the file.' }]);
   try {
-    const runId = await store.enqueueRun({ provider: 'claude', prompt: 'Create made-by-tool.txt.', cwd: cli.cwd, executable: cli.executable, env: { ...cli.env, CLAUDE_CODE_MAX_RETRIES: '1' }, workspace: 'shared' });
+    const runId = await store.enqueueRun({
+      provider: 'claude',
+      prompt: 'Create made-by-tool.txt.',
+      cwd: cli.cwd,
+      executable: cli.executable,
+      env: { ...cli.env, CLAUDE_CODE_MAX_RETRIES: '1' },
+      workspace: 'shared',
+    });
     const kinds: string[] = [];
     for await (const { event } of store.readRunEvents(runId)) {
       kinds.push(event.kind);
@@ -139,7 +159,9 @@ it('a worker SIGKILLed mid-run: the other worker fails the run (worker_lost), no
   await holderOfRetry.exited;
   workers.splice(workers.indexOf(holderOfRetry), 1);
   await rereading;
-  expect(again.find((entry) => entry.event.kind === 'error')?.event).toMatchObject({ payload: { code: 'worker_lost', severity: 'warning', metadata: { attempt: 2 } } });
+  expect(again.find((entry) => entry.event.kind === 'error')?.event).toMatchObject({
+    payload: { code: 'worker_lost', severity: 'warning', metadata: { attempt: 2 } },
+  });
   expect(again.at(-1)?.event).toMatchObject({ kind: 'result', payload: { status: 'completed' } });
   workers.push(await startWorker(redis.url));
 });

@@ -77,7 +77,8 @@ export function describeSessionScenarios(name: CliName, expected: SessionExpecta
     checkSessionStream(scripted.events);
   }
 
-  const requestBodies = (cli: ScriptedCli) => JSON.stringify(cli.server.requests.filter((request) => request.url.includes(expected.streamingPath)).map((request) => request.body));
+  const requestBodies = (cli: ScriptedCli) =>
+    JSON.stringify(cli.server.requests.filter((request) => request.url.includes(expected.streamingPath)).map((request) => request.body));
 
   it('a plain turn: run_started once, the answer, a completed result', async () => {
     const scripted = await start([{ text: 'Hello from the scripted model.' }]);
@@ -103,15 +104,24 @@ export function describeSessionScenarios(name: CliName, expected: SessionExpecta
     await closeAndCheck(scripted);
     expect(asked).toHaveLength(1);
     const resolved = scripted.events.filter((event) => event.kind === 'approval_resolved');
-    expect(resolved.map((event) => event.kind === 'approval_resolved' && [event.payload.approval_id, event.payload.decision])).toEqual([[asked[0], 'allow']]);
+    expect(resolved.map((event) => event.kind === 'approval_resolved' && [event.payload.approval_id, event.payload.decision])).toEqual([
+      [asked[0], 'allow'],
+    ]);
     const use = scripted.events.find((event) => event.kind === 'tool_use');
     const toolResult = scripted.events.find((event) => event.kind === 'tool_result');
     expect(use?.kind === 'tool_use' && use.payload.tool_call_id).toBeTruthy();
-    expect(toolResult?.kind === 'tool_result' && toolResult.payload).toMatchObject({ tool_call_id: use?.kind === 'tool_use' ? use.payload.tool_call_id : 'none', is_error: false });
+    expect(toolResult?.kind === 'tool_result' && toolResult.payload).toMatchObject({
+      tool_call_id: use?.kind === 'tool_use' ? use.payload.tool_call_id : 'none',
+      is_error: false,
+    });
   });
 
   it('a tool call denied by session.approve: no file is written and the model is told', async () => {
-    const scripted = await start([{ shell: 'touch made-by-tool.txt' }, { text: 'I was not allowed to create the file.' }, { text: 'It did not work.' }]);
+    const scripted = await start([
+      { shell: 'touch made-by-tool.txt' },
+      { text: 'I was not allowed to create the file.' },
+      { text: 'It did not work.' },
+    ]);
     const turn = scripted.session.send('Create made-by-tool.txt.');
     const id = await waitFor('the approval request', () => scripted.session.pendingApprovals[0]);
     expect(scripted.session.approve(id, { decision: 'deny', reason: 'The host denied this tool call.' })).toBe(true);
@@ -135,7 +145,9 @@ export function describeSessionScenarios(name: CliName, expected: SessionExpecta
     expect((await scripted.session.send('Give the second answer.')).payload.output).toBe('The second answer.');
     expect(scripted.session.pid).toBe(pid);
     // The agent's calls only: Kilo Code makes a title call after the second turn too.
-    const calls = scripted.cli.server.requests.filter((request) => request.url.includes(expected.streamingPath) && chatCallKind(request) !== 'side');
+    const calls = scripted.cli.server.requests.filter(
+      (request) => request.url.includes(expected.streamingPath) && chatCallKind(request) !== 'side',
+    );
     expect(JSON.stringify(calls.at(-1)?.body)).toContain('The first answer.');
     await closeAndCheck(scripted);
     expect(kinds(scripted.events).filter((kind) => kind === 'result')).toHaveLength(2);
@@ -147,14 +159,21 @@ export function describeSessionScenarios(name: CliName, expected: SessionExpecta
     await waitFor('the first streamed text', () => scripted.events.some((event) => event.kind === 'assistant_delta'));
     await scripted.session.interrupt();
     expect((await turn).payload.status).toBe('aborted');
-    expect((await scripted.session.send('Say something after the interrupt.')).payload).toMatchObject({ status: 'completed', output: 'After the interrupt.' });
+    expect((await scripted.session.send('Say something after the interrupt.')).payload).toMatchObject({
+      status: 'completed',
+      output: 'After the interrupt.',
+    });
     await closeAndCheck(scripted);
   });
 
   it('an interrupt during a running tool command: the command is gone, the next turn completes', async () => {
-    const scripted = await start([{ shell: 'echo sleeping; sleep 300' }, { text: 'x' }, { text: 'After the interrupt.' }], { approvals: 'allow' });
+    const scripted = await start([{ shell: 'echo sleeping; sleep 300' }, { text: 'x' }, { text: 'After the interrupt.' }], {
+      approvals: 'allow',
+    });
     const turn = scripted.session.send('Sleep for five minutes.');
-    const sleeper = await waitFor('the sleep command', () => snapshotTree(scripted.session.pid as number).find((ref) => /^(\S*\/)?sleep 300$/.test(commandLine(ref.pid))));
+    const sleeper = await waitFor('the sleep command', () =>
+      snapshotTree(scripted.session.pid as number).find((ref) => /^(\S*\/)?sleep 300$/.test(commandLine(ref.pid))),
+    );
     await scripted.session.interrupt();
     expect((await turn).payload.status).toBe('aborted');
     await waitFor('the sleep command to be gone', () => !isRunning(sleeper), 10_000);
@@ -166,7 +185,9 @@ export function describeSessionScenarios(name: CliName, expected: SessionExpecta
   });
 
   it('an approval nobody answers is denied after approvalTimeoutMs: no file', async () => {
-    const scripted = await start([{ shell: 'touch made-by-tool.txt' }, { text: 'I was not allowed to create the file.' }], { approvalTimeoutMs: 1500 });
+    const scripted = await start([{ shell: 'touch made-by-tool.txt' }, { text: 'I was not allowed to create the file.' }], {
+      approvalTimeoutMs: 1500,
+    });
     const result = await scripted.session.send('Create made-by-tool.txt.');
     expect(['completed', 'aborted']).toContain(result.payload.status);
     expect(existsSync(join(scripted.cli.cwd, 'made-by-tool.txt'))).toBe(false);
@@ -186,7 +207,14 @@ export function describeSessionScenarios(name: CliName, expected: SessionExpecta
       await scripted.session.send('Give the first answer.');
       const first = scripted.session.sessionId;
       await closeAndCheck(scripted);
-      const resumed = startSession({ provider: name, cwd: scripted.cli.cwd, executable: scripted.cli.executable, args: expected.args, resume: first ?? undefined, env: { ...scripted.cli.env, CLAUDE_CODE_MAX_RETRIES: '1' } });
+      const resumed = startSession({
+        provider: name,
+        cwd: scripted.cli.cwd,
+        executable: scripted.cli.executable,
+        args: expected.args,
+        resume: first ?? undefined,
+        env: { ...scripted.cli.env, CLAUDE_CODE_MAX_RETRIES: '1' },
+      });
       const events: AnyEvent[] = [];
       const drained = (async () => {
         for await (const event of resumed) events.push(event);
@@ -197,7 +225,13 @@ export function describeSessionScenarios(name: CliName, expected: SessionExpecta
       await drained;
       // The history a CLI replays while loading (ACP `session/load`) is not emitted again: kept only as raw lines.
       expect(JSON.stringify(events.filter((event) => event.kind !== 'raw'))).not.toContain('The first answer.');
-      expect(JSON.stringify(scripted.cli.server.requests.filter((request) => request.url.includes(expected.streamingPath) && chatCallKind(request) !== 'side').at(-1)?.body)).toContain('The first answer.');
+      expect(
+        JSON.stringify(
+          scripted.cli.server.requests
+            .filter((request) => request.url.includes(expected.streamingPath) && chatCallKind(request) !== 'side')
+            .at(-1)?.body,
+        ),
+      ).toContain('The first answer.');
       checkSessionStream(events);
     });
   }
@@ -205,7 +239,9 @@ export function describeSessionScenarios(name: CliName, expected: SessionExpecta
   it('the CLI killed mid-turn: the turn ends with an error and a failed result, the session failed, nothing left', async () => {
     const scripted = await start([SLOW_TEXT]);
     const turn = scripted.session.send('Answer slowly.');
-    await waitFor('the streaming request', () => scripted.cli.server.requests.some((request) => request.url.includes(expected.streamingPath)));
+    await waitFor('the streaming request', () =>
+      scripted.cli.server.requests.some((request) => request.url.includes(expected.streamingPath)),
+    );
     await waitFor('the whole tree seen', () => scripted.seen.size > 0);
     process.kill(scripted.session.pid as number, 'SIGKILL');
     const result = await turn;

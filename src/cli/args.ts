@@ -26,7 +26,11 @@ export type Command =
   | { readonly name: 'help' };
 
 /** The run CLIs with a flag for `option` (an empty flag list or null: none). */
-const runClisWith = (option: 'allowedTools' | 'partial') => RUN_CLI_IDS.filter((id) => { const flag = CLIS[id].run[option]; return flag !== null && flag.length !== 0; }).join(', ');
+const runClisWith = (option: 'allowedTools' | 'partial') =>
+  RUN_CLI_IDS.filter((id) => {
+    const flag = CLIS[id].run[option];
+    return flag !== null && flag.length !== 0;
+  }).join(', ');
 
 export const USAGE = `Usage: cli-subprocess-core <command> [options]
 

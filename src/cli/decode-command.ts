@@ -12,7 +12,10 @@ import { DecodeTally, formatDecodeSummary } from './summary';
  * A line over 64 MB is skipped with a warning, never held (it used to end in `RangeError: Invalid
  * string length`); invalid UTF-8 is read with U+FFFD in its place, as agent CLIs' output may hold it.
  */
-export async function decodeCommand(options: { file: string; provider: ProviderId | 'auto'; keepRaw: DecoderOptions['keepRaw'] }, io: CliIo): Promise<number> {
+export async function decodeCommand(
+  options: { file: string; provider: ProviderId | 'auto'; keepRaw: DecoderOptions['keepRaw'] },
+  io: CliIo,
+): Promise<number> {
   const { source, input } = openInput(options.file, io);
   // A file has no "now": its first untimed lines take the first time a line has.
   const decoder = createDecoder(options.provider, { keepRaw: options.keepRaw, lookAhead: true });

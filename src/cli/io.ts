@@ -56,7 +56,12 @@ export function watchOutput(stream: Writable): WatchedOutput {
  * 'drain' or the stream's end, with listeners removed after (one wait per chunk must not leave one
  * reaction behind per chunk on a promise that lives as long as the run).
  */
-export async function writeUnlessClosed(stream: Writable, text: string | Uint8Array, output: WatchedOutput, written?: () => void): Promise<void> {
+export async function writeUnlessClosed(
+  stream: Writable,
+  text: string | Uint8Array,
+  output: WatchedOutput,
+  written?: () => void,
+): Promise<void> {
   if (output.isClosed() || stream.write(text, written)) return;
   await new Promise<void>((resolve) => {
     const done = () => {

@@ -9,6 +9,7 @@ const KEEP_RAW: readonly KeepRaw[] = ['all', 'unmapped', 'none'];
 /** The `--keep-raw` value (default `all`); anything else is a usage error. */
 export function keepRawOption(value: string | undefined): KeepRaw {
   if (value === undefined) return 'all';
-  if (!(KEEP_RAW as readonly string[]).includes(value)) throw new UsageError(`--keep-raw must be one of ${KEEP_RAW.join(', ')}; got ${JSON.stringify(value)}`);
+  if (!(KEEP_RAW as readonly string[]).includes(value))
+    throw new UsageError(`--keep-raw must be one of ${KEEP_RAW.join(', ')}; got ${JSON.stringify(value)}`);
   return value as KeepRaw;
 }

@@ -48,11 +48,25 @@ export class LineChecks implements LineSink {
   }
 
   tooLong(bytes: number): void {
-    this.invalid(formatLineProblem(this.source, ++this.lineNumber, 'line_too_long', `line of ${bytes} bytes, longer than the limit of ${this.options.maxLineBytes} (--max-line-bytes); skipped unread`));
+    this.invalid(
+      formatLineProblem(
+        this.source,
+        ++this.lineNumber,
+        'line_too_long',
+        `line of ${bytes} bytes, longer than the limit of ${this.options.maxLineBytes} (--max-line-bytes); skipped unread`,
+      ),
+    );
   }
 
   invalidUtf8(byteOffset: number): void {
-    this.invalid(formatLineProblem(this.source, ++this.lineNumber, 'invalid_utf8', `not UTF-8: bad byte at offset ${byteOffset} (--allow-invalid-utf8 reads it with U+FFFD in its place)`));
+    this.invalid(
+      formatLineProblem(
+        this.source,
+        ++this.lineNumber,
+        'invalid_utf8',
+        `not UTF-8: bad byte at offset ${byteOffset} (--allow-invalid-utf8 reads it with U+FFFD in its place)`,
+      ),
+    );
   }
 
   private invalid(report: string): void {

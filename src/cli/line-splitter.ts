@@ -97,7 +97,7 @@ export class LineSplitter {
   private lines(chunk: Buffer, from: number, to: number): void {
     // One native check for the whole run of lines; only a run with a bad byte is checked line by line.
     const valid = this.options.allowInvalidUtf8 || isValidUtf8(chunk.subarray(from, to));
-    for (let start = from; start <= to; ) {
+    for (let start = from; start <= to;) {
       const newline = chunk.indexOf(NEWLINE, start);
       const end = newline === -1 || newline > to ? to : newline;
       this.line(chunk, start, end, valid);

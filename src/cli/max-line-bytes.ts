@@ -8,6 +8,7 @@ const LONGEST_STRING = 2 ** 29 - 24;
 export function maxLineBytesOption(value: string | undefined): number {
   if (value === undefined) return DEFAULT_MAX_LINE_BYTES;
   const bytes = /^\d+$/.test(value) ? Number(value) : NaN;
-  if (!(bytes >= 1 && bytes <= LONGEST_STRING)) throw new UsageError(`--max-line-bytes must be a whole number of bytes from 1 to ${LONGEST_STRING}; got ${JSON.stringify(value)}`);
+  if (!(bytes >= 1 && bytes <= LONGEST_STRING))
+    throw new UsageError(`--max-line-bytes must be a whole number of bytes from 1 to ${LONGEST_STRING}; got ${JSON.stringify(value)}`);
   return bytes;
 }

@@ -7,7 +7,10 @@ import { keepRawOption } from './keep-raw';
 import { UsageError } from './usage-error';
 
 // Written as a record so that a preset added to the runner's types fails to compile here until listed.
-const PERMISSIONS = Object.keys({ default: 0, 'accept-edits': 0, bypass: 0, plan: 0 } satisfies Record<PermissionPreset, 0>) as PermissionPreset[];
+const PERMISSIONS = Object.keys({ default: 0, 'accept-edits': 0, bypass: 0, plan: 0 } satisfies Record<
+  PermissionPreset,
+  0
+>) as PermissionPreset[];
 
 /** A positive, finite decimal number of seconds ("30", "0.5"); `Number()` alone would take "", "0x10" and "1e3". */
 const SECONDS = /^(\d+(\.\d*)?|\.\d+)$/;
@@ -37,7 +40,10 @@ export function runOptions(given: GivenOptions, positionals: readonly string[]):
   }
   const tools = given.get('--allowed-tools');
   if (tools !== undefined) {
-    const allowedTools = tools.split(',').map((tool) => tool.trim()).filter((tool) => tool !== '');
+    const allowedTools = tools
+      .split(',')
+      .map((tool) => tool.trim())
+      .filter((tool) => tool !== '');
     if (allowedTools.length === 0) throw new UsageError('--allowed-tools needs at least one tool name');
     options.allowedTools = allowedTools;
   }

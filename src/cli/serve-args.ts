@@ -1,7 +1,14 @@
 import { readFileSync, statSync } from 'node:fs';
 import { isLoopbackHost } from '../http/access';
 import { refuseFlagLike } from '../runner/argument-value';
-import { DEFAULT_IDLE_SECONDS, DEFAULT_MAX_PROMPT_BYTES, DEFAULT_MAX_QUEUED, DEFAULT_MAX_RUN_BYTES, DEFAULT_MAX_RUN_SECONDS, DEFAULT_MAX_RUNS_PER_PRINCIPAL } from '../scale/limits';
+import {
+  DEFAULT_IDLE_SECONDS,
+  DEFAULT_MAX_PROMPT_BYTES,
+  DEFAULT_MAX_QUEUED,
+  DEFAULT_MAX_RUN_BYTES,
+  DEFAULT_MAX_RUN_SECONDS,
+  DEFAULT_MAX_RUNS_PER_PRINCIPAL,
+} from '../scale/limits';
 import { defaultDataDir } from '../scale/file-journal';
 import { DEFAULT_REQUEST_APPROVALS, type JobDefaults } from '../scale/request-policy';
 import { WORKSPACE_MODES, type WorkspaceMode } from '../scale/workspace';
@@ -18,7 +25,8 @@ export const TOKEN_VARIABLE = 'CLI_SUBPROCESS_CORE_TOKEN';
 function whole(given: GivenOptions, option: string, fallback: number, min: number, max: number): number {
   const value = given.get(option);
   if (value === undefined) return fallback;
-  if (!/^\d+$/.test(value) || Number(value) < min || Number(value) > max) throw new UsageError(`${option} must be a whole number from ${min} to ${max}; got ${JSON.stringify(value)}`);
+  if (!/^\d+$/.test(value) || Number(value) < min || Number(value) > max)
+    throw new UsageError(`${option} must be a whole number from ${min} to ${max}; got ${JSON.stringify(value)}`);
   return Number(value);
 }
 
@@ -26,17 +34,27 @@ function whole(given: GivenOptions, option: string, fallback: number, min: numbe
 function list(given: GivenOptions, option: string): string[] | undefined {
   const value = given.get(option);
   if (value === undefined) return undefined;
-  const entries = value.split(',').map((entry) => entry.trim()).filter((entry) => entry !== '');
+  const entries = value
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== '');
   if (entries.length === 0) throw new UsageError(`${option} needs at least one name`);
   return entries;
 }
 
 /** The options of `serve` and `worker`, checked; `--redis` defaults to $REDIS_URL, `--token` to $CLI_SUBPROCESS_CORE_TOKEN. */
-export function serveOptions(command: 'serve' | 'worker', given: GivenOptions, positionals: readonly string[], env: NodeJS.ProcessEnv = process.env): ServeOptions {
+export function serveOptions(
+  command: 'serve' | 'worker',
+  given: GivenOptions,
+  positionals: readonly string[],
+  env: NodeJS.ProcessEnv = process.env,
+): ServeOptions {
   if (positionals.length > 0) throw new UsageError(`${command} takes no arguments but options`);
   const redis = nonEmpty(given, '--redis') ?? (env.REDIS_URL || undefined);
-  if (redis !== undefined && !/^rediss?:\/\//.test(redis)) throw new UsageError(`--redis must be a redis:// URL; got ${JSON.stringify(redis)}`);
-  if (command === 'worker' && redis === undefined) throw new UsageError('worker needs --redis <url> (or REDIS_URL): without Redis, serve runs the runs itself');
+  if (redis !== undefined && !/^rediss?:\/\//.test(redis))
+    throw new UsageError(`--redis must be a redis:// URL; got ${JSON.stringify(redis)}`);
+  if (command === 'worker' && redis === undefined)
+    throw new UsageError('worker needs --redis <url> (or REDIS_URL): without Redis, serve runs the runs itself');
   const host = nonEmpty(given, '--host') ?? '127.0.0.1';
   return {
     redis,
@@ -63,7 +81,8 @@ function dataDir(given: GivenOptions, redis: string | undefined, env: NodeJS.Pro
     if (dir !== undefined) throw new UsageError('--data-dir is for serve without Redis: with --redis, runs are kept on Redis');
     return undefined;
   }
-  if (dir !== undefined && statSync(dir, { throwIfNoEntry: false })?.isDirectory() === false) throw new UsageError(`--data-dir ${dir}: not a directory`);
+  if (dir !== undefined && statSync(dir, { throwIfNoEntry: false })?.isDirectory() === false)
+    throw new UsageError(`--data-dir ${dir}: not a directory`);
   return dir ?? defaultDataDir(env);
 }
 
@@ -78,7 +97,10 @@ function accessOptions(given: GivenOptions, host: string, env: NodeJS.ProcessEnv
   const ways = ['--token', '--tokens', '--no-auth'].filter((option) => given.has(option));
   if (ways.length > 1) throw new UsageError(`${ways.join(' and ')} exclude each other`);
   if (given.has('--no-auth')) {
-    if (!isLoopbackHost(host)) throw new UsageError(`--no-auth is refused with --host ${host}: anyone who can reach it could run agents on this machine; give --token or --tokens`);
+    if (!isLoopbackHost(host))
+      throw new UsageError(
+        `--no-auth is refused with --host ${host}: anyone who can reach it could run agents on this machine; give --token or --tokens`,
+      );
     return { noAuth: true, allowedHosts };
   }
   if (given.has('--tokens')) return { token: tokensFile(given.get('--tokens') as string), allowedHosts };
@@ -116,7 +138,9 @@ function tokensFile(path: string): Record<string, string> {
 /** `--approvals ask,deny`: the policies a request may ask for (default ask and deny: allow only when listed). */
 function approvalsOption(given: GivenOptions): ApprovalPolicy[] {
   const names = list(given, '--approvals') ?? [...DEFAULT_REQUEST_APPROVALS];
-  for (const name of names) if (!(APPROVAL_POLICIES as readonly string[]).includes(name)) throw new UsageError(`--approvals takes ${APPROVAL_POLICIES.join(', ')}; got ${JSON.stringify(name)}`);
+  for (const name of names)
+    if (!(APPROVAL_POLICIES as readonly string[]).includes(name))
+      throw new UsageError(`--approvals takes ${APPROVAL_POLICIES.join(', ')}; got ${JSON.stringify(name)}`);
   return names as ApprovalPolicy[];
 }
 
@@ -136,9 +160,11 @@ function modelsOption(given: GivenOptions): string[] | undefined {
 /** What every run gets from the operator: where it runs, its environment and its limits (never the request's). */
 function jobDefaults(given: GivenOptions): JobDefaults {
   const cwd = nonEmpty(given, '--cwd');
-  if (cwd !== undefined && !statSync(cwd, { throwIfNoEntry: false })?.isDirectory()) throw new UsageError(`--cwd ${cwd}: no such directory`);
+  if (cwd !== undefined && !statSync(cwd, { throwIfNoEntry: false })?.isDirectory())
+    throw new UsageError(`--cwd ${cwd}: no such directory`);
   const workspace = given.get('--workspace');
-  if (workspace !== undefined && !(WORKSPACE_MODES as readonly string[]).includes(workspace)) throw new UsageError(`--workspace takes ${WORKSPACE_MODES.join(', ')}; got ${JSON.stringify(workspace)}`);
+  if (workspace !== undefined && !(WORKSPACE_MODES as readonly string[]).includes(workspace))
+    throw new UsageError(`--workspace takes ${WORKSPACE_MODES.join(', ')}; got ${JSON.stringify(workspace)}`);
   const defaults: JobDefaults = {
     maxRunSeconds: whole(given, '--max-run-seconds', DEFAULT_MAX_RUN_SECONDS, 0, 365 * 86_400),
     maxRunBytes: whole(given, '--max-run-bytes', DEFAULT_MAX_RUN_BYTES, 1024, 2 ** 40),
@@ -151,7 +177,8 @@ function jobDefaults(given: GivenOptions): JobDefaults {
   if (given.has('--max-tokens')) defaults.maxTokens = whole(given, '--max-tokens', 0, 1, Number.MAX_SAFE_INTEGER);
   const cost = given.get('--max-cost-usd');
   if (cost !== undefined) {
-    if (!/^(\d+(\.\d*)?|\.\d+)$/.test(cost) || Number(cost) <= 0) throw new UsageError(`--max-cost-usd must be a positive number of dollars; got ${JSON.stringify(cost)}`);
+    if (!/^(\d+(\.\d*)?|\.\d+)$/.test(cost) || Number(cost) <= 0)
+      throw new UsageError(`--max-cost-usd must be a positive number of dollars; got ${JSON.stringify(cost)}`);
     defaults.maxCostUsd = Number(cost);
   }
   return defaults;

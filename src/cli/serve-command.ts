@@ -59,7 +59,12 @@ export async function serveCommand(options: ServeOptions, io: CliIo, signals: No
   const signal = stopSignal(signals);
   const worker = options.redis
     ? null
-    : createWorker(store, { concurrency: options.concurrency, jobDefaults: options.jobDefaults, ttlSeconds: options.ttlSeconds, idleSeconds: options.idleSeconds });
+    : createWorker(store, {
+        concurrency: options.concurrency,
+        jobDefaults: options.jobDefaults,
+        ttlSeconds: options.ttlSeconds,
+        idleSeconds: options.idleSeconds,
+      });
   const handle = createRunsHandler(store, {
     ...access,
     jobDefaults: options.jobDefaults,
@@ -82,9 +87,12 @@ export async function serveCommand(options: ServeOptions, io: CliIo, signals: No
   });
   const { address, port } = server.address() as AddressInfo;
   const base = `http://${address.includes(':') ? `[${address}]` : address}:${port}/`;
-  const where = options.redis ? `runs on Redis ${options.redis}` : `runs in this process, ${options.concurrency} at a time, kept in ${options.dataDir ?? 'memory'}`;
+  const where = options.redis
+    ? `runs on Redis ${options.redis}`
+    : `runs in this process, ${options.concurrency} at a time, kept in ${options.dataDir ?? 'memory'}`;
   io.stdout.write(`cli-subprocess-core serve: ${base} (${where})\n`);
-  if (access.noAuth) io.stderr.write('cli-subprocess-core serve: WARNING: --no-auth: any program on this machine can run agents through this server\n');
+  if (access.noAuth)
+    io.stderr.write('cli-subprocess-core serve: WARNING: --no-auth: any program on this machine can run agents through this server\n');
   // Printed once, never logged again: the page reads it from the fragment, which no request carries.
   if (made) io.stderr.write(`cli-subprocess-core serve: open ${base}#token=${access.token as string}\n`);
   await signal.stopped;
@@ -103,7 +111,11 @@ export async function serveCommand(options: ServeOptions, io: CliIo, signals: No
 export async function workerCommand(options: ServeOptions, io: CliIo, signals: NodeJS.EventEmitter = process): Promise<number> {
   const store = storeOf(options);
   const signal = stopSignal(signals);
-  const worker = createWorker(store, { concurrency: options.concurrency, jobDefaults: options.jobDefaults, ttlSeconds: options.ttlSeconds });
+  const worker = createWorker(store, {
+    concurrency: options.concurrency,
+    jobDefaults: options.jobDefaults,
+    ttlSeconds: options.ttlSeconds,
+  });
   io.stdout.write(`cli-subprocess-core worker: taking runs from ${options.redis ?? ''}, ${options.concurrency} at a time\n`);
   await signal.stopped;
   await worker.close();

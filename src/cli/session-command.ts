@@ -14,18 +14,28 @@ import { UsageError } from './usage-error';
  * The `startSession` options of `session --provider <p> [options]` (and of `acp`), checked: every mistake is a
  * `UsageError` (exit 2) before any process starts. The CLI inherits this process's environment.
  */
-export function sessionOptions(given: GivenOptions, positionals: readonly string[], command: 'session' | 'acp' = 'session'): SessionOptions {
+export function sessionOptions(
+  given: GivenOptions,
+  positionals: readonly string[],
+  command: 'session' | 'acp' = 'session',
+): SessionOptions {
   const provider = given.get('--provider');
   if (provider === undefined) throw new UsageError(`${command} needs --provider <${SESSION_CLI_IDS.join('|')}>`);
   if (!isCliId(provider, SESSION_CLI_IDS)) {
     throw new UsageError(`unknown provider ${JSON.stringify(provider)}: ${command} takes one of ${SESSION_CLI_IDS.join(', ')}`);
   }
-  if (positionals.length > 0) throw new UsageError(command === 'acp' ? 'acp takes no prompt: the ACP client sends them' : 'session takes no prompt: send {"type":"prompt","text":…} lines on stdin');
+  if (positionals.length > 0)
+    throw new UsageError(
+      command === 'acp'
+        ? 'acp takes no prompt: the ACP client sends them'
+        : 'session takes no prompt: send {"type":"prompt","text":…} lines on stdin',
+    );
   const options: SessionOptions = { provider };
   launchOptions(given, options);
   const approvals = given.get('--approvals');
   if (approvals !== undefined) {
-    if (!(APPROVAL_POLICIES as readonly string[]).includes(approvals)) throw new UsageError(`--approvals must be one of ${APPROVAL_POLICIES.join(', ')}; got ${JSON.stringify(approvals)}`);
+    if (!(APPROVAL_POLICIES as readonly string[]).includes(approvals))
+      throw new UsageError(`--approvals must be one of ${APPROVAL_POLICIES.join(', ')}; got ${JSON.stringify(approvals)}`);
     options.approvals = approvals as SessionOptions['approvals'];
   }
   const approvalTimeoutMs = milliseconds(given, '--approval-timeout');
@@ -78,7 +88,14 @@ function playCommand(session: Session, line: string, turns: Promise<unknown>[], 
   } catch {
     return `not a JSON command: ${line.slice(0, 200)}`;
   }
-  const { type, text, approval_id: id, decision, reason, remember } = (typeof command === 'object' && command !== null ? command : {}) as Record<string, unknown>;
+  const {
+    type,
+    text,
+    approval_id: id,
+    decision,
+    reason,
+    remember,
+  } = (typeof command === 'object' && command !== null ? command : {}) as Record<string, unknown>;
   switch (type) {
     case 'prompt':
       if (typeof text !== 'string') return 'a prompt command needs "text" (a string)';
@@ -86,7 +103,8 @@ function playCommand(session: Session, line: string, turns: Promise<unknown>[], 
       turns.push(session.send(text).catch((error: Error) => complain(`prompt not played: ${error.message}`)));
       return null;
     case 'approve':
-      if (typeof id !== 'string' || (decision !== 'allow' && decision !== 'deny')) return 'an approve command needs "approval_id" (a string) and "decision" ("allow" or "deny")';
+      if (typeof id !== 'string' || (decision !== 'allow' && decision !== 'deny'))
+        return 'an approve command needs "approval_id" (a string) and "decision" ("allow" or "deny")';
       if (reason !== undefined && typeof reason !== 'string') return 'an approve command\'s "reason" must be a string';
       return session.approve(id, { decision, reason, remember: remember === true }) ? null : `no pending approval ${JSON.stringify(id)}`;
     case 'interrupt':

@@ -36,7 +36,8 @@ function kindTable(columns: readonly string[], rows: ReadonlyMap<string, readonl
   const order = [...KINDS, NO_KIND].filter((kind) => rows.has(kind));
   const width = Math.max(4, ...order.map((kind) => kind.length));
   const widths = columns.map((column, i) => Math.max(column.length, ...order.map((kind) => String(rows.get(kind)![i]).length)));
-  const row = (kind: string, cells: readonly (string | number)[]) => `${kind.padEnd(width)}${cells.map((cell, i) => `  ${String(cell).padStart(widths[i])}`).join('')}\n`;
+  const row = (kind: string, cells: readonly (string | number)[]) =>
+    `${kind.padEnd(width)}${cells.map((cell, i) => `  ${String(cell).padStart(widths[i])}`).join('')}\n`;
   return row('kind', columns) + order.map((kind) => row(kind, rows.get(kind)!)).join('');
 }
 

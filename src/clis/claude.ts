@@ -17,9 +17,17 @@ export const claude = {
     // Claude Code's settings docs ("Environment variables"): ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL,
     // ANTHROPIC_MODEL…, CLAUDE_CONFIG_DIR, CLAUDE_CODE_* (CLAUDE_CODE_MAX_RETRIES, CLAUDE_CODE_USE_BEDROCK…), and these.
     documented: [
-      'ANTHROPIC_*', 'CLAUDE_*',
-      'DISABLE_AUTOUPDATER', 'DISABLE_TELEMETRY', 'DISABLE_ERROR_REPORTING', 'DISABLE_NON_ESSENTIAL_MODEL_CALLS',
-      'MAX_THINKING_TOKENS', 'API_TIMEOUT_MS', 'BASH_DEFAULT_TIMEOUT_MS', 'BASH_MAX_TIMEOUT_MS', 'MCP_TIMEOUT',
+      'ANTHROPIC_*',
+      'CLAUDE_*',
+      'DISABLE_AUTOUPDATER',
+      'DISABLE_TELEMETRY',
+      'DISABLE_ERROR_REPORTING',
+      'DISABLE_NON_ESSENTIAL_MODEL_CALLS',
+      'MAX_THINKING_TOKENS',
+      'API_TIMEOUT_MS',
+      'BASH_DEFAULT_TIMEOUT_MS',
+      'BASH_MAX_TIMEOUT_MS',
+      'MCP_TIMEOUT',
     ],
     // Set in every process Claude Code starts; a Claude Code that inherits it refuses to start
     // ("cannot be launched inside another Claude Code session"), so a host run from one could run none.
@@ -49,7 +57,17 @@ export const claude = {
   session: {
     protocolName: 'stream-json control protocol',
     // Deltas always: a session feeds a live view (the other protocols stream text deltas too).
-    args: ['--print', '--input-format', 'stream-json', '--output-format', 'stream-json', '--verbose', '--include-partial-messages', '--permission-prompt-tool', 'stdio'],
+    args: [
+      '--print',
+      '--input-format',
+      'stream-json',
+      '--output-format',
+      'stream-json',
+      '--verbose',
+      '--include-partial-messages',
+      '--permission-prompt-tool',
+      'stdio',
+    ],
     model: (model) => ['--model', model],
     resume: (id) => ['--resume', id],
     protocol: claudeControl,

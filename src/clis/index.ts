@@ -21,7 +21,10 @@ export type { ArgvOptions, CliDefinition, RunFlags, SessionSetup } from './defin
  * prints OpenCode's lines unchanged and comes after it, detecting none.
  * Cline's lines are its own (`hook_event`, `agent_event`, `run_result`).
  */
-export const CLIS = { claude, codex, gemini, cursor, opencode, amp, qwen, copilot, pi, kilo, cline } as const satisfies Record<string, CliDefinition>;
+export const CLIS = { claude, codex, gemini, cursor, opencode, amp, qwen, copilot, pi, kilo, cline } as const satisfies Record<
+  string,
+  CliDefinition
+>;
 
 type Clis = typeof CLIS;
 

@@ -83,7 +83,11 @@ export function createDecoder(provider: ProviderId | 'auto', options: DecoderOpt
  * @internal A decoder over any profile (null: detect it with `detect`, as `'auto'` does).
  * Not exported from the package: tests use it to drive the machinery with a test profile.
  */
-export function decoderFor(profile: ProviderProfile | null, options: DecoderOptions = {}, detect: (line: JsonObject) => ProviderProfile | null = detectProfile): Decoder {
+export function decoderFor(
+  profile: ProviderProfile | null,
+  options: DecoderOptions = {},
+  detect: (line: JsonObject) => ProviderProfile | null = detectProfile,
+): Decoder {
   checkOptions(options);
   return new LineDecoder(profile, options, detect, false);
 }
@@ -105,13 +109,15 @@ const KEEP_RAW = ['all', 'unmapped', 'none'];
 /** Options are the caller's, not the stream's: a wrong one is a TypeError now rather than a raw event per line later. */
 function checkOptions(options: DecoderOptions): void {
   const { keepRaw, startSequence, clock, live, lookAhead } = options;
-  if (keepRaw !== undefined && !KEEP_RAW.includes(keepRaw)) throw new TypeError(`keepRaw must be one of ${KEEP_RAW.join(', ')}; got ${JSON.stringify(keepRaw)}`);
+  if (keepRaw !== undefined && !KEEP_RAW.includes(keepRaw))
+    throw new TypeError(`keepRaw must be one of ${KEEP_RAW.join(', ')}; got ${JSON.stringify(keepRaw)}`);
   if (startSequence !== undefined && !(Number.isSafeInteger(startSequence) && startSequence >= 0)) {
     throw new TypeError(`startSequence must be a non-negative integer; got ${String(startSequence)}`);
   }
   if (clock !== undefined && typeof clock !== 'function') throw new TypeError('clock must be a function returning a Date');
   if (live !== undefined && typeof live !== 'boolean') throw new TypeError(`live must be a boolean; got ${String(live)}`);
-  if (lookAhead !== undefined && typeof lookAhead !== 'boolean') throw new TypeError(`lookAhead must be a boolean; got ${String(lookAhead)}`);
+  if (lookAhead !== undefined && typeof lookAhead !== 'boolean')
+    throw new TypeError(`lookAhead must be a boolean; got ${String(lookAhead)}`);
   if (lookAhead && live) throw new TypeError('lookAhead is for files: a live stream cannot wait for later lines');
 }
 
@@ -171,7 +177,8 @@ class LineDecoder implements Decoder {
   }
 
   /** A decoder of this one's profile and options for the skeletons of its lines (see shape-retention.ts). */
-  private readonly shadow = (): LineDecoder => new LineDecoder(this.profile, { ...this.options, startSequence: 0 }, this.detect, this.owned, true);
+  private readonly shadow = (): LineDecoder =>
+    new LineDecoder(this.profile, { ...this.options, startSequence: 0 }, this.detect, this.owned, true);
 
   /**
    * Where the shapes of `profile`'s lines are held: only for the package's own profiles, which are
@@ -383,7 +390,15 @@ class LineDecoder implements Decoder {
       if (draft.kind === 'result') this.sawResult = true;
       return built;
     }
-    return this.parsed(draft, source, { kind: draft.kind, provider, provider_session_id: this.sessionId, sequence, timestamp, payload: draft.payload, raw });
+    return this.parsed(draft, source, {
+      kind: draft.kind,
+      provider,
+      provider_session_id: this.sessionId,
+      sequence,
+      timestamp,
+      payload: draft.payload,
+      raw,
+    });
   }
 
   /** The event of a draft the trusted build declined, by the full parse of its attributes (`attrs`). */
@@ -446,7 +461,13 @@ export function describeExit(exit: { code: number | null; signal: string | null 
 function missingResult(exit: ExitInfo | undefined): EventDraft[] {
   if (!exit) {
     // Decoding a file: the run may still be going, so this is only a warning.
-    return finishDrafts({ failed: true, severity: 'warning', errorCode: 'no_result', errorMessage: 'the stream ended without a result line', stop_reason: 'no_result' });
+    return finishDrafts({
+      failed: true,
+      severity: 'warning',
+      errorCode: 'no_result',
+      errorMessage: 'the stream ended without a result line',
+      stop_reason: 'no_result',
+    });
   }
   const metadata = { exit_code: exit.code, signal: exit.signal };
   if (exit.code === 0 && !exit.signal) return finishDrafts({ failed: false, metadata });

@@ -131,7 +131,15 @@ export class TrustedEventBuilder {
    * The event of a draft (`kind`, `payload`: the profile's attributes) in the envelope the decoder
    * gives; undefined when the trusted build declines, for the full parse to answer.
    */
-  build(kind: unknown, payload: unknown, provider: string | null, session: string | null, sequence: number, timestamp: Date, raw: JsonValue): AnyEvent | undefined {
+  build(
+    kind: unknown,
+    payload: unknown,
+    provider: string | null,
+    session: string | null,
+    sequence: number,
+    timestamp: Date,
+    raw: JsonValue,
+  ): AnyEvent | undefined {
     // One array serves every event: the constructor copies the values out of it (what it still
     // holds is the last event's, which the decoder holds anyway: see `Kept` in decoder.ts).
     const values = this.values;
@@ -178,7 +186,8 @@ export class TrustedEventBuilder {
 
     // Only a plain object (or nothing: the kind's default payload) is built here: a parse passes an
     // instance of the kind's class through as it is, which the full parse decides.
-    if (payload !== undefined && payload !== null && (typeof payload !== 'object' || !isPlainPrototype(Object.getPrototypeOf(payload)))) return undefined;
+    if (payload !== undefined && payload !== null && (typeof payload !== 'object' || !isPlainPrototype(Object.getPrototypeOf(payload))))
+      return undefined;
     if (entry.parse === undefined) return undefined;
     const storedPayload = entry.parse(payload ?? EMPTY_OBJECT);
     if (storedPayload === INVALID) return undefined;

@@ -106,7 +106,10 @@ export function bearerToken(token: string | Readonly<Record<string, string>>): A
 /** The request's principal check from `options`; a TypeError when none of token, authenticate or noAuth is given. */
 export function authenticatorOf(options: AccessOptions): Authenticate {
   const given = [options.token !== undefined, options.authenticate !== undefined, options.noAuth === true].filter(Boolean).length;
-  if (given !== 1) throw new TypeError('a server of runs needs exactly one of token, authenticate or noAuth: true (authenticated by default, never by omission)');
+  if (given !== 1)
+    throw new TypeError(
+      'a server of runs needs exactly one of token, authenticate or noAuth: true (authenticated by default, never by omission)',
+    );
   if (options.noAuth) return () => ANONYMOUS;
   if (options.authenticate) return options.authenticate;
   return bearerToken(options.token as string | Readonly<Record<string, string>>);
@@ -115,6 +118,7 @@ export function authenticatorOf(options: AccessOptions): Authenticate {
 /** The request's principal, or 401 with `WWW-Authenticate: Bearer`. */
 export async function principalOf(request: IncomingMessage, authenticate: Authenticate): Promise<string> {
   const principal = await authenticate(request);
-  if (typeof principal !== 'string' || principal === '') throw new HttpError(401, 'a bearer token is required: Authorization: Bearer <token>', { 'www-authenticate': 'Bearer' });
+  if (typeof principal !== 'string' || principal === '')
+    throw new HttpError(401, 'a bearer token is required: Authorization: Bearer <token>', { 'www-authenticate': 'Bearer' });
   return principal;
 }

@@ -1,4 +1,14 @@
-import { Catch, createParamDecorator, HttpException, Inject, Injectable, type ArgumentsHost, type CanActivate, type ExceptionFilter, type ExecutionContext } from '@nestjs/common';
+import {
+  Catch,
+  createParamDecorator,
+  HttpException,
+  Inject,
+  Injectable,
+  type ArgumentsHost,
+  type CanActivate,
+  type ExceptionFilter,
+  type ExecutionContext,
+} from '@nestjs/common';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { authenticatorOf, checkSameOrigin, principalOf, requireJson, type AccessOptions, type Authenticate } from '../http/access';
 import { HttpError } from '../http/http-error';
@@ -42,7 +52,9 @@ export class AccessGuard implements CanActivate {
 }
 
 /** The principal `AccessGuard` found for the request. */
-export const Principal = createParamDecorator((_data: unknown, context: ExecutionContext): string | undefined => context.switchToHttp().getRequest<GuardedRequest>().principal);
+export const Principal = createParamDecorator(
+  (_data: unknown, context: ExecutionContext): string | undefined => context.switchToHttp().getRequest<GuardedRequest>().principal,
+);
 
 /** An `HttpError` (the runs API's refusals: 400, 403, 404, 413, 429…) as Nest's exception, its headers set on `response`. */
 function toHttpException(error: unknown, response: ServerResponse): unknown {

@@ -29,7 +29,9 @@ function typedAsObject(target: object, key: string | symbol | undefined, index: 
 }
 
 /** The raw request body, as a custom parameter (so global ValidationPipes skip it). */
-const RequestBody = createParamDecorator((_data: unknown, ctx: ExecutionContext) => ctx.switchToHttp().getRequest<{ body?: unknown }>().body);
+const RequestBody = createParamDecorator(
+  (_data: unknown, ctx: ExecutionContext) => ctx.switchToHttp().getRequest<{ body?: unknown }>().body,
+);
 
 /**
  * The request body parsed into an `Event` by the library (unknown keys kept in `extra`, invalid

@@ -1,6 +1,14 @@
 import { toPlain } from '../schema/engine';
 import { Inject, Injectable, Optional } from '@nestjs/common';
-import { Event, Registry, type AnyEvent, type DefaultPayloadClasses, type ParseOptions, type ParseResult, type PayloadClassMap } from '../index';
+import {
+  Event,
+  Registry,
+  type AnyEvent,
+  type DefaultPayloadClasses,
+  type ParseOptions,
+  type ParseResult,
+  type PayloadClassMap,
+} from '../index';
 import { CLI_SUBPROCESS_CORE_OPTIONS, type CliSubprocessCoreOptions } from './options';
 
 /**

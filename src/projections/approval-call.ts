@@ -8,10 +8,18 @@ import type { JsonObject, JsonValue } from '../schema/json';
  * tool's name, its input (Claude's `input`, an ACP agent's `toolCall.rawInput`, Codex's `command` or
  * file `changes`), and an ACP agent's own description of it (`toolCall`: kind, title, locations).
  */
-export function approvalCall(event: Event<'approval_requested'>): { id: string; name: string | null; input: JsonObject; native: JsonObject } {
+export function approvalCall(event: Event<'approval_requested'>): {
+  id: string;
+  name: string | null;
+  input: JsonObject;
+  native: JsonObject;
+} {
   const { details, metadata, subject, approval_id: approvalId } = event.payload;
   const native = obj(details.toolCall) ?? {};
-  const input = obj(details.input) ?? obj(native.rawInput) ?? (str(details.command) !== null ? { command: details.command } : Array.isArray(details.changes) ? { changes: details.changes } : {});
+  const input =
+    obj(details.input) ??
+    obj(native.rawInput) ??
+    (str(details.command) !== null ? { command: details.command } : Array.isArray(details.changes) ? { changes: details.changes } : {});
   return { id: str(metadata.tool_call_id) ?? approvalId ?? 'tool', name: str(details.tool_name) ?? subject, input, native };
 }
 

@@ -62,7 +62,17 @@ export interface AcpState {
 }
 
 export function newAcpState(quirks: AcpQuirks = {}): AcpState {
-  return { sessionRequests: new Set(), promptRequests: new Set(), sessionId: null, loading: null, held: null, lastMessage: null, tools: new Map(), asked: new Map(), quirks };
+  return {
+    sessionRequests: new Set(),
+    promptRequests: new Set(),
+    sessionId: null,
+    loading: null,
+    held: null,
+    lastMessage: null,
+    tools: new Map(),
+    asked: new Map(),
+    quirks,
+  };
 }
 
 /** A JSON-RPC id as the key the maps use (numbers and strings alike). */
@@ -119,7 +129,9 @@ function releaseHeld(next: JsonObject | null, state: AcpState): EventDraft[] {
   state.held = null;
   if (held.kind === 'thought') return [{ kind: 'thinking', payload: { content: held.text, metadata: messageMetadata(held.messageId) } }];
   state.lastMessage = held.text;
-  return [{ kind: 'assistant_message', payload: { content: [{ type: 'text', text: held.text }], metadata: messageMetadata(held.messageId) } }];
+  return [
+    { kind: 'assistant_message', payload: { content: [{ type: 'text', text: held.text }], metadata: messageMetadata(held.messageId) } },
+  ];
 }
 
 /** Whether `next` is an update of tool call `id`. */
@@ -148,7 +160,9 @@ function decode(line: JsonObject, state: AcpState): EventDraft[] {
 function continues(next: JsonObject | null, held: NonNullable<AcpState['held']>): boolean {
   const update = obj(obj(next?.params)?.update);
   const kind = held.kind === 'text' ? 'agent_message_chunk' : 'agent_thought_chunk';
-  return next?.method === ACP_CLIENT_METHODS.sessionUpdate && update?.sessionUpdate === kind && (update.messageId ?? null) === held.messageId;
+  return (
+    next?.method === ACP_CLIENT_METHODS.sessionUpdate && update?.sessionUpdate === kind && (update.messageId ?? null) === held.messageId
+  );
 }
 
 function messageMetadata(messageId: JsonValue): JsonObject {
@@ -178,7 +192,9 @@ function chunk(kind: 'text' | 'thought', update: JsonObject, state: AcpState): E
   const messageId = update.messageId ?? null;
   if (content?.type !== 'text' || text === null) {
     // An image or resource block: a message of its own.
-    return content && kind === 'text' ? [{ kind: 'assistant_message', payload: { content: [content], metadata: messageMetadata(messageId) } }] : [];
+    return content && kind === 'text'
+      ? [{ kind: 'assistant_message', payload: { content: [content], metadata: messageMetadata(messageId) } }]
+      : [];
   }
   if (text === '') return [];
   if (state.held?.kind === kind && state.held.messageId === messageId) state.held.text += text;
@@ -207,7 +223,8 @@ function trackTool(fields: JsonObject, state: AcpState): ToolCall | null {
     call = { id, fields: {}, name: null, announced: false, denied: false };
     state.tools.set(id, call);
   }
-  for (const key of Object.keys(fields)) if (key !== 'sessionUpdate' && fields[key] !== null && fields[key] !== undefined) call.fields[key] = fields[key];
+  for (const key of Object.keys(fields))
+    if (key !== 'sessionUpdate' && fields[key] !== null && fields[key] !== undefined) call.fields[key] = fields[key];
   call.name ??= str(obj(fields._meta)?.toolName) ?? state.quirks.toolName?.(fields) ?? null;
   return call;
 }
@@ -263,7 +280,9 @@ function toolOutput(fields: JsonObject): JsonValue {
 
 /** The agent's plan (its to-do list), restated whole at each update: a tool call of its own, as Codex's `todo_list`. */
 function plan(update: JsonObject): EventDraft[] {
-  return [{ kind: 'tool_use', payload: { tool_name: 'todo_list', tool_call_id: null, input: { items: arr(update.entries) }, metadata: {} } }];
+  return [
+    { kind: 'tool_use', payload: { tool_name: 'todo_list', tool_call_id: null, input: { items: arr(update.entries) }, metadata: {} } },
+  ];
 }
 
 // ---- permission ------------------------------------------------------------------------------
@@ -276,7 +295,10 @@ function permission(line: JsonObject, state: AcpState): EventDraft[] {
   if (id !== null) state.asked.set(id, { toolCallId: call?.id ?? null, options: arr(params.options) });
   const drafts = call ? announce(call) : [];
   const subject = str(call?.fields.title) ?? call?.name ?? null;
-  drafts.push({ kind: 'approval_requested', payload: { approval_id: id, subject, details: params, metadata: { tool_call_id: call?.id ?? null } } });
+  drafts.push({
+    kind: 'approval_requested',
+    payload: { approval_id: id, subject, details: params, metadata: { tool_call_id: call?.id ?? null } },
+  });
   return drafts;
 }
 
@@ -307,11 +329,27 @@ function turnEnded(line: JsonObject, state: AcpState): EventDraft[] {
     return drafts;
   }
   if (error) {
-    drafts.push(...finishDrafts({ failed: true, errorMessage: str(error.message) ?? 'the prompt failed', errorCode: 'execution', errorMetadata: { native_code: error.code ?? null, data: error.data ?? null } }));
+    drafts.push(
+      ...finishDrafts({
+        failed: true,
+        errorMessage: str(error.message) ?? 'the prompt failed',
+        errorCode: 'execution',
+        errorMetadata: { native_code: error.code ?? null, data: error.data ?? null },
+      }),
+    );
     return drafts;
   }
   const failure = stop === 'max_turn_requests' ? 'max_turns' : stop === 'refusal' ? 'refusal' : null;
-  drafts.push(...finishDrafts({ failed: failure !== null, errorMessage: failure === 'refusal' ? 'the model refused' : 'the turn reached its limit of model requests', errorCode: failure, stop_reason: stop, output, metadata }));
+  drafts.push(
+    ...finishDrafts({
+      failed: failure !== null,
+      errorMessage: failure === 'refusal' ? 'the model refused' : 'the turn reached its limit of model requests',
+      errorCode: failure,
+      stop_reason: stop,
+      output,
+      metadata,
+    }),
+  );
   return drafts;
 }
 
@@ -332,7 +370,19 @@ function usageOf(value: JsonValue | undefined, aggregation: UsageAggregation = '
   const write = num(usage.cachedWriteTokens) ?? 0;
   const input = total !== null ? total - output - thought : (num(usage.inputTokens) ?? 0) + read + write;
   if (total === 0 && input === 0) return [];
-  return [usageDraft({ input_tokens: input, output_tokens: output + thought, cache_read_input_tokens: read, cache_write_input_tokens: write, reasoning_output_tokens: thought }, aggregation, { native_usage: usage })];
+  return [
+    usageDraft(
+      {
+        input_tokens: input,
+        output_tokens: output + thought,
+        cache_read_input_tokens: read,
+        cache_write_input_tokens: write,
+        reasoning_output_tokens: thought,
+      },
+      aggregation,
+      { native_usage: usage },
+    ),
+  ];
 }
 
 /** Gemini CLI's usage: the prompt answer's `_meta.quota.token_count`, the turn's own. */

@@ -53,11 +53,14 @@ export function acpClient(quirks: AcpQuirks = {}): ProtocolFactory {
     const startSession = (): void => {
       const cwd = options.cwd ?? process.cwd();
       const resume = options.resume;
-      const params: NewSessionRequest | LoadSessionRequest = resume === undefined ? { cwd, mcpServers: [] } : { sessionId: resume, cwd, mcpServers: [] };
+      const params: NewSessionRequest | LoadSessionRequest =
+        resume === undefined ? { cwd, mcpServers: [] } : { sessionId: resume, cwd, mcpServers: [] };
       if (resume !== undefined) state.loading = resume;
       const sent = peer.request(resume === undefined ? ACP_AGENT_METHODS.sessionNew : ACP_AGENT_METHODS.sessionLoad, params as JsonObject);
       state.sessionRequests.add(String(sent.id));
-      sent.then(sessionReady, (error: unknown) => host.fail(`${cli} refused ${resume === undefined ? 'a new session' : `to load session ${resume}`}: ${reason(error)}`));
+      sent.then(sessionReady, (error: unknown) =>
+        host.fail(`${cli} refused ${resume === undefined ? 'a new session' : `to load session ${resume}`}: ${reason(error)}`),
+      );
     };
 
     // Pure: the protocol's state is shared only so the mapping knows which answers start the session and end a turn.
@@ -67,8 +70,14 @@ export function acpClient(quirks: AcpQuirks = {}): ProtocolFactory {
       profile: profile as ProviderProfile,
       peer,
       open() {
-        const params: InitializeRequest = { protocolVersion: 1, clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false }, clientInfo: { name: 'cli-subprocess-core', version: '0' } };
-        peer.request(ACP_AGENT_METHODS.initialize, params as JsonObject).then(startSession, (error: unknown) => host.fail(`${cli} refused to initialize: ${reason(error)}`));
+        const params: InitializeRequest = {
+          protocolVersion: 1,
+          clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false },
+          clientInfo: { name: 'cli-subprocess-core', version: '0' },
+        };
+        peer
+          .request(ACP_AGENT_METHODS.initialize, params as JsonObject)
+          .then(startSession, (error: unknown) => host.fail(`${cli} refused to initialize: ${reason(error)}`));
       },
       prompt(text) {
         if (sessionId === null) waiting.push(text);
@@ -78,7 +87,14 @@ export function acpClient(quirks: AcpQuirks = {}): ProtocolFactory {
         const asked = state.asked.get(approvalId);
         state.asked.delete(approvalId);
         const call = asked?.toolCallId ? state.tools.get(asked.toolCallId) : undefined;
-        const kinds = answer === null ? [] : answer.decision === 'deny' ? PERMISSION_KINDS.deny : answer.remember ? PERMISSION_KINDS.remember : PERMISSION_KINDS.allow;
+        const kinds =
+          answer === null
+            ? []
+            : answer.decision === 'deny'
+              ? PERMISSION_KINDS.deny
+              : answer.remember
+                ? PERMISSION_KINDS.remember
+                : PERMISSION_KINDS.allow;
         const chosen = pickOption(asked?.options ?? [], kinds);
         if (call && answer?.decision !== 'allow') call.denied = answer !== null;
         // No option of the kind asked (or a withdrawn request): `cancelled`, which runs nothing.

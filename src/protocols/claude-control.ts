@@ -53,7 +53,11 @@ export const claudeControl: ProtocolFactory = (host) => {
     profile: profile as ProviderProfile,
     peer,
     open() {
-      peer.request(CONTROL_METHODS.initialize, { hooks: null }).catch((error: unknown) => host.fail(`Claude Code refused the session: ${(error instanceof PeerError && error.message) || 'initialize failed'}`));
+      peer
+        .request(CONTROL_METHODS.initialize, { hooks: null })
+        .catch((error: unknown) =>
+          host.fail(`Claude Code refused the session: ${(error instanceof PeerError && error.message) || 'initialize failed'}`),
+        );
     },
     prompt(text) {
       host.write({ type: 'user', message: { role: 'user', content: text }, parent_tool_use_id: null, session_id: '' });

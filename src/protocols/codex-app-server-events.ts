@@ -33,11 +33,28 @@ export interface AppServerState {
 }
 
 export function newAppServerState(): AppServerState {
-  return { threadId: null, openTools: new Set(), closedTools: new Set(), items: new Map(), lastMessage: null, errorReported: false, asked: new Set() };
+  return {
+    threadId: null,
+    openTools: new Set(),
+    closedTools: new Set(),
+    items: new Map(),
+    lastMessage: null,
+    errorReported: false,
+    asked: new Set(),
+  };
 }
 
 /** Item types that are tool calls: `tool_use` when they start, `tool_result` when they complete. */
-const TOOL_ITEMS = new Set(['commandExecution', 'fileChange', 'mcpToolCall', 'dynamicToolCall', 'webSearch', 'collabAgentToolCall', 'imageGeneration', 'imageView']);
+const TOOL_ITEMS = new Set([
+  'commandExecution',
+  'fileChange',
+  'mcpToolCall',
+  'dynamicToolCall',
+  'webSearch',
+  'collabAgentToolCall',
+  'imageGeneration',
+  'imageView',
+]);
 
 type Handler = (params: JsonObject, state: AppServerState, line: JsonObject) => EventDraft[];
 
@@ -128,9 +145,19 @@ function item(phase: 'started' | 'completed', item: JsonObject | null, state: Ap
     }
     case 'reasoning':
       // The whole reasoning after its deltas, as Claude's thinking block follows its thinking deltas.
-      return [{ kind: 'thinking', payload: { content: [...arr(item.summary), ...arr(item.content)].filter((part) => typeof part === 'string').join('\n\n'), metadata } }];
+      return [
+        {
+          kind: 'thinking',
+          payload: {
+            content: [...arr(item.summary), ...arr(item.content)].filter((part) => typeof part === 'string').join('\n\n'),
+            metadata,
+          },
+        },
+      ];
     case 'userMessage':
-      return [{ kind: 'user_message', payload: { content: arr(item.content).filter((part) => obj(part) !== null) as JsonObject[], metadata } }];
+      return [
+        { kind: 'user_message', payload: { content: arr(item.content).filter((part) => obj(part) !== null) as JsonObject[], metadata } },
+      ];
     default:
       return [];
   }
@@ -141,7 +168,10 @@ function toolItem(phase: 'started' | 'completed', type: string, id: string | nul
   const drafts: EventDraft[] = [];
   if (id !== null && state.closedTools.delete(id)) return drafts;
   if (id === null || !state.openTools.has(id)) {
-    drafts.push({ kind: 'tool_use', payload: { tool_name: toolName(type, item), tool_call_id: id, input: toolInput(type, item), metadata: {} } });
+    drafts.push({
+      kind: 'tool_use',
+      payload: { tool_name: toolName(type, item), tool_call_id: id, input: toolInput(type, item), metadata: {} },
+    });
     if (id !== null) state.openTools.add(id);
   }
   if (phase === 'completed') {
@@ -149,7 +179,10 @@ function toolItem(phase: 'started' | 'completed', type: string, id: string | nul
     const metadata: JsonObject = {};
     if (item.status !== undefined) metadata.status = item.status;
     if (item.exitCode !== undefined && item.exitCode !== null) metadata.exit_code = item.exitCode;
-    drafts.push({ kind: 'tool_result', payload: { tool_call_id: id, content: toolOutput(type, item), is_error: toolFailed(item), metadata } });
+    drafts.push({
+      kind: 'tool_result',
+      payload: { tool_call_id: id, content: toolOutput(type, item), is_error: toolFailed(item), metadata },
+    });
   }
   return drafts;
 }
@@ -234,7 +267,9 @@ function tokenUsage(params: JsonObject): EventDraft[] {
 /** The plan the agent keeps (its to-do list), restated whole at each update: a tool call of its own, as `codex exec`'s `todo_list`. */
 function planUpdated(params: JsonObject): EventDraft[] {
   const input: JsonObject = { items: arr(params.plan), explanation: params.explanation ?? null };
-  return [{ kind: 'tool_use', payload: { tool_name: 'todo_list', tool_call_id: null, input, metadata: { turn_id: params.turnId ?? null } } }];
+  return [
+    { kind: 'tool_use', payload: { tool_name: 'todo_list', tool_call_id: null, input, metadata: { turn_id: params.turnId ?? null } } },
+  ];
 }
 
 /** An `error` notification: a retry in progress (a warning), or the turn's failure (its `turn/completed` repeats it). */
@@ -255,10 +290,22 @@ function turnCompleted(params: JsonObject, state: AppServerState): EventDraft[] 
   state.lastMessage = null;
   const metadata: JsonObject = { turn_id: turn.id ?? null };
   if (turn.durationMs !== undefined) metadata.duration_ms = turn.durationMs;
-  if (status === 'interrupted') return [...closeOpenTools(state), { kind: 'result', payload: { status: 'aborted', stop_reason: 'interrupted', output: null, metadata } }];
+  if (status === 'interrupted')
+    return [
+      ...closeOpenTools(state),
+      { kind: 'result', payload: { status: 'aborted', stop_reason: 'interrupted', output: null, metadata } },
+    ];
   const failed = status !== 'completed';
   const error = readApiError(str(obj(turn.error)?.message) ?? 'the turn failed');
-  const drafts = finishDrafts({ failed, errorReported: state.errorReported, errorMessage: error.message, errorCode: error.code, errorMetadata: error.metadata, output, metadata });
+  const drafts = finishDrafts({
+    failed,
+    errorReported: state.errorReported,
+    errorMessage: error.message,
+    errorCode: error.code,
+    errorMetadata: error.metadata,
+    output,
+    metadata,
+  });
   state.errorReported = false;
   return drafts;
 }
@@ -271,7 +318,10 @@ function closeOpenTools(state: AppServerState): EventDraft[] {
   const drafts: EventDraft[] = [];
   for (const id of state.openTools) {
     state.closedTools.add(id);
-    drafts.push({ kind: 'tool_result', payload: { tool_call_id: id, content: 'the turn was interrupted', is_error: true, metadata: { status: 'interrupted' } } });
+    drafts.push({
+      kind: 'tool_result',
+      payload: { tool_call_id: id, content: 'the turn was interrupted', is_error: true, metadata: { status: 'interrupted' } },
+    });
   }
   state.openTools.clear();
   return drafts;
@@ -295,12 +345,20 @@ function fileChangeApproval(params: JsonObject, state: AppServerState, line: Jso
 function approval(line: JsonObject, state: AppServerState, subject: string, details: JsonObject): EventDraft {
   const id = line.id === undefined || line.id === null ? null : String(line.id);
   if (id !== null) state.asked.add(id);
-  return { kind: 'approval_requested', payload: { approval_id: id, subject, details, metadata: { tool_call_id: details.itemId ?? null, method: line.method ?? null } } };
+  return {
+    kind: 'approval_requested',
+    payload: { approval_id: id, subject, details, metadata: { tool_call_id: details.itemId ?? null, method: line.method ?? null } },
+  };
 }
 
 /** Codex withdrew a request nobody answered (its turn was interrupted): that approval is over. */
 function requestResolved(params: JsonObject, state: AppServerState): EventDraft[] {
   const id = params.requestId === undefined || params.requestId === null ? null : String(params.requestId);
   if (id === null || !state.asked.delete(id)) return [];
-  return [{ kind: 'approval_resolved', payload: { approval_id: id, decision: 'cancelled', reason: 'the CLI withdrew the request', metadata: {} } }];
+  return [
+    {
+      kind: 'approval_resolved',
+      payload: { approval_id: id, decision: 'cancelled', reason: 'the CLI withdrew the request', metadata: {} },
+    },
+  ];
 }

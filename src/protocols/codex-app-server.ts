@@ -70,7 +70,12 @@ export const codexAppServer: ProtocolFactory = (host, _cli, options) => {
     open() {
       const refused = (method: string) => (error: unknown) => host.fail(`Codex refused ${method}: ${reason(error)}`);
       // experimentalApi: `thread/backgroundTerminals/clean` (see `interruptTurn`).
-      peer.request(CODEX_METHODS.initialize, { clientInfo: { name: 'cli-subprocess-core', title: 'cli-subprocess-core', version: '0' }, capabilities: { experimentalApi: true, requestAttestation: false } }).catch(refused(CODEX_METHODS.initialize));
+      peer
+        .request(CODEX_METHODS.initialize, {
+          clientInfo: { name: 'cli-subprocess-core', title: 'cli-subprocess-core', version: '0' },
+          capabilities: { experimentalApi: true, requestAttestation: false },
+        })
+        .catch(refused(CODEX_METHODS.initialize));
       peer.notify(CODEX_METHODS.initialized);
       // `untrusted`: every command asks (with `on-request` a write inside the cwd runs unasked).
       const params: JsonObject = { cwd: options.cwd ?? process.cwd(), approvalPolicy: 'untrusted', sandbox: 'workspace-write' };
@@ -85,7 +90,8 @@ export const codexAppServer: ProtocolFactory = (host, _cli, options) => {
     answer(approvalId, answer) {
       state.asked.delete(approvalId);
       // `cancel` declines and ends the turn: what a withdrawn request means.
-      const decision = answer === null ? 'cancel' : answer.decision === 'deny' ? 'decline' : answer.remember ? 'acceptForSession' : 'accept';
+      const decision =
+        answer === null ? 'cancel' : answer.decision === 'deny' ? 'decline' : answer.remember ? 'acceptForSession' : 'accept';
       peer.respond(/^\d+$/.test(approvalId) ? Number(approvalId) : approvalId, { decision });
     },
     interrupt() {

@@ -17,7 +17,10 @@ interface ExtensionContext {
   readonly ui: { confirm(title: string, message: string): Promise<boolean> };
 }
 interface ExtensionApi {
-  on(event: 'tool_call', handler: (event: ToolCallEvent, ctx: ExtensionContext) => Promise<{ block: true; reason: string } | undefined>): void;
+  on(
+    event: 'tool_call',
+    handler: (event: ToolCallEvent, ctx: ExtensionContext) => Promise<{ block: true; reason: string } | undefined>,
+  ): void;
 }
 
 /** pi's tools that only read: they run unasked, as the other CLIs' reads do. */

@@ -16,7 +16,15 @@ function stateAnswer(line: JsonObject): EventDraft[] {
   const data = obj(line.data);
   if (line.command !== PI_COMMANDS.getState || line.success !== true || !data) return [];
   const model = obj(data.model);
-  return [{ kind: 'run_started', payload: { provider_session_id: str(data.sessionId), metadata: { session_file: data.sessionFile ?? null, model: model?.id ?? null, provider: model?.provider ?? null } } }];
+  return [
+    {
+      kind: 'run_started',
+      payload: {
+        provider_session_id: str(data.sessionId),
+        metadata: { session_file: data.sessionFile ?? null, model: model?.id ?? null, provider: model?.provider ?? null },
+      },
+    },
+  ];
 }
 
 /** A refused command is an error; a refused prompt also ends its turn, which never started. */
@@ -24,7 +32,8 @@ function refused(line: JsonObject): EventDraft[] {
   if (line.success !== false) return [];
   const command = str(line.command);
   const message = str(line.error) ?? `pi refused ${command ?? 'a command'}`;
-  if (command === PI_COMMANDS.prompt) return finishDrafts({ failed: true, errorMessage: message, errorCode: 'execution', errorMetadata: { command } });
+  if (command === PI_COMMANDS.prompt)
+    return finishDrafts({ failed: true, errorMessage: message, errorCode: 'execution', errorMetadata: { command } });
   return [{ kind: 'error', payload: { message, severity: 'error', code: 'execution', metadata: { command } } }];
 }
 

@@ -174,7 +174,11 @@ function informational(line: JsonObject): EventDraft {
 /** The model refused; with a fallback model the turn is retried (a warning), without one it is an error. */
 function refusal(line: JsonObject): EventDraft {
   const fellBack = line.subtype === 'model_refusal_fallback';
-  const metadata = pick(line, ['original_model', 'fallback_model', 'direction', 'scope', 'api_refusal_category', 'retracted_message_uuids', 'request_id'], lineIds(line));
+  const metadata = pick(
+    line,
+    ['original_model', 'fallback_model', 'direction', 'scope', 'api_refusal_category', 'retracted_message_uuids', 'request_id'],
+    lineIds(line),
+  );
   return errorDraft(str(line.content) || 'the model refused', fellBack ? 'warning' : 'error', 'refusal', metadata);
 }
 
@@ -199,9 +203,13 @@ function taskNotification(line: JsonObject, state: ClaudeState): EventDraft[] {
   const id = str(line.task_id);
   const drafts: EventDraft[] = [];
   // A task this process did not start (a resumed session's): its call is announced here.
-  if (id === null || !state.startedTasks.delete(id)) drafts.push({ kind: 'tool_use', payload: { tool_name: 'task', tool_call_id: id, input: {}, metadata: taskMetadata(line) } });
+  if (id === null || !state.startedTasks.delete(id))
+    drafts.push({ kind: 'tool_use', payload: { tool_name: 'task', tool_call_id: id, input: {}, metadata: taskMetadata(line) } });
   const metadata = pick(line, ['status', 'reason', 'output_file', 'usage', 'duration_ms', 'resource_links'], taskMetadata(line));
-  drafts.push({ kind: 'tool_result', payload: { tool_call_id: id, content: str(line.summary), is_error: line.status !== 'completed', metadata } });
+  drafts.push({
+    kind: 'tool_result',
+    payload: { tool_call_id: id, content: str(line.summary), is_error: line.status !== 'completed', metadata },
+  });
   return drafts;
 }
 
@@ -280,7 +288,12 @@ function assistantBlock(block: JsonObject, model: string | null, metadata: JsonO
     case 'mcp_tool_use':
       return {
         kind: 'tool_use',
-        payload: { tool_name: str(block.name), tool_call_id: str(block.id), input: obj(block.input) ?? {}, metadata: withBlockType(metadata, block, 'tool_use') },
+        payload: {
+          tool_name: str(block.name),
+          tool_call_id: str(block.id),
+          input: obj(block.input) ?? {},
+          metadata: withBlockType(metadata, block, 'tool_use'),
+        },
       };
     default:
       // Server tool results (web search…) answer a server_tool_use inside the same message.
@@ -339,7 +352,12 @@ function toolResultMetadata(line: JsonObject, block: JsonObject, metadata: JsonO
 function toolResult(block: JsonObject, metadata: JsonObject): EventDraft {
   return {
     kind: 'tool_result',
-    payload: { tool_call_id: str(block.tool_use_id), content: block.content ?? null, is_error: block.is_error === true, metadata: withBlockType(metadata, block, 'tool_result') },
+    payload: {
+      tool_call_id: str(block.tool_use_id),
+      content: block.content ?? null,
+      is_error: block.is_error === true,
+      metadata: withBlockType(metadata, block, 'tool_result'),
+    },
   };
 }
 
@@ -361,7 +379,17 @@ function contentBlocks(content: JsonValue | undefined): JsonObject[] {
 }
 
 /** What a message line says beside its message, kept in the metadata as it is. */
-const MESSAGE_KEYS = ['error', 'api_error_status', 'api_error_type', 'request_id', 'aborted', 'supersedes', 'agent_id', 'subagent_type', 'task_description'];
+const MESSAGE_KEYS = [
+  'error',
+  'api_error_status',
+  'api_error_type',
+  'request_id',
+  'aborted',
+  'supersedes',
+  'agent_id',
+  'subagent_type',
+  'task_description',
+];
 
 /** What every event of an assistant or user line says about where it came from. */
 function messageMetadata(line: JsonObject, message: JsonObject): JsonObject {
@@ -411,7 +439,12 @@ function streamEvent(line: JsonObject, state: ClaudeState): EventDraft[] {
   if (messageId !== null) metadata.message_id = messageId;
   if (line.parent_tool_use_id !== null && line.parent_tool_use_id !== undefined) metadata.parent_tool_use_id = line.parent_tool_use_id;
   if (delta?.type === 'text_delta') {
-    return [{ kind: 'assistant_delta', payload: { content: str(delta.text) ?? '', index: index !== null && index >= 0 ? Math.floor(index) : null, metadata } }];
+    return [
+      {
+        kind: 'assistant_delta',
+        payload: { content: str(delta.text) ?? '', index: index !== null && index >= 0 ? Math.floor(index) : null, metadata },
+      },
+    ];
   }
   if (delta?.type === 'thinking_delta') {
     // The metadata is this delta's own: its keys are added to it.
@@ -439,7 +472,12 @@ function controlRequest(line: JsonObject, state: ClaudeState): EventDraft[] {
 function controlCancel(line: JsonObject, state: ClaudeState): EventDraft[] {
   const id = str(line.request_id);
   if (id === null || !state.pendingApprovals.delete(id)) return [];
-  return [{ kind: 'approval_resolved', payload: { approval_id: id, decision: 'cancelled', reason: 'the CLI cancelled the request', metadata: {} } }];
+  return [
+    {
+      kind: 'approval_resolved',
+      payload: { approval_id: id, decision: 'cancelled', reason: 'the CLI cancelled the request', metadata: {} },
+    },
+  ];
 }
 
 // ---- result ------------------------------------------------------------------------------
@@ -465,7 +503,17 @@ const FAILURE_CODES: Readonly<Record<string, ErrorCode>> = {
 const INTERRUPTED = new Set(['aborted_streaming', 'aborted_tools']);
 
 /** What a result line says of the run, kept in the result's metadata as it is. */
-const RESULT_KEYS = ['subtype', 'is_error', 'terminal_reason', 'num_turns', 'duration_ms', 'duration_api_ms', 'api_error_status', 'permission_denials', 'deferred_tool_use'];
+const RESULT_KEYS = [
+  'subtype',
+  'is_error',
+  'terminal_reason',
+  'num_turns',
+  'duration_ms',
+  'duration_api_ms',
+  'api_error_status',
+  'permission_denials',
+  'deferred_tool_use',
+];
 
 function result(line: JsonObject, state: ClaudeState): EventDraft[] {
   const drafts: EventDraft[] = [];
@@ -488,7 +536,8 @@ function result(line: JsonObject, state: ClaudeState): EventDraft[] {
   const paused = terminal !== null && PAUSES.has(terminal);
   // Any sign of failure: Claude prints `"subtype":"success"` with `"is_error":true` for API errors,
   // and an `error_*` subtype (max turns, budget) may come with `"is_error":false`.
-  const failed = line.is_error === true || (subtype?.startsWith('error') ?? false) || (terminal !== null && terminal !== 'completed' && !paused);
+  const failed =
+    line.is_error === true || (subtype?.startsWith('error') ?? false) || (terminal !== null && terminal !== 'completed' && !paused);
   const metadata = pick(line, RESULT_KEYS, lineIds(line));
   if (terminal !== null && INTERRUPTED.has(terminal)) {
     state.errorReported = false;
@@ -520,7 +569,10 @@ export function modelUsageFigures(modelUsage: JsonObject): UsageFigures {
   const sum = usageFigures({});
   for (const value of Object.values(modelUsage)) {
     const model = usageFigures({
-      input_tokens: (num(obj(value)?.inputTokens) ?? 0) + (num(obj(value)?.cacheReadInputTokens) ?? 0) + (num(obj(value)?.cacheCreationInputTokens) ?? 0),
+      input_tokens:
+        (num(obj(value)?.inputTokens) ?? 0) +
+        (num(obj(value)?.cacheReadInputTokens) ?? 0) +
+        (num(obj(value)?.cacheCreationInputTokens) ?? 0),
       output_tokens: obj(value)?.outputTokens,
       cache_read_input_tokens: obj(value)?.cacheReadInputTokens,
       cache_write_input_tokens: obj(value)?.cacheCreationInputTokens,

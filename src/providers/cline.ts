@@ -80,7 +80,9 @@ export const clineProfile: ProviderProfile<ClineState> = {
 function hookEvent(line: JsonObject, state: ClineState): EventDraft[] {
   if (line.hookEventName !== 'agent_start' || state.started) return [];
   state.started = true;
-  return [{ kind: 'run_started', payload: { provider_session_id: str(line.taskId), cwd: null, metadata: { agent_id: line.agentId ?? null } } }];
+  return [
+    { kind: 'run_started', payload: { provider_session_id: str(line.taskId), cwd: null, metadata: { agent_id: line.agentId ?? null } } },
+  ];
 }
 
 /** A piece of text or reasoning as it streams, or a tool call's start. */
@@ -88,17 +90,27 @@ function contentStart(event: JsonObject): EventDraft[] {
   if (event.contentType === 'text') return [{ kind: 'assistant_delta', payload: { content: str(event.text) ?? '', index: null } }];
   // Reasoning comes only here before the answer (its `content_end` repeats it after the text's).
   if (event.contentType === 'reasoning') {
-    return [{ kind: 'thinking', payload: { content: str(event.reasoning) ?? '', signature: null, metadata: { delta: true, redacted: event.redacted ?? null } } }];
+    return [
+      {
+        kind: 'thinking',
+        payload: { content: str(event.reasoning) ?? '', signature: null, metadata: { delta: true, redacted: event.redacted ?? null } },
+      },
+    ];
   }
   if (event.contentType === 'tool') {
-    return [{ kind: 'tool_use', payload: { tool_name: str(event.toolName), tool_call_id: str(event.toolCallId), input: obj(event.input) ?? {} } }];
+    return [
+      { kind: 'tool_use', payload: { tool_name: str(event.toolName), tool_call_id: str(event.toolCallId), input: obj(event.input) ?? {} } },
+    ];
   }
   return [];
 }
 
 /** The whole text, or a tool's output (one entry per command: `run_commands` takes a list). */
 function contentEnd(event: JsonObject): EventDraft[] {
-  if (event.contentType === 'text') return [{ kind: 'assistant_message', payload: { content: [{ type: 'text', text: str(event.text) ?? '' }], model: null, metadata: {} } }];
+  if (event.contentType === 'text')
+    return [
+      { kind: 'assistant_message', payload: { content: [{ type: 'text', text: str(event.text) ?? '' }], model: null, metadata: {} } },
+    ];
   if (event.contentType !== 'tool') return [];
   const outputs = arr(event.output).map((entry) => obj(entry) ?? {});
   const text = outputs.map((entry) => str(entry.result) ?? str(entry.error) ?? '').join('\n');
@@ -148,7 +160,11 @@ function agentError(event: JsonObject, state: ClineState): EventDraft[] {
 /** The run's last line: how it ended, its answer and its total usage. */
 function runResult(line: JsonObject, state: ClineState): EventDraft[] {
   const reason = str(line.finishReason);
-  const metadata: JsonObject = { usage: line.aggregateUsage ?? line.usage ?? null, iterations: line.iterations ?? null, model: line.model ?? null };
+  const metadata: JsonObject = {
+    usage: line.aggregateUsage ?? line.usage ?? null,
+    iterations: line.iterations ?? null,
+    model: line.model ?? null,
+  };
   if (reason !== null && ABORTED_REASONS.has(reason)) {
     return [{ kind: 'result', payload: { status: 'aborted', stop_reason: reason, output: null, object: null, metadata } }];
   }

@@ -26,7 +26,17 @@ export interface CodexState {
 const TOOL_ITEMS = new Set(['command_execution', 'file_change', 'mcp_tool_call', 'web_search', 'collab_tool_call', 'todo_list']);
 
 /** Line types only Codex prints (`error` is shared with Gemini, so it does not name the provider). */
-const CODEX_TYPES = new Set(['thread.started', 'turn.started', 'turn.completed', 'turn.failed', 'item.started', 'item.updated', 'item.completed', 'item.plan.delta', 'request_user_input']);
+const CODEX_TYPES = new Set([
+  'thread.started',
+  'turn.started',
+  'turn.completed',
+  'turn.failed',
+  'item.started',
+  'item.updated',
+  'item.completed',
+  'item.plan.delta',
+  'request_user_input',
+]);
 
 /** The Codex profile: see its mapping table in docs/decoding.md. */
 export const codexProfile: ProviderProfile<CodexState> = {
@@ -110,7 +120,10 @@ function toolItem(phase: Phase, type: string, id: string | null, item: JsonObjec
   const open = id !== null && state.openTools.has(id);
   if (type === 'web_search' && phase !== 'item.completed' && !str(item.query)) return [];
   if (!open || (type === 'todo_list' && phase === 'item.updated')) {
-    drafts.push({ kind: 'tool_use', payload: { tool_name: toolName(type, item), tool_call_id: id, input: toolInput(type, item), metadata: {} } });
+    drafts.push({
+      kind: 'tool_use',
+      payload: { tool_name: toolName(type, item), tool_call_id: id, input: toolInput(type, item), metadata: {} },
+    });
     if (id !== null) state.openTools.add(id);
   }
   if (phase === 'item.completed') {
@@ -257,7 +270,13 @@ function topLevelError(line: JsonObject, state: CodexState): EventDraft {
 
 function turnFailed(line: JsonObject, state: CodexState): EventDraft[] {
   const error = readApiError(str(obj(line.error)?.message) ?? 'the turn failed');
-  const drafts = finishDrafts({ failed: true, errorReported: state.errorReported, errorMessage: error.message, errorCode: error.code, errorMetadata: error.metadata });
+  const drafts = finishDrafts({
+    failed: true,
+    errorReported: state.errorReported,
+    errorMessage: error.message,
+    errorCode: error.code,
+    errorMetadata: error.metadata,
+  });
   state.errorReported = false;
   return drafts;
 }
@@ -266,6 +285,11 @@ function turnFailed(line: JsonObject, state: CodexState): EventDraft[] {
 function requestUserInput(line: JsonObject): EventDraft {
   return {
     kind: 'approval_requested',
-    payload: { approval_id: str(line.call_id), subject: 'request_user_input', details: { questions: arr(line.questions), turn_id: line.id ?? null }, metadata: {} },
+    payload: {
+      approval_id: str(line.call_id),
+      subject: 'request_user_input',
+      details: { questions: arr(line.questions), turn_id: line.id ?? null },
+      metadata: {},
+    },
   };
 }

@@ -47,7 +47,9 @@ const HANDLERS: Record<string, Handler> = {
   interaction_query: interactionDrafts,
   connection: (line) =>
     // The CLI retries a dropped stream by itself; the run goes on, so only a warning.
-    str(line.subtype) === 'reconnecting' ? [errorDraft(`reconnecting (attempt ${String(num(line.attempt) ?? '?')})`, 'warning', 'retry')] : [],
+    str(line.subtype) === 'reconnecting'
+      ? [errorDraft(`reconnecting (attempt ${String(num(line.attempt) ?? '?')})`, 'warning', 'retry')]
+      : [],
   // Not in the public captures (failures went to stderr there); parsers of newer CLIs list it.
   error: (line) => {
     const error = readApiError(messageOf(line) ?? 'the Cursor CLI reported an error', { type: str(line.subtype) });
@@ -210,7 +212,12 @@ function interactionDrafts(line: JsonObject): EventDraft[] {
   }
   if (subtype === 'response') {
     const response = line.response ?? null;
-    return [{ kind: 'approval_resolved', payload: { approval_id: idText(obj(response)?.id), decision: response, metadata: { query_type: line.query_type ?? null } } }];
+    return [
+      {
+        kind: 'approval_resolved',
+        payload: { approval_id: idText(obj(response)?.id), decision: response, metadata: { query_type: line.query_type ?? null } },
+      },
+    ];
   }
   return [];
 }
@@ -228,7 +235,12 @@ function resultDrafts(line: JsonObject): EventDraft[] {
     const write = num(usage.cacheWriteTokens) ?? 0;
     drafts.push(
       usageDraft(
-        { input_tokens: (num(usage.inputTokens) ?? 0) + read + write, output_tokens: usage.outputTokens, cache_read_input_tokens: read, cache_write_input_tokens: write },
+        {
+          input_tokens: (num(usage.inputTokens) ?? 0) + read + write,
+          output_tokens: usage.outputTokens,
+          cache_read_input_tokens: read,
+          cache_write_input_tokens: write,
+        },
         'cumulative',
         { native_usage: usage },
       ),

@@ -55,7 +55,10 @@ export interface ApiErrorFields {
 
 /** Native error types, lower-cased, by the neutral code they mean (Anthropic, OpenAI, Google and the CLIs' own names). */
 const NATIVE: ReadonlyArray<[ErrorCode, RegExp]> = [
-  ['auth', /^(authentication_error|authentication_failed|unauthenticated|invalid_api_key|oauth_org_not_allowed|account_on_hold|verification_required|cloud_credential_error|not_logged_in)$/],
+  [
+    'auth',
+    /^(authentication_error|authentication_failed|unauthenticated|invalid_api_key|oauth_org_not_allowed|account_on_hold|verification_required|cloud_credential_error|not_logged_in)$/,
+  ],
   ['permission', /^(permission_error|permission_denied|forbidden)$/],
   ['billing', /^(billing_error|insufficient_quota|credits_required|out_of_credits)$/],
   ['rate_limit', /^(rate_limit_error|rate_limit|rate_limit_exceeded|resource_exhausted|too_many_requests)$/],

@@ -60,7 +60,9 @@ function decodeMessage(line: JsonObject, state: GeminiState): EventDraft[] {
 }
 
 function decodeToolUse(line: JsonObject): EventDraft[] {
-  return [{ kind: 'tool_use', payload: { tool_name: str(line.tool_name), tool_call_id: str(line.tool_id), input: obj(line.parameters) ?? {} } }];
+  return [
+    { kind: 'tool_use', payload: { tool_name: str(line.tool_name), tool_call_id: str(line.tool_id), input: obj(line.parameters) ?? {} } },
+  ];
 }
 
 function decodeToolResult(line: JsonObject): EventDraft[] {
@@ -69,7 +71,12 @@ function decodeToolResult(line: JsonObject): EventDraft[] {
   const content = str(line.output) ?? str(error?.message) ?? null;
   const metadata: JsonObject = {};
   if (error) metadata.error = error;
-  return [{ kind: 'tool_result', payload: { tool_call_id: str(line.tool_id), content, is_error: line.status === 'error' || error !== null, metadata } }];
+  return [
+    {
+      kind: 'tool_result',
+      payload: { tool_call_id: str(line.tool_id), content, is_error: line.status === 'error' || error !== null, metadata },
+    },
+  ];
 }
 
 /**
@@ -100,7 +107,13 @@ function decodeResult(line: JsonObject, state: GeminiState): EventDraft[] {
   const stats = obj(line.stats);
   if (stats) {
     // `input_tokens` already counts the cached ones; Gemini CLI reports no price.
-    drafts.push(usageDraft({ input_tokens: stats.input_tokens, output_tokens: stats.output_tokens, cache_read_input_tokens: stats.cached }, 'cumulative', { native_usage: stats }));
+    drafts.push(
+      usageDraft(
+        { input_tokens: stats.input_tokens, output_tokens: stats.output_tokens, cache_read_input_tokens: stats.cached },
+        'cumulative',
+        { native_usage: stats },
+      ),
+    );
   }
   const error = obj(line.error);
   // Any sign of failure counts: a status other than "success", an error object, or an error line before.

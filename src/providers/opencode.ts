@@ -57,7 +57,8 @@ const HANDLERS: Record<string, Handler> = {
   tool_use: toolDrafts,
   step_finish: stepFinish,
   error: errorDrafts,
-  done: (line, _part, state) => (state.finished ? [] : finish(state, { failed: false, stop_reason: str(line.reason), metadata: { rejected: line.rejected ?? null } })),
+  done: (line, _part, state) =>
+    state.finished ? [] : finish(state, { failed: false, stop_reason: str(line.reason), metadata: { rejected: line.rejected ?? null } }),
 };
 
 /** The OpenCode profile. */
@@ -97,7 +98,9 @@ function toolDrafts(_line: JsonObject, part: JsonObject): EventDraft[] {
   const state = obj(part.state) ?? {};
   const callId = str(part.callID);
   const status = str(state.status);
-  const drafts: EventDraft[] = [{ kind: 'tool_use', payload: { tool_name: str(part.tool), tool_call_id: callId, input: obj(state.input) ?? {} } }];
+  const drafts: EventDraft[] = [
+    { kind: 'tool_use', payload: { tool_name: str(part.tool), tool_call_id: callId, input: obj(state.input) ?? {} } },
+  ];
   if (status !== 'completed' && status !== 'error') return drafts;
   const exit = num(obj(state.metadata)?.exit);
   const content = status === 'error' ? (state.error ?? null) : (state.output ?? null);
@@ -145,7 +148,17 @@ function stepFinish(_line: JsonObject, part: JsonObject, state: OpencodeState): 
   if (reason === null || CONTINUING_REASONS.has(reason) || state.finished) return drafts;
   const code = FAILED_REASONS.get(reason);
   const metadata = { message_id: part.messageID ?? null };
-  return [...drafts, ...finish(state, { failed: code !== undefined, errorMessage: `the model stopped: ${reason}`, errorCode: code, errorMetadata: { native_code: reason }, stop_reason: reason, metadata })];
+  return [
+    ...drafts,
+    ...finish(state, {
+      failed: code !== undefined,
+      errorMessage: `the model stopped: ${reason}`,
+      errorCode: code,
+      errorMetadata: { native_code: reason },
+      stop_reason: reason,
+      metadata,
+    }),
+  ];
 }
 
 /**
@@ -168,7 +181,10 @@ function sessionError(line: JsonObject): ApiError {
   const data = obj(error?.data);
   const name = str(error?.name) ?? str(error?.type);
   const message = str(data?.message) ?? str(error?.message) ?? str(line.error) ?? 'OpenCode reported an error';
-  const read = readApiError(str(data?.responseBody) ?? message, { status: num(data?.statusCode), type: name === 'APIError' || name === 'UnknownError' ? null : name });
+  const read = readApiError(str(data?.responseBody) ?? message, {
+    status: num(data?.statusCode),
+    type: name === 'APIError' || name === 'UnknownError' ? null : name,
+  });
   const named = name === null ? undefined : ERROR_NAMES.get(name);
   return { message, code: named ?? read.code, metadata: { ...read.metadata, ...(name === null ? {} : { native_code: name }) } };
 }

@@ -28,9 +28,22 @@ export interface PiState {
 
 /** The `type`s of pi's header and agent events. */
 const PI_TYPES = new Set([
-  'session', 'agent_start', 'agent_end', 'turn_start', 'turn_end', 'message_start', 'message_update', 'message_end',
-  'tool_execution_start', 'tool_execution_update', 'tool_execution_end', 'queue_update', 'compaction_start', 'compaction_end',
-  'auto_retry_start', 'auto_retry_end',
+  'session',
+  'agent_start',
+  'agent_end',
+  'turn_start',
+  'turn_end',
+  'message_start',
+  'message_update',
+  'message_end',
+  'tool_execution_start',
+  'tool_execution_update',
+  'tool_execution_end',
+  'queue_update',
+  'compaction_start',
+  'compaction_end',
+  'auto_retry_start',
+  'auto_retry_end',
 ]);
 
 /** `stopReason`s that end a prompt without a whole answer (pi-ai's `StopReason`), by their neutral error code. */
@@ -42,10 +55,17 @@ const FAILED_REASONS: ReadonlyMap<string, ErrorCode> = new Map([
 type Handler = (line: JsonObject, state: PiState) => EventDraft[];
 
 const HANDLERS: Record<string, Handler> = {
-  session: (line) => [{ kind: 'run_started', payload: { provider_session_id: str(line.id), cwd: str(line.cwd), metadata: { version: line.version ?? null } } }],
+  session: (line) => [
+    {
+      kind: 'run_started',
+      payload: { provider_session_id: str(line.id), cwd: str(line.cwd), metadata: { version: line.version ?? null } },
+    },
+  ],
   message_update: messageUpdate,
   message_end: messageEnd,
-  tool_execution_start: (line) => [{ kind: 'tool_use', payload: { tool_name: str(line.toolName), tool_call_id: str(line.toolCallId), input: obj(line.args) ?? {} } }],
+  tool_execution_start: (line) => [
+    { kind: 'tool_use', payload: { tool_name: str(line.toolName), tool_call_id: str(line.toolCallId), input: obj(line.args) ?? {} } },
+  ],
   tool_execution_end: toolEnd,
   agent_end: agentEnd,
 };
@@ -75,7 +95,12 @@ function messageUpdate(line: JsonObject): EventDraft[] {
   const event = obj(line.assistantMessageEvent);
   const index = num(event?.contentIndex);
   if (event?.type === 'text_delta') {
-    return [{ kind: 'assistant_delta', payload: { content: str(event.delta) ?? '', index: index !== null && index >= 0 ? Math.floor(index) : null } }];
+    return [
+      {
+        kind: 'assistant_delta',
+        payload: { content: str(event.delta) ?? '', index: index !== null && index >= 0 ? Math.floor(index) : null },
+      },
+    ];
   }
   if (event?.type === 'thinking_delta') {
     return [{ kind: 'thinking', payload: { content: str(event.delta) ?? '', signature: null, metadata: { delta: true, index } } }];
@@ -98,10 +123,15 @@ function messageEnd(line: JsonObject, state: PiState): EventDraft[] {
   const texts: string[] = [];
   for (const value of arr(message.content)) {
     const block = obj(value);
-    if (block?.type === 'thinking') drafts.push({ kind: 'thinking', payload: { content: str(block.thinking) ?? '', signature: str(block.thinkingSignature), metadata: copyOf(metadata) } });
+    if (block?.type === 'thinking')
+      drafts.push({
+        kind: 'thinking',
+        payload: { content: str(block.thinking) ?? '', signature: str(block.thinkingSignature), metadata: copyOf(metadata) },
+      });
     if (block?.type === 'text') texts.push(str(block.text) ?? '');
   }
-  if (texts.length > 0) drafts.push({ kind: 'assistant_message', payload: { content: [{ type: 'text', text: texts.join('') }], model, metadata } });
+  if (texts.length > 0)
+    drafts.push({ kind: 'assistant_message', payload: { content: [{ type: 'text', text: texts.join('') }], model, metadata } });
   const usage = obj(message.usage);
   // A failed or aborted call reports zeros: no cost_update rather than one made of them.
   if (usage && (num(usage.totalTokens) ?? 0) + (num(obj(usage.cost)?.total) ?? 0) > 0) {
@@ -110,7 +140,13 @@ function messageEnd(line: JsonObject, state: PiState): EventDraft[] {
     // pi's `input` leaves the cache out (its `totalTokens` is input + output + cacheRead + cacheWrite).
     drafts.push(
       usageDraft(
-        { input_tokens: (num(usage.input) ?? 0) + read + write, output_tokens: usage.output, cache_read_input_tokens: read, cache_write_input_tokens: write, cost_usd: obj(usage.cost)?.total },
+        {
+          input_tokens: (num(usage.input) ?? 0) + read + write,
+          output_tokens: usage.output,
+          cache_read_input_tokens: read,
+          cache_write_input_tokens: write,
+          cost_usd: obj(usage.cost)?.total,
+        },
         'delta',
         { native_usage: usage },
       ),
@@ -129,7 +165,12 @@ function toolEnd(line: JsonObject): EventDraft[] {
   return [
     {
       kind: 'tool_result',
-      payload: { tool_call_id: str(line.toolCallId), content: texts.join(''), is_error: line.isError === true, metadata: { tool_name: line.toolName ?? null, details: result?.details ?? null } },
+      payload: {
+        tool_call_id: str(line.toolCallId),
+        content: texts.join(''),
+        is_error: line.isError === true,
+        metadata: { tool_name: line.toolName ?? null, details: result?.details ?? null },
+      },
     },
   ];
 }
@@ -166,4 +207,3 @@ function agentEnd(_line: JsonObject, state: PiState): EventDraft[] {
   state.errorMessage = null;
   return drafts;
 }
-

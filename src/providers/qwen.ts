@@ -55,7 +55,14 @@ function result(line: JsonObject, drafts: EventDraft[], state: QwenState): Event
   const out: EventDraft[] = [];
   const usage = obj(line.usage);
   // The run's usage: all input (cache included), as Qwen counts it; Qwen reports no price.
-  if (usage) out.push(usageDraft({ input_tokens: usage.input_tokens, output_tokens: usage.output_tokens, cache_read_input_tokens: usage.cache_read_input_tokens }, 'cumulative', { native_usage: usage }));
+  if (usage)
+    out.push(
+      usageDraft(
+        { input_tokens: usage.input_tokens, output_tokens: usage.output_tokens, cache_read_input_tokens: usage.cache_read_input_tokens },
+        'cumulative',
+        { native_usage: usage },
+      ),
+    );
   for (const draft of drafts) {
     if (draft.kind === 'cost_update') continue;
     out.push(failed && draft.kind === 'result' ? { kind: 'result', payload: { ...draft.payload, status: 'failed', output: null } } : draft);

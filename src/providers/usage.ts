@@ -108,13 +108,25 @@ export function readUsage(payload: CostUpdatePayload): { figures: UsageFigures; 
   const reported = typeof metadata.cost_reported === 'boolean' ? metadata.cost_reported : payload.cost_usd !== 0;
   return {
     aggregation: metadata.aggregation === 'delta' ? 'delta' : 'cumulative',
-    figures: usageFigures({ ...metadata, input_tokens: payload.input_tokens, output_tokens: payload.output_tokens, cost_usd: reported ? payload.cost_usd : null }),
+    figures: usageFigures({
+      ...metadata,
+      input_tokens: payload.input_tokens,
+      output_tokens: payload.output_tokens,
+      cost_usd: reported ? payload.cost_usd : null,
+    }),
   };
 }
 
 /** Zero figures with a price of `cost` (0 for a known $0, null for none). */
 function zero(cost: number | null): UsageFigures {
-  return { input_tokens: 0, output_tokens: 0, cache_read_input_tokens: 0, cache_write_input_tokens: 0, reasoning_output_tokens: 0, cost_usd: cost };
+  return {
+    input_tokens: 0,
+    output_tokens: 0,
+    cache_read_input_tokens: 0,
+    cache_write_input_tokens: 0,
+    reasoning_output_tokens: 0,
+    cost_usd: cost,
+  };
 }
 
 /**
@@ -185,7 +197,9 @@ export class UsageTotals {
 
   /** The run's own usage so far, or null when nothing was reported. */
   get total(): UsageFigures | null {
-    const parts = [this.closed, this.last && combine(this.last, this.base, -1), this.deltas].filter((part): part is UsageFigures => part !== null);
+    const parts = [this.closed, this.last && combine(this.last, this.base, -1), this.deltas].filter(
+      (part): part is UsageFigures => part !== null,
+    );
     if (parts.length === 0) return null;
     return parts.reduce((sum, part) => combine(sum, part, 1));
   }

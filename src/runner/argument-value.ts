@@ -21,6 +21,8 @@ const CONTROL_CHARACTER = /[\u0000-\u001f\u007f]/;
 export function refuseFlagLike(what: string, value: string): void {
   if (typeof value !== 'string') throw new TypeError(`${what} must be a string; got ${typeof value}`);
   if (value.startsWith('-') || CONTROL_CHARACTER.test(value)) {
-    throw new TypeError(`${what} must not start with "-" or hold control characters (it would be read as a flag): got ${JSON.stringify(value)}`);
+    throw new TypeError(
+      `${what} must not start with "-" or hold control characters (it would be read as a flag): got ${JSON.stringify(value)}`,
+    );
   }
 }

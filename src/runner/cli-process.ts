@@ -95,7 +95,13 @@ export abstract class CliProcess {
     let thrown: Error | null = null;
     try {
       const stdin = spec.stdin === null ? 'ignore' : 'pipe';
-      child = spawn(spec.executable, [...spec.args], { cwd: spec.cwd, env: spec.env, stdio: [stdin, 'pipe', 'pipe'], detached: true, windowsHide: true });
+      child = spawn(spec.executable, [...spec.args], {
+        cwd: spec.cwd,
+        env: spec.env,
+        stdio: [stdin, 'pipe', 'pipe'],
+        detached: true,
+        windowsHide: true,
+      });
     } catch (error) {
       // E2BIG (argv and environment over the system's limit) and invalid arguments throw here, not as an 'error' event.
       thrown = toError(error);
@@ -118,7 +124,13 @@ export abstract class CliProcess {
 
   /** @internal See `Backpressure`. */
   get backpressure(): Backpressure {
-    return { queued: this.queue.length, limit: this.queue.limit, paused: this.queue.paused, waits: this.queue.waits, stdoutBuffered: this.child?.stdout?.readableLength ?? 0 };
+    return {
+      queued: this.queue.length,
+      limit: this.queue.limit,
+      paused: this.queue.paused,
+      waits: this.queue.waits,
+      stdoutBuffered: this.child?.stdout?.readableLength ?? 0,
+    };
   }
 
   /** The events of one stdout line. */
@@ -162,7 +174,10 @@ export abstract class CliProcess {
   /** Ends the process after `ms` (`timeoutMs`): timed out. */
   protected watchTimeout(ms: number | undefined): void {
     if (ms === undefined) return;
-    const timer = setTimeout(() => this.terminate({ code: 'timeout', message: `the ${this.noun} timed out after ${ms} ms`, status: 'timed_out' }), ms);
+    const timer = setTimeout(
+      () => this.terminate({ code: 'timeout', message: `the ${this.noun} timed out after ${ms} ms`, status: 'timed_out' }),
+      ms,
+    );
     this.cleanups.push(() => clearTimeout(timer));
   }
 
@@ -310,7 +325,11 @@ export abstract class CliProcess {
    * full pipe with nobody reading it. No process may outlive its owner.
    */
   private failedReading(error: unknown): void {
-    this.terminate({ code: 'aborted', message: `the ${this.noun} was stopped: reading its output failed: ${describeReason(error) ?? 'unknown error'}`, status: 'aborted' });
+    this.terminate({
+      code: 'aborted',
+      message: `the ${this.noun} was stopped: reading its output failed: ${describeReason(error) ?? 'unknown error'}`,
+      status: 'aborted',
+    });
   }
 
   private emitStderr(content: string): void {
@@ -324,14 +343,16 @@ export abstract class CliProcess {
 }
 
 function toError(error: unknown): Error {
-  return typeof error === 'object' && error !== null && typeof (error as { message?: unknown }).message === 'string' ? (error as Error) : new Error(String(error));
+  return typeof error === 'object' && error !== null && typeof (error as { message?: unknown }).message === 'string'
+    ? (error as Error)
+    : new Error(String(error));
 }
-
 
 /** A reason's text; duck-typed: an Error (or DOMException) made in another realm is not `instanceof Error` here. */
 export function describeReason(reason: unknown): string | undefined {
   if (reason === undefined) return undefined;
-  if (typeof reason === 'object' && reason !== null && typeof (reason as { message?: unknown }).message === 'string') return (reason as { message: string }).message;
+  if (typeof reason === 'object' && reason !== null && typeof (reason as { message?: unknown }).message === 'string')
+    return (reason as { message: string }).message;
   return String(reason);
 }
 

@@ -28,7 +28,11 @@ export interface Termination {
  * worker): an `error`, then, when `status` is given (a run or a turn is owed its result), a
  * `result` of that status whose stop_reason is the error's code, both with the error's metadata.
  */
-export function endingEvents(envelope: { provider: string; provider_session_id: string | null }, error: EndingError, status: RunStatus | null): AnyEvent[] {
+export function endingEvents(
+  envelope: { provider: string; provider_session_id: string | null },
+  error: EndingError,
+  status: RunStatus | null,
+): AnyEvent[] {
   const { metadata = {}, severity = 'fatal' } = error;
   const events: AnyEvent[] = [Event.create('error', { ...envelope, payload: { ...error, severity, metadata } })];
   if (status !== null) events.push(Event.create('result', { ...envelope, payload: { status, stop_reason: error.code, metadata } }));

@@ -15,15 +15,39 @@ import type { AgentCli } from './types';
 
 /** What any CLI needs to run at all: its paths, locale, terminal, temporary and XDG dirs, certificates and proxies. */
 export const BASE_ENV: readonly string[] = [
-  'PATH', 'HOME', 'USER', 'LOGNAME', 'SHELL',
-  'LANG', 'LANGUAGE', 'LC_*',
-  'TERM', 'COLORTERM', 'NO_COLOR', 'FORCE_COLOR',
-  'TMPDIR', 'TMP', 'TEMP', 'TZ',
-  'XDG_CONFIG_HOME', 'XDG_DATA_HOME', 'XDG_STATE_HOME', 'XDG_CACHE_HOME', 'XDG_RUNTIME_DIR',
-  'NODE_EXTRA_CA_CERTS', 'SSL_CERT_FILE', 'SSL_CERT_DIR',
+  'PATH',
+  'HOME',
+  'USER',
+  'LOGNAME',
+  'SHELL',
+  'LANG',
+  'LANGUAGE',
+  'LC_*',
+  'TERM',
+  'COLORTERM',
+  'NO_COLOR',
+  'FORCE_COLOR',
+  'TMPDIR',
+  'TMP',
+  'TEMP',
+  'TZ',
+  'XDG_CONFIG_HOME',
+  'XDG_DATA_HOME',
+  'XDG_STATE_HOME',
+  'XDG_CACHE_HOME',
+  'XDG_RUNTIME_DIR',
+  'NODE_EXTRA_CA_CERTS',
+  'SSL_CERT_FILE',
+  'SSL_CERT_DIR',
   // Proxies are read in either case (curl's convention, followed by Node's and Rust's HTTP clients).
-  'HTTP_PROXY', 'HTTPS_PROXY', 'NO_PROXY', 'ALL_PROXY',
-  'http_proxy', 'https_proxy', 'no_proxy', 'all_proxy',
+  'HTTP_PROXY',
+  'HTTPS_PROXY',
+  'NO_PROXY',
+  'ALL_PROXY',
+  'http_proxy',
+  'https_proxy',
+  'no_proxy',
+  'all_proxy',
 ];
 
 /** What decides a CLI's environment: the part of `LaunchOptions` (and so of `RunOptions` and `SessionOptions`) read here. */
@@ -83,7 +107,9 @@ function checkPassEnv(passEnv: readonly string[]): void {
   if (!Array.isArray(passEnv)) throw new TypeError('passEnv must be an array of variable names');
   for (const name of passEnv) {
     if (typeof name !== 'string' || name === '' || name === '*') {
-      throw new TypeError(`passEnv entries must be variable names or prefixes ending in "*" (for every variable, inheritEnv: true); got ${JSON.stringify(name)}`);
+      throw new TypeError(
+        `passEnv entries must be variable names or prefixes ending in "*" (for every variable, inheritEnv: true); got ${JSON.stringify(name)}`,
+      );
     }
   }
 }

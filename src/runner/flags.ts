@@ -24,13 +24,15 @@ export function promptGoesOnStdin(prompt: string): boolean {
  * (`refuseFlagLike`), and for a NUL byte in any element (no process argument can carry one).
  */
 export function buildArgv(provider: RunProvider, options: ArgvOptions): string[] {
-  if (!isCliId(provider, RUN_CLI_IDS)) throw new TypeError(`provider must be one of ${RUN_CLI_IDS.join(', ')}; got ${JSON.stringify(provider)}`);
+  if (!isCliId(provider, RUN_CLI_IDS))
+    throw new TypeError(`provider must be one of ${RUN_CLI_IDS.join(', ')}; got ${JSON.stringify(provider)}`);
   const flags = runFlags(provider);
   if (typeof options.prompt !== 'string') throw new TypeError('prompt must be a string');
   refuseNul('prompt', options.prompt);
   const permission = options.permission ?? 'default';
   const permissionArgs = Object.prototype.hasOwnProperty.call(flags.permission, permission) ? flags.permission[permission] : undefined;
-  if (!permissionArgs) throw new TypeError(`permission must be one of ${Object.keys(flags.permission).join(', ')}; got ${JSON.stringify(permission)}`);
+  if (!permissionArgs)
+    throw new TypeError(`permission must be one of ${Object.keys(flags.permission).join(', ')}; got ${JSON.stringify(permission)}`);
   refuseFlagLikeValues(options);
   const argv = [...flags.base];
   if (options.model) argv.push(...flags.model(options.model));
@@ -54,7 +56,9 @@ export function buildArgv(provider: RunProvider, options: ArgvOptions): string[]
 function promptArgs(provider: RunProvider, flags: RunFlags, prompt: string): readonly string[] {
   if (!promptGoesOnStdin(prompt)) return flags.prompt(prompt);
   if (flags.promptOnStdin === null) {
-    throw new TypeError(`${provider} takes its prompt only as an argument: a prompt over ${ARGV_PROMPT_LIMIT} bytes (UTF-8) cannot be passed to it`);
+    throw new TypeError(
+      `${provider} takes its prompt only as an argument: a prompt over ${ARGV_PROMPT_LIMIT} bytes (UTF-8) cannot be passed to it`,
+    );
   }
   return flags.promptOnStdin;
 }
@@ -68,5 +72,6 @@ function refuseFlagLikeValues(options: ArgvOptions): void {
 
 /** A NUL byte cannot be passed to a process (Node throws a bare TypeError at spawn): a clear error now instead. */
 export function refuseNul(what: string, value: string): void {
-  if (value.includes('\0')) throw new TypeError(`${what} must not contain a NUL byte (\\0): no process argument, environment variable or path can carry one`);
+  if (value.includes('\0'))
+    throw new TypeError(`${what} must not contain a NUL byte (\\0): no process argument, environment variable or path can carry one`);
 }

@@ -186,7 +186,13 @@ class WatchdogProcess {
     let child: ChildProcess;
     try {
       // Detached: a session of its own, out of reach of the terminal's SIGINT and SIGHUP and of a kill of the host's group.
-      child = spawn(process.execPath, [...args, processSource()?.name ?? 'none'], { cwd: __dirname, env, stdio: ['pipe', 'ignore', 'ignore'], detached: true, windowsHide: true });
+      child = spawn(process.execPath, [...args, processSource()?.name ?? 'none'], {
+        cwd: __dirname,
+        env,
+        stdio: ['pipe', 'ignore', 'ignore'],
+        detached: true,
+        windowsHide: true,
+      });
     } catch {
       return null;
     }

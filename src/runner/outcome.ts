@@ -9,7 +9,15 @@ export function runCostOf(totals: UsageTotals): RunCost | null {
   const total = totals.total;
   if (!total) return null;
   const { input_tokens, output_tokens, cache_read_input_tokens, cache_write_input_tokens, reasoning_output_tokens, cost_usd } = total;
-  return { input_tokens, output_tokens, total_tokens: input_tokens + output_tokens, cache_read_input_tokens, cache_write_input_tokens, reasoning_output_tokens, cost_usd };
+  return {
+    input_tokens,
+    output_tokens,
+    total_tokens: input_tokens + output_tokens,
+    cache_read_input_tokens,
+    cache_write_input_tokens,
+    reasoning_output_tokens,
+    cost_usd,
+  };
 }
 
 /** Adds up a run's events as they pass: counts by kind, usage, session id, the CLI's own result. */

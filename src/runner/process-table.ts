@@ -46,7 +46,14 @@ export function parseStat(line: string): ProcStat | null {
   const ppid = Number(fields[1]);
   const pgid = Number(fields[2]);
   const startTime = Number(fields[19]);
-  if (!Number.isSafeInteger(pid) || !Number.isSafeInteger(ppid) || !Number.isSafeInteger(pgid) || !Number.isFinite(startTime) || state === '') return null;
+  if (
+    !Number.isSafeInteger(pid) ||
+    !Number.isSafeInteger(ppid) ||
+    !Number.isSafeInteger(pgid) ||
+    !Number.isFinite(startTime) ||
+    state === ''
+  )
+    return null;
   return { pid, ppid, pgid, state, startTime };
 }
 
@@ -138,7 +145,13 @@ function parsePs(stdout: string | null | undefined): ProcStat[] {
 
 function psSync(selection: readonly string[]): ProcStat[] {
   // ps exits 1 when no pid of `-p` exists: its (empty) stdout still says so.
-  const result = spawnSync(PS, [...selection, '-o', PS_COLUMNS], { encoding: 'utf8', env: PS_ENV, stdio: ['ignore', 'pipe', 'ignore'], maxBuffer: PS_BUFFER, windowsHide: true });
+  const result = spawnSync(PS, [...selection, '-o', PS_COLUMNS], {
+    encoding: 'utf8',
+    env: PS_ENV,
+    stdio: ['ignore', 'pipe', 'ignore'],
+    maxBuffer: PS_BUFFER,
+    windowsHide: true,
+  });
   return parsePs(result.stdout);
 }
 
@@ -148,7 +161,9 @@ const psSource: ProcessSource = {
   list: () => psSync(['-A']),
   listAsync: () =>
     new Promise((resolve) => {
-      execFile(PS, ['-A', '-o', PS_COLUMNS], { encoding: 'utf8', env: PS_ENV, maxBuffer: PS_BUFFER, windowsHide: true }, (_error, stdout) => resolve(parsePs(stdout)));
+      execFile(PS, ['-A', '-o', PS_COLUMNS], { encoding: 'utf8', env: PS_ENV, maxBuffer: PS_BUFFER, windowsHide: true }, (_error, stdout) =>
+        resolve(parsePs(stdout)),
+      );
     }),
 };
 
@@ -213,7 +228,8 @@ export function descendantsOf(root: ProcessRef, processes: readonly ProcStat[] =
       queue.push(child.pid);
     }
   }
-  for (const stat of processes) if (stat.pgid === root.pid && stat.pid !== root.pid && stat.startTime >= root.startTime) found.set(stat.pid, stat);
+  for (const stat of processes)
+    if (stat.pgid === root.pid && stat.pid !== root.pid && stat.startTime >= root.startTime) found.set(stat.pid, stat);
   return [...found.values()];
 }
 

@@ -12,7 +12,6 @@ import { descendantsOf, isLive, listProcesses, processSource, readStat, type Pro
  * `ProcessSource`.
  */
 
-
 /**
  * The processes one run started: the CLI (`root`) and every descendant ever seen. `refresh()`
  * adds the descendants alive now; call it while the CLI runs so that commands which left the
@@ -51,7 +50,9 @@ export class ProcessTree {
     const root = this.root;
     if (!root) return;
     const rootRuns = processes.some((stat) => stat.pid === root.pid && isLive(stat, root));
-    const found = rootRuns ? descendantsOf(root, processes) : processes.filter((stat) => stat.pgid === root.pid && stat.pid !== root.pid && stat.startTime >= root.startTime);
+    const found = rootRuns
+      ? descendantsOf(root, processes)
+      : processes.filter((stat) => stat.pgid === root.pid && stat.pid !== root.pid && stat.startTime >= root.startTime);
     for (const stat of found) this.adopt(stat);
   }
 

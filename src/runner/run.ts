@@ -51,7 +51,14 @@ class ChildRun extends CliProcess implements Run {
   private cleanedUp = false;
   private finished = false;
 
-  constructor(provider: RunProvider, executable: string, args: string[], cwd: string, env: NodeJS.ProcessEnv, private readonly options: RunOptions) {
+  constructor(
+    provider: RunProvider,
+    executable: string,
+    args: string[],
+    cwd: string,
+    env: NodeJS.ProcessEnv,
+    private readonly options: RunOptions,
+  ) {
     // Stdin carries only a long prompt: with an open stdin pipe Codex waits for more input ("Reading
     // additional input from stdin..."), and Claude and Gemini append piped stdin to the prompt.
     const stdin = promptGoesOnStdin(options.prompt) ? options.prompt : null;
@@ -67,7 +74,11 @@ class ChildRun extends CliProcess implements Run {
   }
 
   abort(reason?: string): void {
-    this.terminate({ code: 'aborted', message: reason === undefined ? 'the run was aborted' : `the run was aborted: ${String(reason)}`, status: 'aborted' });
+    this.terminate({
+      code: 'aborted',
+      message: reason === undefined ? 'the run was aborted' : `the run was aborted: ${String(reason)}`,
+      status: 'aborted',
+    });
   }
 
   [Symbol.asyncIterator](): AsyncIterator<AnyEvent> {
@@ -108,7 +119,11 @@ class ChildRun extends CliProcess implements Run {
     const idleMs = this.options.idleTimeoutMs;
     if (idleMs === undefined || this.stopping || this.exited) return;
     if (this.idleTimer) this.idleTimer.refresh();
-    else this.idleTimer = setTimeout(() => this.terminate({ code: 'idle_timeout', message: `the CLI printed nothing for ${idleMs} ms`, status: 'timed_out' }), idleMs);
+    else
+      this.idleTimer = setTimeout(
+        () => this.terminate({ code: 'idle_timeout', message: `the CLI printed nothing for ${idleMs} ms`, status: 'timed_out' }),
+        idleMs,
+      );
   }
 
   /**
@@ -147,12 +162,22 @@ class ChildRun extends CliProcess implements Run {
       // The runner ended the run (or it never started), and says so: the decoder's "no result" ending does not apply.
       this.emit(this.decoder.end(exit, 'held'));
       // A result the CLI printed itself is kept, and no second one added.
-      this.emit(this.ending({ message: termination.message, code: termination.code, metadata: spawnFailed ? {} : exitMeta }, this.tally.sawResult ? null : termination.status));
+      this.emit(
+        this.ending(
+          { message: termination.message, code: termination.code, metadata: spawnFailed ? {} : exitMeta },
+          this.tally.sawResult ? null : termination.status,
+        ),
+      );
     } else {
       this.emit(this.decoder.end({ ...exit, stderrTail: this.stderrTail.join('\n') }));
       // A CLI that fails after saying it completed (and that the runner did not stop itself) has failed.
       if (!this.cleanedUp && this.tally.completed && (exit.code !== 0 || exit.signal !== null)) {
-        this.emit(this.ending({ message: `the CLI ${describeExit(exit)} after its result`, code: 'exit_code', severity: 'error', metadata: exitMeta }, null));
+        this.emit(
+          this.ending(
+            { message: `the CLI ${describeExit(exit)} after its result`, code: 'exit_code', severity: 'error', metadata: exitMeta },
+            null,
+          ),
+        );
       }
     }
     this.finished = true;
@@ -160,4 +185,3 @@ class ChildRun extends CliProcess implements Run {
     return this.tally.outcome(exit, termination, this.cleanedUp);
   }
 }
-

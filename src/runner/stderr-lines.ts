@@ -7,7 +7,8 @@ export class StderrLines {
   private pending: Buffer = Buffer.alloc(0);
 
   constructor(readonly maxBytes = 8192) {
-    if (!(Number.isSafeInteger(maxBytes) && maxBytes >= 4)) throw new TypeError(`maxBytes must be an integer of at least 4; got ${String(maxBytes)}`);
+    if (!(Number.isSafeInteger(maxBytes) && maxBytes >= 4))
+      throw new TypeError(`maxBytes must be an integer of at least 4; got ${String(maxBytes)}`);
   }
 
   /** The complete lines (and full-size pieces) that `chunk` finishes. */

@@ -1,4 +1,16 @@
-import { chmodSync, closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync, writeSync } from 'node:fs';
+import {
+  chmodSync,
+  closeSync,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { isEntryId } from './entry-id';
@@ -70,7 +82,11 @@ export class FileRunJournal implements RunJournal {
     for (const name of readdirSync(this.runsDir)) {
       if (!this.records.has(name.replace(/\.(jsonl|diff)$/, ''))) rmSync(join(this.runsDir, name), { force: true });
     }
-    return [...this.records.keys()].map((id) => ({ record: records.get(id) as StoredRun, entries: this.readEntries(id), diff: this.readDiff(id) }));
+    return [...this.records.keys()].map((id) => ({
+      record: records.get(id) as StoredRun,
+      entries: this.readEntries(id),
+      diff: this.readDiff(id),
+    }));
   }
 
   saveRecord(record: StoredRun): void {

@@ -62,12 +62,18 @@ export interface RunsHandlerOptions extends AccessOptions, RunPolicy {
  * Answers false for a request it does not handle (404 unless the caller serves it); no request
  * makes it throw.
  */
-export function createRunsHandler(store: RunStore, options: RunsHandlerOptions): (request: IncomingMessage, response: ServerResponse) => Promise<boolean> {
+export function createRunsHandler(
+  store: RunStore,
+  options: RunsHandlerOptions,
+): (request: IncomingMessage, response: ServerResponse) => Promise<boolean> {
   const authenticate = authenticatorOf(options);
   const maxBodyBytes = (options.maxPromptBytes ?? DEFAULT_MAX_PROMPT_BYTES) + BODY_ROOM_BYTES;
   const route = async (request: IncomingMessage, response: ServerResponse): Promise<boolean> => {
     const url = new URL(request.url ?? '/', 'http://localhost');
-    const parts = url.pathname.split('/').filter((part) => part !== '').map(decodePart);
+    const parts = url.pathname
+      .split('/')
+      .filter((part) => part !== '')
+      .map(decodePart);
     const asset = request.method === 'GET' ? runsPageAssets().get(url.pathname) : undefined;
     if (asset) {
       checkSameOrigin(request, options.allowedHosts);
@@ -101,7 +107,8 @@ export function createRunsHandler(store: RunStore, options: RunsHandlerOptions):
       return true;
     }
     const what = `${request.method} ${parts.length === 3 || parts.length === 4 ? parts[2] : ''}`;
-    if (!['GET events', 'GET diff', 'POST cancel', 'POST approvals'].includes(what) || parts.length !== (what === 'POST approvals' ? 4 : 3)) return false;
+    if (!['GET events', 'GET diff', 'POST cancel', 'POST approvals'].includes(what) || parts.length !== (what === 'POST approvals' ? 4 : 3))
+      return false;
     if (!(await isOwnedRun(store, runId, principal))) throw new HttpError(404, 'no such run');
     if (what === 'GET events') {
       await streamEvents(store, runId, request, response, url, options.keepAliveMs ?? 15_000);
@@ -146,7 +153,8 @@ interface Call {
  */
 async function routeSessions(store: RunStore, call: Call, options: RunsHandlerOptions, maxBodyBytes: number): Promise<boolean> {
   const { request, response, url, parts, principal } = call;
-  if (!holdsSessions(store)) throw new HttpError(501, 'this server holds no sessions: its store (Redis) does not offer them yet; POST /runs runs one turn');
+  if (!holdsSessions(store))
+    throw new HttpError(501, 'this server holds no sessions: its store (Redis) does not offer them yet; POST /runs runs one turn');
   if (request.method === 'POST' && parts.length === 1) {
     const job = sessionJobFromRequest(await readJson(request, BODY_ROOM_BYTES), options.allow ?? {}, options.jobDefaults ?? {});
     sendJson(response, 201, { id: await store.openSession(job, { owner: principal }) });
@@ -166,7 +174,8 @@ async function routeSessions(store: RunStore, call: Call, options: RunsHandlerOp
     sendJson(response, 200, summaryOf(record));
   } else if (what === 'DELETE ') {
     // An open session is closed (its CLI too); a closed one is removed: its record, events and diff.
-    if (!(await store.closeSession(sessionId)) && !(await store.deleteRun(sessionId))) throw new HttpError(409, 'the session is closing: try again');
+    if (!(await store.closeSession(sessionId)) && !(await store.deleteRun(sessionId)))
+      throw new HttpError(409, 'the session is closing: try again');
     sendNoContent(response);
   } else if (what === 'POST messages') {
     const body = await readJson(request, maxBodyBytes);
@@ -175,7 +184,10 @@ async function routeSessions(store: RunStore, call: Call, options: RunsHandlerOp
     const sent = await store.sendMessage(sessionId, text);
     if ('refused' in sent) {
       if (sent.refused === 'no_session') throw new HttpError(404, 'no such session');
-      throw new HttpError(409, sent.refused === 'full' ? `the session already has ${MAX_WAITING_MESSAGES} messages waiting` : 'the session is closed');
+      throw new HttpError(
+        409,
+        sent.refused === 'full' ? `the session already has ${MAX_WAITING_MESSAGES} messages waiting` : 'the session is closed',
+      );
     }
     sendJson(response, 202, sent);
   } else if (what === 'GET events') {
@@ -214,7 +226,12 @@ function sendNoContent(response: ServerResponse): void {
 }
 
 /** `GET /runs`, `GET /sessions`: a page of `principal`'s runs (or sessions), and the cursor of the next page (null at the last). */
-async function listRuns(store: RunStore, principal: string, query: URLSearchParams, kind: RecordKind): Promise<{ runs: RunSummary[]; next: string | null }> {
+async function listRuns(
+  store: RunStore,
+  principal: string,
+  query: URLSearchParams,
+  kind: RecordKind,
+): Promise<{ runs: RunSummary[]; next: string | null }> {
   const givenLimit = query.get('limit');
   if (givenLimit !== null && !(/^\d{1,3}$/.test(givenLimit) && Number(givenLimit) >= 1 && Number(givenLimit) <= MAX_PAGE_RUNS)) {
     throw new HttpError(400, `limit must be a whole number from 1 to ${MAX_PAGE_RUNS}`);
@@ -226,7 +243,10 @@ async function listRuns(store: RunStore, principal: string, query: URLSearchPara
   const records = await store.listRuns(principal, { limit: limit + 1, before, kind });
   const page = records.slice(0, limit);
   const last = page.at(-1);
-  return { runs: page.map(summaryOf), next: records.length > limit && last ? cursorText({ createdAt: Date.parse(last.created_at), id: last.id }) : null };
+  return {
+    runs: page.map(summaryOf),
+    next: records.length > limit && last ? cursorText({ createdAt: Date.parse(last.created_at), id: last.id }) : null,
+  };
 }
 
 /** `?before=`: a cursor (`next`), or the id of one of the caller's runs; 400 for anything else. */
@@ -258,7 +278,14 @@ function decodePart(part: string): string {
  * A run's events as SSE from the cursor the client gives (`Last-Event-ID`, or `?after=`), then as
  * they come, until the run ends; a client that leaves stops only its reading.
  */
-async function streamEvents(store: RunStore, runId: string, request: IncomingMessage, response: ServerResponse, url: URL, keepAliveMs: number): Promise<void> {
+async function streamEvents(
+  store: RunStore,
+  runId: string,
+  request: IncomingMessage,
+  response: ServerResponse,
+  url: URL,
+  keepAliveMs: number,
+): Promise<void> {
   const given = request.headers['last-event-id'] ?? url.searchParams.get('after') ?? undefined;
   const after = typeof given === 'string' && isEntryId(given) ? given : undefined;
   const sse = new SseWriter(response);

@@ -9,8 +9,30 @@ export { holdsSessions, MAX_WAITING_MESSAGES } from './store';
 export type { RunJob, SessionJob } from './run-job';
 export { createRunsHandler, type RunsHandlerOptions } from './http';
 export type { EnqueueOptions, RunCounts, RunRecord } from './store';
-export { TITLE_MAX_CHARS, type ListRunsOptions, type RunCursor, type RecordKind, type RunRecordStatus, type RunSummary, type StoredRun } from './run-record';
+export {
+  TITLE_MAX_CHARS,
+  type ListRunsOptions,
+  type RunCursor,
+  type RecordKind,
+  type RunRecordStatus,
+  type RunSummary,
+  type StoredRun,
+} from './run-record';
 export { isOwnedRun, isRunId } from './owned-run';
-export { jobFromRequest, queueRequestedRun, DEFAULT_REQUEST_APPROVALS, type JobDefaults, type RequestAllowance, type RunPolicy } from './request-policy';
-export { openWorkspace, defaultWorkspaceMode, WORKSPACE_MODES, type Workspace, type WorkspaceChanges, type WorkspaceMode } from './workspace';
+export {
+  jobFromRequest,
+  queueRequestedRun,
+  DEFAULT_REQUEST_APPROVALS,
+  type JobDefaults,
+  type RequestAllowance,
+  type RunPolicy,
+} from './request-policy';
+export {
+  openWorkspace,
+  defaultWorkspaceMode,
+  WORKSPACE_MODES,
+  type Workspace,
+  type WorkspaceChanges,
+  type WorkspaceMode,
+} from './workspace';
 export * from './limits';

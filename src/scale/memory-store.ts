@@ -106,7 +106,10 @@ export class MemoryRunStore implements SessionStore {
     this.journal = options.journal ?? null;
     if (this.journal) {
       const now = Date.now();
-      this.restore(this.journal.load((record) => record.endedAt === null || record.endedAt + this.ttlMs > now), now);
+      this.restore(
+        this.journal.load((record) => record.endedAt === null || record.endedAt + this.ttlMs > now),
+        now,
+      );
     }
   }
 
@@ -179,7 +182,8 @@ export class MemoryRunStore implements SessionStore {
     let owned = 0;
     // An idle session holds nothing: only what waits or runs counts.
     const active = (run: MemoryRun) => run.record.status === 'queued' || run.record.status === 'running';
-    if (owner !== undefined) for (const run of this.runs.values()) if (run.record.owner === owner && run.record.endedAt === null && active(run)) owned++;
+    if (owner !== undefined)
+      for (const run of this.runs.values()) if (run.record.owner === owner && run.record.endedAt === null && active(run)) owned++;
     return { waiting: this.queue.length, owned };
   }
 
@@ -348,7 +352,13 @@ export class MemoryRunStore implements SessionStore {
   private restore(runs: JournaledRun[], now: number): void {
     for (const { record, entries, diff } of runs) {
       const restored = entries.map(({ id, json }) => entryOfJson(id, json));
-      const run: MemoryRun = { record, entries: restored, diff, sessionId: record.kind === 'session' ? lastSessionIdOf(restored) : null, waiting: new Set() };
+      const run: MemoryRun = {
+        record,
+        entries: restored,
+        diff,
+        sessionId: record.kind === 'session' ? lastSessionIdOf(restored) : null,
+        waiting: new Set(),
+      };
       this.runs.set(record.id, run);
       if (record.endedAt === null && record.kind === 'session') {
         if (record.status !== 'idle') {

@@ -26,9 +26,13 @@ export interface RunStoreOptions extends Partial<Omit<RedisStoreOptions, 'url'>>
  * for await (const { id, event } of store.readRunEvents(runId)) console.log(id, event.kind);
  */
 export function openRunStore(options: RunStoreOptions = {}): RunStore {
-  if (options.redis && options.dataDir) throw new TypeError('dataDir keeps the in-process store on disk: with redis, runs are kept on Redis');
+  if (options.redis && options.dataDir)
+    throw new TypeError('dataDir keeps the in-process store on disk: with redis, runs are kept on Redis');
   if (!options.redis) {
-    return new MemoryRunStore({ ttlMs: options.ttlSeconds === undefined ? undefined : options.ttlSeconds * 1000, journal: options.dataDir ? new FileRunJournal(options.dataDir) : undefined });
+    return new MemoryRunStore({
+      ttlMs: options.ttlSeconds === undefined ? undefined : options.ttlSeconds * 1000,
+      journal: options.dataDir ? new FileRunJournal(options.dataDir) : undefined,
+    });
   }
   return new RedisRunStore({ bullmq: requireOptional('bullmq'), ioredis: requireOptional('ioredis') }, { ...options, url: options.redis });
 }

@@ -3,9 +3,31 @@ import { EventEmitter } from 'node:events';
 import type { AnyEvent } from '../events/event';
 import type { ApprovalAnswer } from '../sessions/types';
 import type { RunJob } from './run-job';
-import { changesRecord, isOlder, isOpen, newRunRecord, noteEnd, noteEvent, noteTaken, readStoredRun, runRecordOf, type ListRunsOptions, type RunRecord, type StoredRun } from './run-record';
+import {
+  changesRecord,
+  isOlder,
+  isOpen,
+  newRunRecord,
+  noteEnd,
+  noteEvent,
+  noteTaken,
+  readStoredRun,
+  runRecordOf,
+  type ListRunsOptions,
+  type RunRecord,
+  type StoredRun,
+} from './run-record';
 import { entryOfJson } from './stream-entry';
-import { DEFAULT_TTL_SECONDS, type EnqueueOptions, type JobSignals, type ReadOptions, type RunCounts, type RunStore, type StreamEntry, type TakenJob } from './store';
+import {
+  DEFAULT_TTL_SECONDS,
+  type EnqueueOptions,
+  type JobSignals,
+  type ReadOptions,
+  type RunCounts,
+  type RunStore,
+  type StreamEntry,
+  type TakenJob,
+} from './store';
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- bullmq and ioredis are optional peers, loaded at run time */
 
@@ -84,7 +106,11 @@ export class RedisRunStore implements RunStore {
     const runId = randomUUID();
     const record = newRunRecord(runId, job, options.owner ?? null, Date.now());
     // The record first: a run is known (to its owner) from the moment it can be taken.
-    await this.redis.pipeline().set(this.key(runId, 'record'), JSON.stringify(record)).zadd(this.recordsKey(record.owner), record.createdAt, runId).exec();
+    await this.redis
+      .pipeline()
+      .set(this.key(runId, 'record'), JSON.stringify(record))
+      .zadd(this.recordsKey(record.owner), record.createdAt, runId)
+      .exec();
     if (options.owner !== undefined) await this.redis.sadd(this.ownerKey(options.owner), runId);
     // The job's id is the run's: a run is queued once. Finished jobs are dropped: the stream is the record.
     await this.queue.add('run', { runId, job }, { jobId: runId, removeOnComplete: true, removeOnFail: { age: this.ttl } });
@@ -102,9 +128,18 @@ export class RedisRunStore implements RunStore {
     // Newest first is the sorted set's reverse order (score, then id): the runs queued in the cursor's
     // millisecond are read with the page and the ones not older than it dropped.
     const tied = before === undefined ? 0 : Number(await this.redis.zcount(key, before.createdAt, before.createdAt));
-    const reply: string[] = await this.redis.zrevrangebyscore(key, before?.createdAt ?? '+inf', '-inf', 'WITHSCORES', 'LIMIT', 0, limit + tied);
+    const reply: string[] = await this.redis.zrevrangebyscore(
+      key,
+      before?.createdAt ?? '+inf',
+      '-inf',
+      'WITHSCORES',
+      'LIMIT',
+      0,
+      limit + tied,
+    );
     const ids: string[] = [];
-    for (let i = 0; i < reply.length; i += 2) if (before === undefined || isOlder({ id: reply[i], createdAt: Number(reply[i + 1]) }, before)) ids.push(reply[i]);
+    for (let i = 0; i < reply.length; i += 2)
+      if (before === undefined || isOlder({ id: reply[i], createdAt: Number(reply[i + 1]) }, before)) ids.push(reply[i]);
     const page = ids.slice(0, limit);
     const texts: (string | null)[] = page.length === 0 ? [] : await this.redis.mget(...page.map((id) => this.key(id, 'record')));
     const records: RunRecord[] = [];
@@ -119,7 +154,11 @@ export class RedisRunStore implements RunStore {
     const record = await this.readRecord(runId);
     if (!record || isOpen(record)) return false;
     const keys = (['record', 'events', 'ended', 'cancel', 'diff', 'session'] as const).map((what) => this.key(runId, what));
-    await this.redis.pipeline().del(...keys).zrem(this.recordsKey(record.owner), runId).exec();
+    await this.redis
+      .pipeline()
+      .del(...keys)
+      .zrem(this.recordsKey(record.owner), runId)
+      .exec();
     if (record.owner !== null) await this.redis.srem(this.ownerKey(record.owner), runId);
     // Its job, when one is left (a run ended before a worker took it; a failed job is kept a while): a reader follows a run while its job lives.
     await this.queue.remove(runId).catch(() => undefined);
@@ -148,14 +187,28 @@ export class RedisRunStore implements RunStore {
   }
 
   async append(runId: string, event: AnyEvent): Promise<string | null> {
-    const id: string | null = (await this.redis.cscAppendIfOpen(this.key(runId, 'events'), this.key(runId, 'ended'), this.key(runId, 'session'), JSON.stringify(event), event.provider_session_id ?? '')) ?? null;
+    const id: string | null =
+      (await this.redis.cscAppendIfOpen(
+        this.key(runId, 'events'),
+        this.key(runId, 'ended'),
+        this.key(runId, 'session'),
+        JSON.stringify(event),
+        event.provider_session_id ?? '',
+      )) ?? null;
     // Only the run's worker appends, one event at a time: its record is read and written in turn.
     if (id !== null && changesRecord(event)) await this.updateRecord(runId, (record) => noteEvent(record, event));
     return id;
   }
 
   async complete(runId: string, ending: readonly AnyEvent[] = []): Promise<boolean> {
-    const ended = await this.redis.cscEndOnce(this.key(runId, 'events'), this.key(runId, 'ended'), this.key(runId, 'cancel'), this.key(runId, 'session'), this.ttl, ...ending.map((event) => JSON.stringify(event)));
+    const ended = await this.redis.cscEndOnce(
+      this.key(runId, 'events'),
+      this.key(runId, 'ended'),
+      this.key(runId, 'cancel'),
+      this.key(runId, 'session'),
+      this.ttl,
+      ...ending.map((event) => JSON.stringify(event)),
+    );
     if (ended !== 1) return false;
     await this.updateRecord(runId, (record) => {
       for (const event of ending) noteEvent(record, event);
@@ -186,7 +239,9 @@ export class RedisRunStore implements RunStore {
     signal?.addEventListener('abort', stop, { once: true });
     try {
       while (!signal?.aborted) {
-        const reply = follow ? await reader.xread('BLOCK', 1000, 'COUNT', 500, 'STREAMS', key, cursor) : [[key, await reader.xrange(key, `(${cursor}`, '+')]];
+        const reply = follow
+          ? await reader.xread('BLOCK', 1000, 'COUNT', 500, 'STREAMS', key, cursor)
+          : [[key, await reader.xrange(key, `(${cursor}`, '+')]];
         const entries: [string, string[]][] = reply?.[0]?.[1] ?? [];
         for (const [id, fields] of entries) {
           // A reader that left stops at once, not at the end of the batch.
@@ -248,7 +303,11 @@ export class RedisRunStore implements RunStore {
         try {
           await this.updateRecord(runId, noteTaken);
           const cancelled = (await this.redis.exists(this.key(runId, 'cancel'))) === 1;
-          const signals: JobSignals = { onCancel: (listener) => emitter.on('cancel', listener), onApprove: (listener) => emitter.on('approve', listener), cancelled };
+          const signals: JobSignals = {
+            onCancel: (listener) => emitter.on('cancel', listener),
+            onApprove: (listener) => emitter.on('approve', listener),
+            cancelled,
+          };
           await handle({ runId, job: runJob, attempt: Number(job.attemptsStarted ?? 1) || 1 }, signals);
         } finally {
           held.delete(runId);
@@ -314,6 +373,12 @@ export class RedisRunStore implements RunStore {
   private connectionOptions(): Record<string, unknown> {
     const url = new URL(this.connection.url);
     const db = url.pathname.length > 1 ? Number(url.pathname.slice(1)) : undefined;
-    return { host: url.hostname, port: Number(url.port || 6379), ...(db === undefined ? {} : { db }), ...(url.password ? { password: decodeURIComponent(url.password) } : {}), maxRetriesPerRequest: null };
+    return {
+      host: url.hostname,
+      port: Number(url.port || 6379),
+      ...(db === undefined ? {} : { db }),
+      ...(url.password ? { password: decodeURIComponent(url.password) } : {}),
+      maxRetriesPerRequest: null,
+    };
   }
 }

@@ -53,7 +53,12 @@ export interface RunPolicy {
  * Queues the run a request body asks for, as `principal`'s, under `policy`: the one way the runs API
  * and a host's own routes (Nest) turn a request into a run. An `HttpError` for anything refused.
  */
-export async function queueRequestedRun(store: RunStore, body: Record<string, unknown>, principal: string, policy: RunPolicy): Promise<string> {
+export async function queueRequestedRun(
+  store: RunStore,
+  body: Record<string, unknown>,
+  principal: string,
+  policy: RunPolicy,
+): Promise<string> {
   const job = jobFromRequest(body, policy.allow ?? {}, policy.jobDefaults ?? {}, policy.maxPromptBytes);
   await checkQueueLimits(store, principal, policy);
   return store.enqueueRun(job, { owner: principal });
@@ -66,15 +71,22 @@ export async function queueRequestedRun(store: RunStore, body: Record<string, un
 export async function checkQueueLimits(store: RunStore, principal: string, policy: RunPolicy): Promise<void> {
   const counts = await store.countRuns(principal);
   const retry = { 'retry-after': String(RETRY_AFTER_SECONDS) };
-  if (counts.waiting >= (policy.maxQueued ?? DEFAULT_MAX_QUEUED)) throw new HttpError(429, `${counts.waiting} runs are waiting to start: try again later`, retry);
-  if (counts.owned >= (policy.maxRunsPerPrincipal ?? DEFAULT_MAX_RUNS_PER_PRINCIPAL)) throw new HttpError(429, `you have ${counts.owned} runs waiting or running, the most allowed: try again later`, retry);
+  if (counts.waiting >= (policy.maxQueued ?? DEFAULT_MAX_QUEUED))
+    throw new HttpError(429, `${counts.waiting} runs are waiting to start: try again later`, retry);
+  if (counts.owned >= (policy.maxRunsPerPrincipal ?? DEFAULT_MAX_RUNS_PER_PRINCIPAL))
+    throw new HttpError(429, `you have ${counts.owned} runs waiting or running, the most allowed: try again later`, retry);
 }
 
 /**
  * The job a request body asks for, under `allow` and over `defaults`; an `HttpError` (400 bad
  * input, 403 not allowed, 413 too long) for anything else.
  */
-export function jobFromRequest(body: Record<string, unknown>, allow: RequestAllowance, defaults: JobDefaults, maxPromptBytes = DEFAULT_MAX_PROMPT_BYTES): RunJob {
+export function jobFromRequest(
+  body: Record<string, unknown>,
+  allow: RequestAllowance,
+  defaults: JobDefaults,
+  maxPromptBytes = DEFAULT_MAX_PROMPT_BYTES,
+): RunJob {
   const job = sessionJobFromRequest(body, allow, defaults);
   return { ...job, prompt: checkedPrompt('prompt', body.prompt, maxPromptBytes) };
 }
@@ -98,8 +110,10 @@ export function sessionJobFromRequest(body: Record<string, unknown>, allow: Requ
   if (model !== undefined) job.model = allowedModel(model, allow, defaults);
   const policies = allow.approvals ?? DEFAULT_REQUEST_APPROVALS;
   if (approvals !== undefined) {
-    if (!(APPROVAL_POLICIES as readonly unknown[]).includes(approvals)) throw new HttpError(400, `approvals must be one of ${APPROVAL_POLICIES.join(', ')}`);
-    if (!policies.includes(approvals as ApprovalPolicy)) throw new HttpError(403, `approvals ${JSON.stringify(approvals)} is not allowed here: ${policies.join(', ')}`);
+    if (!(APPROVAL_POLICIES as readonly unknown[]).includes(approvals))
+      throw new HttpError(400, `approvals must be one of ${APPROVAL_POLICIES.join(', ')}`);
+    if (!policies.includes(approvals as ApprovalPolicy))
+      throw new HttpError(403, `approvals ${JSON.stringify(approvals)} is not allowed here: ${policies.join(', ')}`);
     job.approvals = approvals as ApprovalPolicy;
   } else if (!policies.includes(job.approvals ?? 'ask')) {
     // The run's own default must be one the operator allows: the first of theirs.
@@ -116,7 +130,8 @@ function allowedModel(model: unknown, allow: RequestAllowance, defaults: JobDefa
     throw new HttpError(400, (error as Error).message);
   }
   if (allow.models !== undefined) {
-    if (!allow.models.includes(model)) throw new HttpError(403, `model ${JSON.stringify(model)} is not allowed here: ${allow.models.join(', ') || 'none'}`);
+    if (!allow.models.includes(model))
+      throw new HttpError(403, `model ${JSON.stringify(model)} is not allowed here: ${allow.models.join(', ') || 'none'}`);
   } else if (defaults.model !== undefined && model !== defaults.model) {
     throw new HttpError(403, `the model is the server's (${defaults.model}): a request may not change it`);
   }

@@ -112,7 +112,12 @@ export interface ExecutedJob {
  * ends `aborted`) and answers its approvals. Its time, budget and stored output are limited as the
  * job says. Resolves once the CLI and every process it started are gone.
  */
-export async function executeJob(job: RunJob, append: (event: AnyEvent) => Promise<boolean>, control: RunControl, resume?: string): Promise<ExecutedJob> {
+export async function executeJob(
+  job: RunJob,
+  append: (event: AnyEvent) => Promise<boolean>,
+  control: RunControl,
+  resume?: string,
+): Promise<ExecutedJob> {
   const options = sessionOptionsOf(job, resume);
   let session;
   try {

@@ -109,12 +109,40 @@ export interface ListRunsOptions {
 
 /** The record of a run just queued. */
 export function newRunRecord(id: string, job: RunJob, owner: string | null, now: number): StoredRun {
-  return { id, kind: 'run', owner, provider: job.provider, model: job.model ?? null, title: titleOf(job.prompt), turns: 1, createdAt: now, endedAt: null, status: 'queued', usage: null, changes: null, job: null };
+  return {
+    id,
+    kind: 'run',
+    owner,
+    provider: job.provider,
+    model: job.model ?? null,
+    title: titleOf(job.prompt),
+    turns: 1,
+    createdAt: now,
+    endedAt: null,
+    status: 'queued',
+    usage: null,
+    changes: null,
+    job: null,
+  };
 }
 
 /** The record of a session just opened: idle, no turn yet, its title the first message's when it comes. */
 export function newSessionRecord(id: string, job: SessionJob, owner: string | null, now: number): StoredRun {
-  return { id, kind: 'session', owner, provider: job.provider, model: job.model ?? null, title: '', turns: 0, createdAt: now, endedAt: null, status: 'idle', usage: null, changes: null, job };
+  return {
+    id,
+    kind: 'session',
+    owner,
+    provider: job.provider,
+    model: job.model ?? null,
+    title: '',
+    turns: 0,
+    createdAt: now,
+    endedAt: null,
+    status: 'idle',
+    usage: null,
+    changes: null,
+    job,
+  };
 }
 
 /** Notes a message queued to a session: one more turn, the first message its title. */
@@ -126,7 +154,11 @@ export function noteMessage(record: StoredRun, text: string): void {
 
 /** The first line of `prompt` that has text, trimmed and cut to `TITLE_MAX_CHARS` characters. */
 export function titleOf(prompt: string): string {
-  const line = prompt.split('\n').map((part) => part.trim()).find((part) => part !== '') ?? '';
+  const line =
+    prompt
+      .split('\n')
+      .map((part) => part.trim())
+      .find((part) => part !== '') ?? '';
   const chars = [...line];
   return chars.length > TITLE_MAX_CHARS ? `${chars.slice(0, TITLE_MAX_CHARS - 1).join('')}…` : line;
 }

@@ -65,7 +65,8 @@ export class SessionHost {
       if (held.session.pid !== undefined && this.held.get(sessionId) === held && error instanceof TypeError) {
         // A message no CLI can be given (a NUL byte): this turn fails and says why; the session goes on.
         held.results.pop();
-        for (const event of endingEvents(job.provider, 'invalid_request', error.message, 'failed')) await this.store.append(sessionId, event);
+        for (const event of endingEvents(job.provider, 'invalid_request', error.message, 'failed'))
+          await this.store.append(sessionId, event);
         return this.idleLater(sessionId, held);
       }
       // The CLI ended before the turn started: its stream said why; the waiter is released as it ends.
@@ -137,7 +138,11 @@ export class SessionHost {
     held.stored += Buffer.byteLength(JSON.stringify(event));
     if (job.maxRunBytes && held.stored > job.maxRunBytes) {
       // Nothing is dropped silently: the session stops here and its stream says why.
-      await this.end(sessionId, job, endingEvents(job.provider, 'output_limit', `the session's events passed ${job.maxRunBytes} bytes: it was stopped`, 'failed'));
+      await this.end(
+        sessionId,
+        job,
+        endingEvents(job.provider, 'output_limit', `the session's events passed ${job.maxRunBytes} bytes: it was stopped`, 'failed'),
+      );
       return false;
     }
     return (await this.store.append(sessionId, event)) !== null;
@@ -148,7 +153,8 @@ export class SessionHost {
     await this.store.complete(sessionId, ending);
     const workspace = this.workspaces.get(sessionId);
     this.workspaces.delete(sessionId);
-    if (workspace && !job?.keepWorkspace) setTimeout(() => void workspace.remove().catch(() => undefined), timerMs(this.options.ttlMs)).unref();
+    if (workspace && !job?.keepWorkspace)
+      setTimeout(() => void workspace.remove().catch(() => undefined), timerMs(this.options.ttlMs)).unref();
   }
 
   private idleLater(sessionId: string, held: Held): void {

@@ -94,11 +94,28 @@ async function runTaken(store: RunStore, { runId, job, attempt }: TakenJob, sign
   let resume: string | undefined;
   if (attempt > 1) {
     if (!job.retry || attempt > MAX_ATTEMPTS) {
-      return end(endingEvents(job.provider, 'worker_lost', `the worker running this run died (attempt ${attempt - 1}); it is not run again${job.retry ? ` after ${MAX_ATTEMPTS - 1} attempts` : ' (an agent run repeats its side effects; queue it with retry to allow that)'}`, 'failed'));
+      return end(
+        endingEvents(
+          job.provider,
+          'worker_lost',
+          `the worker running this run died (attempt ${attempt - 1}); it is not run again${job.retry ? ` after ${MAX_ATTEMPTS - 1} attempts` : ' (an agent run repeats its side effects; queue it with retry to allow that)'}`,
+          'failed',
+        ),
+      );
     }
     resume = CLIS[job.provider].session.resume === null ? undefined : ((await store.lastSessionId(runId)) ?? undefined);
     const how = resume === undefined ? 'starts over' : `resumes the CLI's session ${resume}`;
-    await append(Event.create('error', { provider: job.provider, payload: { message: `attempt ${attempt}: the worker running this run died; the run ${how}`, code: 'worker_lost', severity: 'warning', metadata: { attempt } } }));
+    await append(
+      Event.create('error', {
+        provider: job.provider,
+        payload: {
+          message: `attempt ${attempt}: the worker running this run died; the run ${how}`,
+          code: 'worker_lost',
+          severity: 'warning',
+          metadata: { attempt },
+        },
+      }),
+    );
   }
   let workspace: Workspace;
   try {

@@ -83,8 +83,10 @@ export async function openWorkspace(options: OpenWorkspaceOptions): Promise<Work
 }
 
 function checkOptions({ runId, mode }: OpenWorkspaceOptions): void {
-  if (!WORKSPACE_MODES.includes(mode)) throw new TypeError(`Unknown workspace mode ${JSON.stringify(mode)}: expected one of ${WORKSPACE_MODES.join(', ')}`);
-  if (typeof runId !== 'string' || !RUN_ID.test(runId)) throw new TypeError(`Invalid run id ${JSON.stringify(runId)}: only letters, digits and '-' are allowed`);
+  if (!WORKSPACE_MODES.includes(mode))
+    throw new TypeError(`Unknown workspace mode ${JSON.stringify(mode)}: expected one of ${WORKSPACE_MODES.join(', ')}`);
+  if (typeof runId !== 'string' || !RUN_ID.test(runId))
+    throw new TypeError(`Invalid run id ${JSON.stringify(runId)}: only letters, digits and '-' are allowed`);
 }
 
 /** The repository holding `cwd`: its top level, `cwd`'s path inside it (`sub/dir/` or ''), its HEAD commit. */
@@ -161,7 +163,12 @@ async function removeWorktree(toplevel: string, dir: string, branch: string): Pr
   // Before `branch -D`: a worktree registered but gone still holds its branch until pruned.
   await git(toplevel, ['worktree', 'prune']).catch(ignore);
   await git(toplevel, ['branch', '-D', branch]).catch(ignore);
-  if (await git(toplevel, ['rev-parse', '--verify', '--quiet', `refs/heads/${branch}`]).then(() => true, () => false)) {
+  if (
+    await git(toplevel, ['rev-parse', '--verify', '--quiet', `refs/heads/${branch}`]).then(
+      () => true,
+      () => false,
+    )
+  ) {
     throw new Error(`Could not delete the workspace branch ${branch} in ${toplevel}`);
   }
 }
@@ -179,7 +186,10 @@ function sharedWorkspace(cwd: string): Workspace {
 }
 
 /** The workspace a queued job asks for: its mode over its `cwd` (default this process's), by default a worktree in a git repository, else a temp directory. */
-export async function openJobWorkspace(runId: string, job: { readonly cwd?: string; readonly workspace?: WorkspaceMode }): Promise<Workspace> {
+export async function openJobWorkspace(
+  runId: string,
+  job: { readonly cwd?: string; readonly workspace?: WorkspaceMode },
+): Promise<Workspace> {
   const base = job.cwd ?? process.cwd();
   return openWorkspace({ runId, mode: job.workspace ?? (await defaultWorkspaceMode(base)), cwd: base });
 }
@@ -189,7 +199,11 @@ export async function openJobWorkspace(runId: string, job: { readonly cwd?: stri
  * `saveDiff` (kept as the run's or session's diff); nothing where the workspace says nothing (temp,
  * shared) or git fails.
  */
-export async function noteChanges(workspace: Workspace, result: Event<'result'>, saveDiff: (patch: string) => Promise<void>): Promise<void> {
+export async function noteChanges(
+  workspace: Workspace,
+  result: Event<'result'>,
+  saveDiff: (patch: string) => Promise<void>,
+): Promise<void> {
   const changed = await workspace.changes().catch(() => null);
   if (!changed) return;
   await saveDiff(changed.patch);

@@ -92,7 +92,8 @@ export function generateParse(wiring: ParseWiring): GeneratedParses | null {
    * or give up); `made`: how a missing value with a made default is filled.
    */
   const ruleField = (i: number, trusted: string, fail: (issue: string) => string, made: string): string => {
-    const missing = how[i] === 'required' ? fail(`MISSING.issueAt(childPath(path, ${i}))`) : how[i] === 'constant' ? `v${i} = D[${i}];` : made;
+    const missing =
+      how[i] === 'required' ? fail(`MISSING.issueAt(childPath(path, ${i}))`) : how[i] === 'constant' ? `v${i} = D[${i}];` : made;
     return `if (r === undefined || r === null) { ${missing} } else { v${i} = R${i}(r, S${i}, ${trusted}); if (v${i} instanceof Invalid) ${fail(`v${i}.issueAt(childPath(path, ${i}))`)} }`;
   };
   const field = (key: string, i: number): string => {
@@ -149,7 +150,13 @@ export function generateParse(wiring: ParseWiring): GeneratedParses | null {
 }
 
 /** The generated toMap: one named read per field (and a write call for non-scalars), then the unknown keys. Null when banned. */
-export function generateToMap(keys: readonly string[], payloadAt: number, scalar: readonly boolean[], kept: Kept, env: Record<string, unknown>): ToMapFn | null {
+export function generateToMap(
+  keys: readonly string[],
+  payloadAt: number,
+  scalar: readonly boolean[],
+  kept: Kept,
+  env: Record<string, unknown>,
+): ToMapFn | null {
   if (!canGenerateCode()) return null;
   const entry = (key: string, i: number): string =>
     scalar[i] ? `${quote(key)}: e[${quote(key)}]` : `${quote(key)}: ${i === payloadAt ? 'writePayload' : 'write'}(e[${quote(key)}], json)`;

@@ -125,7 +125,12 @@ function makeCodec(cls: ModelClass, fields: readonly FieldSpec[]): Codec {
    * `present`: how many declared keys the input had; when it has no more keys than that, there is
    * nothing to look up (most lines), which counting its keys tells without a lookup per key.
    */
-  function readExtra(input: Record<string, unknown>, path: IssuePath, ctx: ParseContext, present = -1): Record<string, unknown> | undefined {
+  function readExtra(
+    input: Record<string, unknown>,
+    path: IssuePath,
+    ctx: ParseContext,
+    present = -1,
+  ): Record<string, unknown> | undefined {
     if (ctx.trusted && present >= 0 && countKeys(input) === present) return undefined;
     let extra: Record<string, unknown> | undefined;
     const add = (key: string, raw: unknown): void => {
@@ -204,11 +209,13 @@ function makeCodec(cls: ModelClass, fields: readonly FieldSpec[]): Codec {
   function mergedToJSON(this: object): Record<string, unknown> {
     return toMapOf(this, true);
   }
-  const attachKeys = (instance: object, source: Record<string, unknown>, keys: readonly string[]): void => attachExtra(instance, source, keys, mergedToJSON);
+  const attachKeys = (instance: object, source: Record<string, unknown>, keys: readonly string[]): void =>
+    attachExtra(instance, source, keys, mergedToJSON);
   const attach = (instance: object, extra: Record<string, unknown>): void => attachKeys(instance, extra, Object.keys(extra));
 
   function replaceExtra(instance: object, extra: Record<string, unknown>): void {
-    for (const key of Object.keys(extra)) if (known.has(key)) throw new TypeError(`extra: "${key.slice(0, 40)}" is a declared field of ${cls.name}`);
+    for (const key of Object.keys(extra))
+      if (known.has(key)) throw new TypeError(`extra: "${key.slice(0, 40)}" is a declared field of ${cls.name}`);
     detachExtra(instance, known);
     attach(instance, extra);
   }
@@ -235,7 +242,12 @@ function makeCodec(cls: ModelClass, fields: readonly FieldSpec[]): Codec {
     how: missing.map((how, i) => (i === payloadAt ? 'payload' : how)),
     kept,
     env: {
-      ...Object.fromEntries(fields.flatMap((spec, i) => [[`R${i}`, spec.rule.read], [`S${i}`, spec]])),
+      ...Object.fromEntries(
+        fields.flatMap((spec, i) => [
+          [`R${i}`, spec.rule.read],
+          [`S${i}`, spec],
+        ]),
+      ),
       D: fallback,
       INVALID,
       EMPTY_OBJECT,

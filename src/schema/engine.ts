@@ -45,7 +45,13 @@ export function describeThrown(cause: unknown): string {
  * Proxy) is an `unreadable` issue. Any other error is a bug in the library and is thrown as it is.
  * `fields` (Event.create's kind) are set over `input`'s own keys, read inside the same guard.
  */
-function run(cls: ModelClass, input: unknown, options: ParseOptions | undefined, ctx: ParseContext, fields?: Record<string, unknown>): unknown {
+function run(
+  cls: ModelClass,
+  input: unknown,
+  options: ParseOptions | undefined,
+  ctx: ParseContext,
+  fields?: Record<string, unknown>,
+): unknown {
   try {
     if (fields) input = withFields(input, fields);
     return options?.mode === 'reference' ? referenceParse(cls, input, [], ctx) : codecOf(cls).parse(input, [], ctx);
@@ -83,7 +89,13 @@ function giveBack(setup: ParseSetup, ctx: ParseContext): void {
  * `input` as an instance of `cls`, or the `SchemaError` (returned, not thrown: `parseAs` throws it,
  * `safeParseAs` wraps it). `fields` are set over the input's own keys (see `run`).
  */
-function parseOrError(cls: ModelClass, input: unknown, options: ParseOptions | undefined, setup: ParseSetup, fields?: Record<string, unknown>): unknown {
+function parseOrError(
+  cls: ModelClass,
+  input: unknown,
+  options: ParseOptions | undefined,
+  setup: ParseSetup,
+  fields?: Record<string, unknown>,
+): unknown {
   const ctx = newContext(setup, false);
   const value = run(cls, input, options, ctx, fields);
   return value === INVALID || ctx.issues.length ? setup.toError(issuesOf(ctx), ctx, cls) : value;
@@ -228,7 +240,12 @@ export function trustedParserOf(cls: ModelClass, setup: ParseSetup): TrustedPars
 }
 
 /** Parses one line of JSON text into `{ success, data | error }`. */
-export function safeParseJsonAs<T extends object>(cls: ModelClass<T>, text: string, options: ParseOptions | undefined, setup: ParseSetup): ParseResult<T> {
+export function safeParseJsonAs<T extends object>(
+  cls: ModelClass<T>,
+  text: string,
+  options: ParseOptions | undefined,
+  setup: ParseSetup,
+): ParseResult<T> {
   return asResult(parseJsonOrError(cls, text, options, setup));
 }
 

@@ -43,7 +43,8 @@ function showAccessor(target: object): void {
   for (let proto = Object.getPrototypeOf(target) as object | null; proto; proto = Object.getPrototypeOf(proto) as object | null) {
     const inherited = Object.getOwnPropertyDescriptor(proto, UNKNOWN_KEYS);
     if (!inherited) continue;
-    if (inherited.get) Object.defineProperty(target, UNKNOWN_KEYS, { get: inherited.get, set: inherited.set, enumerable: true, configurable: true });
+    if (inherited.get)
+      Object.defineProperty(target, UNKNOWN_KEYS, { get: inherited.get, set: inherited.set, enumerable: true, configurable: true });
     return;
   }
 }
@@ -68,7 +69,10 @@ export function attachExtra(instance: object, source: Record<string, unknown>, k
   }
   const values: Record<string, unknown> = {};
   for (const key of keys) if (key in target || key === 'toJSON') setOwn(values, key, source[key]);
-  Object.defineProperty(target, EXTRA, { value: Object.freeze({ order: Object.freeze([...keys]), values: Object.freeze(values) }), configurable: true });
+  Object.defineProperty(target, EXTRA, {
+    value: Object.freeze({ order: Object.freeze([...keys]), values: Object.freeze(values) }),
+    configurable: true,
+  });
   Object.defineProperty(target, 'toJSON', { value: toJSON, configurable: true, writable: true });
   for (const key of keys) {
     if (!hasOwn(values, key)) target[key] = source[key];

@@ -4,18 +4,7 @@ import type { JsonSchema } from './json-schema';
 
 /** The value shapes a field can have; each has one rule module in `src/schema/fields/`. */
 export type FieldType =
-  | 'text'
-  | 'trimmed'
-  | 'int'
-  | 'number'
-  | 'bool'
-  | 'enum'
-  | 'object'
-  | 'array'
-  | 'any'
-  | 'string_list'
-  | 'timestamp'
-  | 'payload';
+  'text' | 'trimmed' | 'int' | 'number' | 'bool' | 'enum' | 'object' | 'array' | 'any' | 'string_list' | 'timestamp' | 'payload';
 
 /**
  * Everything about one field type, in one module per type: how a value is read and

@@ -18,15 +18,7 @@ export type IssueCode =
   | 'too_many_issues';
 
 /** Why a value is not JSON: the `type` of a `serializable` issue. */
-export type NonJsonType =
-  | 'function'
-  | 'symbol'
-  | 'bigint'
-  | 'undefined'
-  | 'non_finite'
-  | 'cycle'
-  | 'instance'
-  | 'too_deep';
+export type NonJsonType = 'function' | 'symbol' | 'bigint' | 'undefined' | 'non_finite' | 'cycle' | 'instance' | 'too_deep';
 
 /** One problem found in an input. */
 export interface Issue {
@@ -67,7 +59,9 @@ export function countedIssues(issues: readonly Issue[]): { listed: readonly Issu
   if (last?.code !== 'too_many_issues') return { listed: issues, total: issues.length };
   const dropped = Number(/^\d+/.exec(last.message)?.[0]);
   // Should the message ever lose its count, the closing issue stays listed, as the library wrote it.
-  return Number.isSafeInteger(dropped) ? { listed: issues.slice(0, -1), total: issues.length - 1 + dropped } : { listed: issues, total: issues.length };
+  return Number.isSafeInteger(dropped)
+    ? { listed: issues.slice(0, -1), total: issues.length - 1 + dropped }
+    : { listed: issues, total: issues.length };
 }
 
 /** Messages are built from at most this many characters of an offending value. */

@@ -17,8 +17,7 @@ export const DRAFT_2020_12 = 'https://json-schema.org/draft/2020-12/schema';
  * lists only the exact values.
  */
 
-const INPUT_NOTE =
-  'Accepted JSON input: a missing or null field takes its default; unknown keys are allowed and kept in `extra`.';
+const INPUT_NOTE = 'Accepted JSON input: a missing or null field takes its default; unknown keys are allowed and kept in `extra`.';
 
 /**
  * A field's schema with the conventions every field shares: a missing or null value takes the

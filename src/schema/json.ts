@@ -131,7 +131,8 @@ function isJsonScalar(value: unknown): boolean {
  * A child that is a JSON scalar, the most common value, is passed over without a call.
  */
 function unwritable(node: unknown, depth: number): Unwritable | undefined {
-  if (typeof node !== 'object') return isJsonScalar(node) ? undefined : { type: typeof node === 'number' ? 'non_finite' : (typeof node as NonJsonType), keys: [] };
+  if (typeof node !== 'object')
+    return isJsonScalar(node) ? undefined : { type: typeof node === 'number' ? 'non_finite' : (typeof node as NonJsonType), keys: [] };
   if (node === null) return undefined;
   if (depth >= MAX_JSON_DEPTH) return { type: 'too_deep', keys: [] };
   if (Array.isArray(node)) {
@@ -139,7 +140,7 @@ function unwritable(node: unknown, depth: number): Unwritable | undefined {
       const child: unknown = node[i];
       if (isJsonScalar(child)) continue;
       const found = unwritable(child, depth + 1);
-      if (found) return found.keys.push(i), found;
+      if (found) return (found.keys.push(i), found);
     }
     return undefined;
   }
@@ -150,7 +151,7 @@ function unwritable(node: unknown, depth: number): Unwritable | undefined {
     if (isJsonScalar(child)) continue;
     const found = unwritable(child, depth + 1);
     // for-in also lists keys a polluted Object.prototype makes enumerable: only own values count.
-    if (found && hasOwn(node, k)) return found.keys.push(k), found;
+    if (found && hasOwn(node, k)) return (found.keys.push(k), found);
   }
   return undefined;
 }

@@ -26,7 +26,9 @@ export function toOpenApi30(schema: JsonSchema): JsonSchema {
   if (constant !== undefined) out.enum = [constant];
   if (Array.isArray(out.enum) && out.enum.includes(null)) out.nullable = true; // 3.0.3: null must be listed and nullable set
   if (out.properties) {
-    out.properties = Object.fromEntries(Object.entries(out.properties as JsonSchema).map(([key, value]) => [key, toOpenApi30(value as JsonSchema)]));
+    out.properties = Object.fromEntries(
+      Object.entries(out.properties as JsonSchema).map(([key, value]) => [key, toOpenApi30(value as JsonSchema)]),
+    );
   }
   if (out.items) out.items = toOpenApi30(out.items as JsonSchema);
   if (Array.isArray(anyOf)) {

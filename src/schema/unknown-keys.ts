@@ -76,14 +76,18 @@ export function UnknownKeys(): PropertyDecorator {
     Allow(),
     toClass,
     // Only an instance given an incoming `extra` key has `extra` as an own key: write that key's value.
-    Transform(({ obj, value }) => (typeof obj === 'object' && obj !== null ? (heldValue(obj, UNKNOWN_KEYS) ?? value) : value), { toPlainOnly: true }),
+    Transform(({ obj, value }) => (typeof obj === 'object' && obj !== null ? (heldValue(obj, UNKNOWN_KEYS) ?? value) : value), {
+      toPlainOnly: true,
+    }),
     ValidateBy({
       name: 'unknownKeysAreJson',
       validator: {
         validate: (_value, args) => !(args?.object && REFUSED.has(args.object)),
         defaultMessage: (args) => {
           const [issue] = (args?.object && REFUSED.get(args.object)) || [];
-          return issue ? `unknown key ${JSON.stringify(issue.path.join('.')).slice(0, 60)}: ${issue.message}` : 'unknown keys must be JSON data';
+          return issue
+            ? `unknown key ${JSON.stringify(issue.path.join('.')).slice(0, 60)}: ${issue.message}`
+            : 'unknown keys must be JSON data';
         },
       },
     }),

@@ -71,7 +71,10 @@ export class ApprovalBook {
     const native = this.labelled.get(id) ?? id;
     this.labelled.delete(id);
     const timeoutMs = this.host.timeoutMs;
-    const timer = setTimeout(() => this.resolve(id, { decision: 'deny', reason: `no answer within ${timeoutMs} ms` }, 'timeout'), timeoutMs);
+    const timer = setTimeout(
+      () => this.resolve(id, { decision: 'deny', reason: `no answer within ${timeoutMs} ms` }, 'timeout'),
+      timeoutMs,
+    );
     this.pending.set(id, { native, timer });
     if (this.policy !== 'ask') {
       this.resolve(id, { decision: this.policy, reason: `the session answers every request: ${this.policy}` }, 'policy');
@@ -79,7 +82,12 @@ export class ApprovalBook {
     }
     const onApproval = this.host.onApproval;
     if (!onApproval) return;
-    const refuse = (error: unknown) => this.resolve(id, { decision: 'deny', reason: `the approval callback failed: ${describeReason(error) ?? 'unknown error'}` }, 'callback');
+    const refuse = (error: unknown) =>
+      this.resolve(
+        id,
+        { decision: 'deny', reason: `the approval callback failed: ${describeReason(error) ?? 'unknown error'}` },
+        'callback',
+      );
     try {
       void Promise.resolve(onApproval(event)).then((answer) => {
         if (answer) this.resolve(id, answer, 'callback');

@@ -34,7 +34,8 @@ const DEFAULT_INTERRUPT_TIMEOUT_MS = 15_000;
  */
 export function startSession(options: SessionOptions): Session {
   const { provider } = options;
-  if (!isCliId(provider, SESSION_CLI_IDS)) throw new TypeError(`provider must be one of ${SESSION_CLI_IDS.join(', ')}; got ${JSON.stringify(provider)}`);
+  if (!isCliId(provider, SESSION_CLI_IDS))
+    throw new TypeError(`provider must be one of ${SESSION_CLI_IDS.join(', ')}; got ${JSON.stringify(provider)}`);
   checkDuration('approvalTimeoutMs', options.approvalTimeoutMs);
   checkDuration('interruptTimeoutMs', options.interruptTimeoutMs);
   checkDuration('killGraceMs', options.killGraceMs);
@@ -90,10 +91,21 @@ class ChildSession extends CliProcess implements Session {
   /** The CLI's session setup, from its registry file. */
   private readonly setup: SessionSetup;
 
-  constructor(provider: SessionProvider, executable: string, args: string[], cwd: string, env: NodeJS.ProcessEnv, private readonly options: SessionOptions) {
+  constructor(
+    provider: SessionProvider,
+    executable: string,
+    args: string[],
+    cwd: string,
+    env: NodeJS.ProcessEnv,
+    private readonly options: SessionOptions,
+  ) {
     super(provider, 'session', { executable, args, cwd, env, stdin: 'open', graceMs: options.killGraceMs ?? DEFAULT_GRACE_MS });
     this.setup = CLIS[provider].session;
-    this.protocol = this.setup.protocol({ write: (message) => this.write(message), fail: (message) => this.terminate({ message, code: 'execution', status: 'failed' }) }, provider, options);
+    this.protocol = this.setup.protocol(
+      { write: (message) => this.write(message), fail: (message) => this.terminate({ message, code: 'execution', status: 'failed' }) },
+      provider,
+      options,
+    );
     this.approvals = new ApprovalBook(
       {
         timeoutMs: options.approvalTimeoutMs ?? DEFAULT_APPROVAL_TIMEOUT_MS,
@@ -126,7 +138,8 @@ class ChildSession extends CliProcess implements Session {
   }
 
   set approvalPolicy(policy: ApprovalPolicy) {
-    if (!(APPROVAL_POLICIES as readonly string[]).includes(policy)) throw new TypeError(`approvals must be one of ${APPROVAL_POLICIES.join(', ')}; got ${JSON.stringify(policy)}`);
+    if (!(APPROVAL_POLICIES as readonly string[]).includes(policy))
+      throw new TypeError(`approvals must be one of ${APPROVAL_POLICIES.join(', ')}; got ${JSON.stringify(policy)}`);
     this.approvals.policy = policy;
   }
 
@@ -167,7 +180,15 @@ class ChildSession extends CliProcess implements Session {
     this.protocol.interrupt();
     this.approvals.withdrawAll();
     const timeoutMs = this.options.interruptTimeoutMs ?? DEFAULT_INTERRUPT_TIMEOUT_MS;
-    turn.interruptTimer = setTimeout(() => this.terminate({ message: `the CLI did not end its turn within ${timeoutMs} ms of the interrupt`, code: 'aborted', status: 'aborted' }), timeoutMs);
+    turn.interruptTimer = setTimeout(
+      () =>
+        this.terminate({
+          message: `the CLI did not end its turn within ${timeoutMs} ms of the interrupt`,
+          code: 'aborted',
+          status: 'aborted',
+        }),
+      timeoutMs,
+    );
     return turn.over;
   }
 
@@ -188,7 +209,11 @@ class ChildSession extends CliProcess implements Session {
 
   [Symbol.asyncIterator](): AsyncIterator<AnyEvent> {
     // Leaving the `for await` early closes the session; the loop goes on once every process is gone.
-    return this.iterate(() => void this.close(), () => this.done, 'Session');
+    return this.iterate(
+      () => void this.close(),
+      () => this.done,
+      'Session',
+    );
   }
 
   protected lineEvents(line: string): AnyEvent[] {
@@ -220,8 +245,10 @@ class ChildSession extends CliProcess implements Session {
     if (!cost) return;
     let over: string | null = null;
     if (maxTokens !== undefined && cost.total_tokens > maxTokens) over = `${cost.total_tokens} tokens, over its limit of ${maxTokens}`;
-    else if (maxCostUsd !== undefined && cost.cost_usd !== null && cost.cost_usd > maxCostUsd) over = `$${cost.cost_usd}, over its limit of $${maxCostUsd}`;
-    if (over) this.terminate({ message: `the session's usage reached ${over}: the CLI was stopped`, code: 'budget_exceeded', status: 'failed' });
+    else if (maxCostUsd !== undefined && cost.cost_usd !== null && cost.cost_usd > maxCostUsd)
+      over = `$${cost.cost_usd}, over its limit of $${maxCostUsd}`;
+    if (over)
+      this.terminate({ message: `the session's usage reached ${over}: the CLI was stopped`, code: 'budget_exceeded', status: 'failed' });
   }
 
   /** Starts the next queued turn when none runs (and none once the session stopped the CLI). */
@@ -253,7 +280,13 @@ class ChildSession extends CliProcess implements Session {
     if (answer?.remember === true) metadata.remember = true;
     const decision = answer ? answer.decision : 'cancelled';
     const reason = answer ? (answer.reason ?? null) : 'the turn ended before an answer';
-    this.emit([Event.create('approval_resolved', { provider: this.provider, provider_session_id: this.sessionId, payload: { approval_id: id, decision, reason, metadata } })]);
+    this.emit([
+      Event.create('approval_resolved', {
+        provider: this.provider,
+        provider_session_id: this.sessionId,
+        payload: { approval_id: id, decision, reason, metadata },
+      }),
+    ]);
   }
 
   // ---- ending ---------------------------------------------------------------------------
@@ -273,10 +306,17 @@ class ChildSession extends CliProcess implements Session {
       ? turn
         ? { message: 'the session was closed during the turn', code: 'aborted', status: 'aborted' }
         : null
-      : { message: `the CLI ${describeExit(exit)} ${turn ? 'during the turn' : 'between turns'}${last === '' ? '' : `: ${last}`}`, code: 'no_result', status: 'failed' };
+      : {
+          message: `the CLI ${describeExit(exit)} ${turn ? 'during the turn' : 'between turns'}${last === '' ? '' : `: ${last}`}`,
+          code: 'no_result',
+          status: 'failed',
+        };
     const termination = this.termination ?? ended;
     if (termination) {
-      const metadata = termination === ended && termination.code === 'no_result' && this.stderrTail.length > 0 ? { ...exitMeta, stderr_tail: this.stderrTail.join('\n') } : exitMeta;
+      const metadata =
+        termination === ended && termination.code === 'no_result' && this.stderrTail.length > 0
+          ? { ...exitMeta, stderr_tail: this.stderrTail.join('\n') }
+          : exitMeta;
       this.emit(this.ending({ message: termination.message, code: termination.code, metadata }, turn ? termination.status : null));
     }
     // A turn the ending closed was resolved by its result above; one still here never got one.

@@ -55,17 +55,24 @@ function readJsonRpc(message: JsonObject): WireMessage {
   // A message with a method is never an answer (a method that is not a string is one nobody handles).
   const method = message.method === undefined ? null : typeof message.method === 'string' ? message.method : '';
   const params = asObject(message.params) ?? {};
-  if (method !== null) return message.id === undefined ? { type: 'notification', method, params } : { type: 'request', id: message.id, method, params };
+  if (method !== null)
+    return message.id === undefined ? { type: 'notification', method, params } : { type: 'request', id: message.id, method, params };
   const id = idKey(message.id);
   if (id === null) return OTHER;
   const error = asObject(message.error);
   if (!error) return { type: 'response', id, result: message.result ?? null, error: null };
   const code = typeof error.code === 'number' ? error.code : INTERNAL_ERROR;
   const text = typeof error.message === 'string' ? error.message : JSON.stringify(error);
-  return { type: 'response', id, result: null, error: error.data === undefined ? { code, message: text } : { code, message: text, data: error.data } };
+  return {
+    type: 'response',
+    id,
+    result: null,
+    error: error.data === undefined ? { code, message: text } : { code, message: text, data: error.data },
+  };
 }
 
-const errorBody = (error: WireError): JsonObject => (error.data === undefined ? { code: error.code, message: error.message } : { code: error.code, message: error.message, data: error.data });
+const errorBody = (error: WireError): JsonObject =>
+  error.data === undefined ? { code: error.code, message: error.message } : { code: error.code, message: error.message, data: error.data };
 
 /** JSON-RPC 2.0 (the Agent Client Protocol, both sides). */
 export const JSON_RPC: Dialect = {
@@ -108,7 +115,12 @@ export const CLAUDE_CONTROL: Dialect = {
     const id = idKey(response.request_id);
     if (id === null) return OTHER;
     if (response.subtype !== 'error') return { type: 'response', id, result: response.response ?? null, error: null };
-    return { type: 'response', id, result: null, error: { code: INTERNAL_ERROR, message: typeof response.error === 'string' ? response.error : '' } };
+    return {
+      type: 'response',
+      id,
+      result: null,
+      error: { code: INTERNAL_ERROR, message: typeof response.error === 'string' ? response.error : '' },
+    };
   },
   request: (id, method, params) => ({ type: 'control_request', request_id: id, request: { subtype: method, ...params } }),
   notification: (method, params) => ({ type: method, ...params }),
@@ -131,13 +143,20 @@ export const PI_RPC: Dialect = {
     if (message.type === 'extension_ui_request') {
       const method = typeof message.method === 'string' ? message.method : '';
       const id = idKey(message.id);
-      return id !== null && PI_DIALOGS.has(method) ? { type: 'request', id, method, params: message } : { type: 'notification', method, params: message };
+      return id !== null && PI_DIALOGS.has(method)
+        ? { type: 'request', id, method, params: message }
+        : { type: 'notification', method, params: message };
     }
     if (message.type !== 'response') return OTHER;
     const id = idKey(message.id);
     if (id === null) return OTHER;
     if (message.success !== false) return { type: 'response', id, result: message.data ?? null, error: null };
-    return { type: 'response', id, result: null, error: { code: INTERNAL_ERROR, message: typeof message.error === 'string' ? message.error : 'pi refused the command' } };
+    return {
+      type: 'response',
+      id,
+      result: null,
+      error: { code: INTERNAL_ERROR, message: typeof message.error === 'string' ? message.error : 'pi refused the command' },
+    };
   },
   request: (id, method, params) => ({ id, type: method, ...params }),
   notification: (method, params) => ({ type: method, ...params }),

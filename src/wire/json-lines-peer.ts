@@ -1,7 +1,17 @@
 import type { JsonObject, JsonValue } from '../schema/json';
 import { INTERNAL_ERROR, type Dialect, type WireError, type WireMessage } from './dialects';
 
-export { CLAUDE_CONTROL, CODEX_JSON_RPC, JSON_RPC, PI_RPC, METHOD_NOT_FOUND, INTERNAL_ERROR, type Dialect, type WireError, type WireMessage } from './dialects';
+export {
+  CLAUDE_CONTROL,
+  CODEX_JSON_RPC,
+  JSON_RPC,
+  PI_RPC,
+  METHOD_NOT_FOUND,
+  INTERNAL_ERROR,
+  type Dialect,
+  type WireError,
+  type WireMessage,
+} from './dialects';
 
 /** A request the other side refused or failed: its error response. */
 export class PeerError extends Error {

@@ -55,10 +55,7 @@ const SCENARIOS = {
   deny: { permission: 'reject_once', turns: [{ prompt: 'Create made-by-tool.txt.' }] },
   'two-turns': { turns: [{ prompt: 'Give the first answer.' }, { prompt: 'Give the second answer.' }] },
   cancel: {
-    turns: [
-      { prompt: 'Answer slowly.', cancelOn: isChunk('agent_message_chunk') },
-      { prompt: 'Say something after the interrupt.' },
-    ],
+    turns: [{ prompt: 'Answer slowly.', cancelOn: isChunk('agent_message_chunk') }, { prompt: 'Say something after the interrupt.' }],
   },
 };
 /** Permission requests of scenarios that set no policy are denied. */
@@ -117,7 +114,9 @@ const plain = (value) => {
 for (const level of ['error', 'warn', 'log', 'info', 'debug']) {
   console[level] = (...args) => {
     log({ source: 'console', level, args: args.map(plain) });
-    process.stderr.write(`acp-client [sdk console.${level}] ${args.map((a) => (typeof a === 'string' ? a : JSON.stringify(plain(a)))).join(' ')}\n`);
+    process.stderr.write(
+      `acp-client [sdk console.${level}] ${args.map((a) => (typeof a === 'string' ? a : JSON.stringify(plain(a)))).join(' ')}\n`,
+    );
   };
 }
 process.on('unhandledRejection', (reason) => log({ source: 'unhandledRejection', error: plain(reason) }));
@@ -188,8 +187,24 @@ function inspectInbound(message) {
     const schema = zod[INBOUND_SCHEMAS[message.method]];
     if (!schema) return;
     const result = schema.safeParse(message.params ?? {});
-    if (!result.success) log({ source: 'validation', problem: 'rejected', method: message.method, id: message.id, issues: issuesOf(result.error.issues), raw: message.params });
-    else if (!same(plain(result.data), message.params)) log({ source: 'validation', problem: 'altered', method: message.method, id: message.id, raw: message.params, parsed: plain(result.data) });
+    if (!result.success)
+      log({
+        source: 'validation',
+        problem: 'rejected',
+        method: message.method,
+        id: message.id,
+        issues: issuesOf(result.error.issues),
+        raw: message.params,
+      });
+    else if (!same(plain(result.data), message.params))
+      log({
+        source: 'validation',
+        problem: 'altered',
+        method: message.method,
+        id: message.id,
+        raw: message.params,
+        parsed: plain(result.data),
+      });
   } else if ('id' in message && sentRequests.has(message.id)) {
     const method = sentRequests.get(message.id);
     sentRequests.delete(message.id);
@@ -292,7 +307,9 @@ async function main() {
   const stream = ndJsonStream(writableOf(child.stdin), readableOf(child.stdout));
   const tapped = {
     writable: stream.writable,
-    readable: stream.readable.pipeThrough(new TransformStream({ transform: (message, c) => (inspectInbound(message), c.enqueue(message)) })),
+    readable: stream.readable.pipeThrough(
+      new TransformStream({ transform: (message, c) => (inspectInbound(message), c.enqueue(message)) }),
+    ),
   };
 
   let sessionId = null;
@@ -300,7 +317,8 @@ async function main() {
 
   const app = client({ name: 'cli-subprocess-core-acp-client' })
     .onNotification(methods.client.session.update, async ({ params }) => {
-      if (sessionId !== null && params.sessionId !== sessionId) log({ source: 'session', message: `update for unknown session ${params.sessionId}`, update: params.update });
+      if (sessionId !== null && params.sessionId !== sessionId)
+        log({ source: 'session', message: `update for unknown session ${params.sessionId}`, update: params.update });
       const turn = currentTurn;
       if (!turn) {
         record.outOfTurnUpdates.push({ afterTurn: record.turns.length - 1, update: params.update });
@@ -323,7 +341,7 @@ async function main() {
         ? null // ACP: after session/cancel, pending permission requests are answered `cancelled`
         : typeof policy === 'function'
           ? policy(params)
-          : params.options.find((option) => option.kind === policy)?.optionId ?? null;
+          : (params.options.find((option) => option.kind === policy)?.optionId ?? null);
       entry.answeredOptionId = optionId;
       if (optionId === null) return { outcome: { outcome: 'cancelled' } };
       return { outcome: { outcome: 'selected', optionId } };
@@ -374,7 +392,10 @@ async function main() {
   } catch (error) {
     await waitForExit(child, 1000); // to report how the agent ended, when it did
     const exit = record.agentExit ? ` (agent exited: code ${record.agentExit.code}, signal ${record.agentExit.signal})` : '';
-    fail(`${error instanceof RequestError ? `${error.code} ${error.message} ${JSON.stringify(error.data)}` : error?.message ?? error}${exit}`, child);
+    fail(
+      `${error instanceof RequestError ? `${error.code} ${error.message} ${JSON.stringify(error.data)}` : (error?.message ?? error)}${exit}`,
+      child,
+    );
   }
 
   await stopAgent(child);
@@ -382,4 +403,4 @@ async function main() {
   process.stdout.write(`${JSON.stringify(record)}\n`, () => process.exit(0));
 }
 
-main().catch((error) => fail(error instanceof UsageError ? error.message : error?.stack ?? String(error)));
+main().catch((error) => fail(error instanceof UsageError ? error.message : (error?.stack ?? String(error))));

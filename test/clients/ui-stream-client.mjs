@@ -63,7 +63,13 @@ async function run(testCase) {
     const decision = answers.shift();
     if (native) void chat.addToolApprovalResponse({ id: approvalId, approved: decision === 'allow' });
     if (testCase.approvals) {
-      posts.push(fetch(testCase.approvals, { method: 'POST', headers: { ...testCase.headers, 'content-type': 'application/json' }, body: JSON.stringify({ approval_id: approvalId, decision }) }).then((response) => response.status));
+      posts.push(
+        fetch(testCase.approvals, {
+          method: 'POST',
+          headers: { ...testCase.headers, 'content-type': 'application/json' },
+          body: JSON.stringify({ approval_id: approvalId, decision }),
+        }).then((response) => response.status),
+      );
     }
   };
   const onChange = () => {

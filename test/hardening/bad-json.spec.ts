@@ -56,26 +56,32 @@ describe.each(MODES)('bad JSON lines (%s path)', (mode) => {
 
   it('payload and tool fromJSON: the same json issue, with their own tags', () => {
     fc.assert(
-      fc.property(badJsonText.filter((text) => !isJson(text)), (text) => {
-        for (const [run, tag] of [
-          [() => PAYLOAD_CLASSES.tool_use.fromJSON(text, { mode }), 'invalid_payload'],
-          [() => ToolDescriptor.fromJSON(text, { mode }), 'invalid_tool'],
-        ] as const) {
-          expect(run).toThrow(SchemaError);
-          try {
-            run();
-          } catch (error) {
-            expect(error).toMatchObject({ tag, issues: [{ code: 'json', path: [] }] });
+      fc.property(
+        badJsonText.filter((text) => !isJson(text)),
+        (text) => {
+          for (const [run, tag] of [
+            [() => PAYLOAD_CLASSES.tool_use.fromJSON(text, { mode }), 'invalid_payload'],
+            [() => ToolDescriptor.fromJSON(text, { mode }), 'invalid_tool'],
+          ] as const) {
+            expect(run).toThrow(SchemaError);
+            try {
+              run();
+            } catch (error) {
+              expect(error).toMatchObject({ tag, issues: [{ code: 'json', path: [] }] });
+            }
           }
-        }
-      }),
+        },
+      ),
       { numRuns: Math.ceil(RUNS / 2) },
     );
   });
 
   it('JSON that is not an object (array, string, number, null, true) is invalid_type at the root, not a json issue', () => {
     for (const text of ['[]', '"raw"', '1', 'null', 'true', '[{"kind":"raw"}]']) {
-      expect(Event.safeFromJSON(text, { mode })).toMatchObject({ success: false, error: { tag: 'invalid_event', issues: [{ code: 'invalid_type', path: [] }] } });
+      expect(Event.safeFromJSON(text, { mode })).toMatchObject({
+        success: false,
+        error: { tag: 'invalid_event', issues: [{ code: 'invalid_type', path: [] }] },
+      });
     }
   });
 

@@ -85,24 +85,47 @@ describe.each(MODES)('issue #12, library reproducers (%s path)', (mode) => {
     it('a sparse array in JSON data (raw) is rejected without walking its length', () => {
       const { array, reads } = countedSparseArray();
       const error = errorOf(() => Event.parse({ kind: 'raw', raw: array }, { mode }));
-      expect(error.issues).toEqual([{ code: 'serializable', type: 'undefined', message: 'not JSON-serializable: undefined', path: ['raw', 0] }]);
+      expect(error.issues).toEqual([
+        { code: 'serializable', type: 'undefined', message: 'not JSON-serializable: undefined', path: ['raw', 0] },
+      ]);
       expect(reads()).toBeLessThan(100);
     });
   });
 
   describe('safeParse never throws, parse throws only SchemaError', () => {
     const nullProto = (): object => Object.create(null) as object;
-    const throwingToString = { toString: () => { throw new Error('toString'); } };
-    const throwingToPrimitive = { [Symbol.toPrimitive]: () => { throw nullProto(); } };
+    const throwingToString = {
+      toString: () => {
+        throw new Error('toString');
+      },
+    };
+    const throwingToPrimitive = {
+      [Symbol.toPrimitive]: () => {
+        throw nullProto();
+      },
+    };
     const thrown: [string, () => unknown][] = [
       ['Object.create(null)', nullProto],
       ['an object whose toString throws', () => throwingToString],
       ['an object whose Symbol.toPrimitive throws', () => throwingToPrimitive],
-      ['an Error whose message getter throws', () => Object.defineProperty(new Error(), 'message', { get: () => { throw nullProto(); } })],
+      [
+        'an Error whose message getter throws',
+        () =>
+          Object.defineProperty(new Error(), 'message', {
+            get: () => {
+              throw nullProto();
+            },
+          }),
+      ],
     ];
 
     it.each(thrown)('a getter that throws %s is an unreadable issue', (_what, value) => {
-      const input = { kind: 'raw', get raw(): unknown { throw value(); } };
+      const input = {
+        kind: 'raw',
+        get raw(): unknown {
+          throw value();
+        },
+      };
       const result = Event.safeParse(input, { mode });
       expect(result.success).toBe(false);
       if (!result.success) expect(result.error.issues[0]).toMatchObject({ code: 'unreadable', path: [] });
@@ -110,13 +133,24 @@ describe.each(MODES)('issue #12, library reproducers (%s path)', (mode) => {
     });
 
     it.each(thrown)('a Proxy trap that throws %s is an unreadable issue', (_what, value) => {
-      const input = new Proxy({ kind: 'raw' }, { ownKeys: () => { throw value(); } });
+      const input = new Proxy(
+        { kind: 'raw' },
+        {
+          ownKeys: () => {
+            throw value();
+          },
+        },
+      );
       expect(Event.safeParse(input, { mode }).success).toBe(false);
       expect(errorOf(() => Event.parse(input, { mode })).issues[0].code).toBe('unreadable');
     });
 
     it('{kind: f} where f.toString throws is an invalid_enum issue', () => {
-      const f = Object.assign(() => 1, { toString: () => { throw nullProto(); } });
+      const f = Object.assign(() => 1, {
+        toString: () => {
+          throw nullProto();
+        },
+      });
       const result = Event.safeParse({ kind: f }, { mode });
       expect(result.success).toBe(false);
       if (!result.success) expect(result.error.issues[0]).toMatchObject({ code: 'invalid_enum', path: ['kind'] });
@@ -136,7 +170,15 @@ describe.each(MODES)('issue #12, library reproducers (%s path)', (mode) => {
       ['a symbol', () => Symbol('s')],
       ['a bigint', () => 10n],
       ['an object whose toString throws', () => throwingToString],
-      ['a function whose toString throws', () => Object.assign(() => 1, { toString: () => { throw nullProto(); } })],
+      [
+        'a function whose toString throws',
+        () =>
+          Object.assign(() => 1, {
+            toString: () => {
+              throw nullProto();
+            },
+          }),
+      ],
     ])('%s in a field of every type is an issue, never a throw', (_what, value) => {
       const inputs = [
         { kind: 'raw', provider: value(), sequence: value(), timestamp: value(), raw: value(), metadata: value() },
@@ -159,13 +201,24 @@ describe.each(MODES)('issue #12, library reproducers (%s path)', (mode) => {
     });
 
     it("Event.create('raw', {get x(){ throw new Error('boom') }}) throws a SchemaError (unreadable)", () => {
-      const attrs = { get x(): unknown { throw new Error('boom'); } };
+      const attrs = {
+        get x(): unknown {
+          throw new Error('boom');
+        },
+      };
       const error = errorOf(() => Event.create('raw', attrs, { mode }));
       expect(error.issues[0]).toMatchObject({ code: 'unreadable', message: 'could not read input: "Error: boom"' });
     });
 
     it('Event.create with a Proxy whose ownKeys trap throws Object.create(null) throws a SchemaError', () => {
-      const attrs = new Proxy({}, { ownKeys: () => { throw nullProto(); } });
+      const attrs = new Proxy(
+        {},
+        {
+          ownKeys: () => {
+            throw nullProto();
+          },
+        },
+      );
       expect(errorOf(() => Event.create('raw', attrs, { mode })).issues[0].code).toBe('unreadable');
     });
   });
@@ -179,7 +232,10 @@ describe.each(MODES)('issue #12, library reproducers (%s path)', (mode) => {
     it.each([
       ['new PreciseDate(0, "x")', () => new PreciseDate(0, 'x')],
       ['new PreciseDate(1e15)', () => new PreciseDate(1e15)],
-      ['new PreciseDate(0, "1970-01-01T00:00:00.000001Z") (text naming another time)', () => new PreciseDate(5, '1970-01-01T00:00:00.000001Z')],
+      [
+        'new PreciseDate(0, "1970-01-01T00:00:00.000001Z") (text naming another time)',
+        () => new PreciseDate(5, '1970-01-01T00:00:00.000001Z'),
+      ],
     ])('%s never gives an event whose JSON fromJSON refuses', (_what, make) => {
       const result = Event.safeParse({ kind: 'raw', timestamp: make() }, { mode });
       if (!result.success) return expect(result.error.issues[0]).toMatchObject({ code: 'invalid_date', path: ['timestamp'] });
@@ -279,7 +335,11 @@ describe.each(MODES)('issue #12, library reproducers (%s path)', (mode) => {
       const payload = Object.create(RawPayload.prototype) as object;
       const error = errorOf(() => Event.parse({ kind: 'raw', payload }, { mode }));
       expect(error.issues).toEqual([
-        { code: 'invalid_payload_class', message: 'expected a RawPayload for kind "raw", got RawPayload not built by the library', path: ['payload'] },
+        {
+          code: 'invalid_payload_class',
+          message: 'expected a RawPayload for kind "raw", got RawPayload not built by the library',
+          path: ['payload'],
+        },
       ]);
     });
 

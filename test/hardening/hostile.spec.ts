@@ -11,7 +11,18 @@ import {
   ToolUsePayload,
   validateSerializable,
 } from '../../src';
-import { MODES, Mode, outcome, anyEventInput, anyMutatedEventInput, firstDifference, numRuns, objectFrom, snapshot, TEST_TIMEOUT_MS } from './arbitraries';
+import {
+  MODES,
+  Mode,
+  outcome,
+  anyEventInput,
+  anyMutatedEventInput,
+  firstDifference,
+  numRuns,
+  objectFrom,
+  snapshot,
+  TEST_TIMEOUT_MS,
+} from './arbitraries';
 
 jest.setTimeout(TEST_TIMEOUT_MS);
 
@@ -47,14 +58,25 @@ describe.each(MODES)('hostile inputs (%s path)', (mode: Mode) => {
 
     it.each(keys)('"%s" at the envelope, payload, extra, metadata and nested levels: kept as data, no prototype touched', (key) => {
       // every bag holds `key` → inner(), which holds the key again, nested in an array
-      const inner = () => objectFrom([['polluted', true], [key, [objectFrom([[key, 'deep']])]]]);
+      const inner = () =>
+        objectFrom([
+          ['polluted', true],
+          [key, [objectFrom([[key, 'deep']])]],
+        ]);
       const bag = () => objectFrom([[key, inner()]]);
       const input = objectFrom([
         ['kind', 'tool_use'],
         [key, inner()],
         ['metadata', bag()],
         ['raw', [bag()]],
-        ['payload', objectFrom([[key, inner()], ['input', bag()], ['metadata', bag()]])],
+        [
+          'payload',
+          objectFrom([
+            [key, inner()],
+            ['input', bag()],
+            ['metadata', bag()],
+          ]),
+        ],
       ]);
       const text = JSON.stringify(input);
       const member = JSON.stringify(bag()).slice(1, -1);
@@ -79,7 +101,14 @@ describe.each(MODES)('hostile inputs (%s path)', (mode: Mode) => {
 
     it('a __proto__ key holding null, a string or an array (values that could swap a prototype) stays data', () => {
       for (const value of [null, 'x', [1], 42]) {
-        const event = Event.parse(objectFrom([['kind', 'raw'], ['__proto__', value], ['metadata', objectFrom([['__proto__', value]])]]), { mode });
+        const event = Event.parse(
+          objectFrom([
+            ['kind', 'raw'],
+            ['__proto__', value],
+            ['metadata', objectFrom([['__proto__', value]])],
+          ]),
+          { mode },
+        );
         expect(Object.getPrototypeOf(event)).toBe(Event.prototype);
         expect(own(event.extra, '__proto__')).toEqual(value);
         expect(Object.getPrototypeOf(event.metadata)).toBe(Object.prototype);
@@ -88,9 +117,19 @@ describe.each(MODES)('hostile inputs (%s path)', (mode: Mode) => {
     });
 
     it('errors at a __proto__ path: the issue path and the error tree hold "__proto__" as an own key', () => {
-      const input = objectFrom([['kind', 'raw'], ['metadata', objectFrom([['__proto__', objectFrom([['constructor', () => 1]])]])]]);
+      const input = objectFrom([
+        ['kind', 'raw'],
+        ['metadata', objectFrom([['__proto__', objectFrom([['constructor', () => 1]])]])],
+      ]);
       const { error } = outcome(() => Event.parse(input, { mode }));
-      expect(error?.issues).toEqual([{ code: 'serializable', type: 'function', path: ['metadata', '__proto__', 'constructor'], message: 'not JSON-serializable: function' }]);
+      expect(error?.issues).toEqual([
+        {
+          code: 'serializable',
+          type: 'function',
+          path: ['metadata', '__proto__', 'constructor'],
+          message: 'not JSON-serializable: function',
+        },
+      ]);
       const tree = error!.errors.metadata as Record<string, unknown>;
       expect(Object.getPrototypeOf(tree)).toBe(Object.prototype);
       expect(own(tree, '__proto__')).toEqual({ constructor: ['not JSON-serializable: function'] });
@@ -98,17 +137,23 @@ describe.each(MODES)('hostile inputs (%s path)', (mode: Mode) => {
 
     it('kind "__proto__", "constructor" or "toString" is an unknown kind, not a lookup on a prototype', () => {
       for (const kind of ['__proto__', 'constructor', 'toString', 'hasOwnProperty']) {
-        expect(Event.safeParse({ kind }, { mode })).toMatchObject({ success: false, error: { issues: [{ code: 'invalid_enum', path: ['kind'] }] } });
+        expect(Event.safeParse({ kind }, { mode })).toMatchObject({
+          success: false,
+          error: { issues: [{ code: 'invalid_enum', path: ['kind'] }] },
+        });
       }
     });
 
     it('tool data: __proto__ and constructor keys in extra, input_schema and provider_metadata', () => {
-      const line = '{"name":"t","__proto__":{"a":1},"constructor":{"b":2},"input_schema":{"__proto__":{"c":3}},"provider_metadata":{"prototype":{"d":4}}}';
+      const line =
+        '{"name":"t","__proto__":{"a":1},"constructor":{"b":2},"input_schema":{"__proto__":{"c":3}},"provider_metadata":{"prototype":{"d":4}}}';
       const tool = ToolDescriptor.fromJSON(line, { mode });
       expect(tool).toBeInstanceOf(ToolDescriptor);
       expect(own(tool.extra, '__proto__')).toEqual({ a: 1 });
       expect(own(tool.extra, 'constructor')).toEqual({ b: 2 });
-      expect(JSON.stringify(tool)).toBe('{"name":"t","description":null,"input_schema":{"__proto__":{"c":3}},"output_schema":null,"provider_metadata":{"prototype":{"d":4}},"__proto__":{"a":1},"constructor":{"b":2}}');
+      expect(JSON.stringify(tool)).toBe(
+        '{"name":"t","description":null,"input_schema":{"__proto__":{"c":3}},"output_schema":null,"provider_metadata":{"prototype":{"d":4}},"__proto__":{"a":1},"constructor":{"b":2}}',
+      );
     });
   });
 
@@ -124,7 +169,10 @@ describe.each(MODES)('hostile inputs (%s path)', (mode: Mode) => {
       for (const shape of ['array', 'object'] as const) {
         const input = wrap(nested(10_000, shape));
         expect(outcome(() => Event.parse(input, { mode })).error).toBeInstanceOf(SchemaError);
-        const text = JSON.stringify(wrap('@')).replace('"@"', shape === 'array' ? `${'['.repeat(10_000)}${']'.repeat(10_000)}` : `${'{"a":'.repeat(10_000)}1${'}'.repeat(10_000)}`);
+        const text = JSON.stringify(wrap('@')).replace(
+          '"@"',
+          shape === 'array' ? `${'['.repeat(10_000)}${']'.repeat(10_000)}` : `${'{"a":'.repeat(10_000)}1${'}'.repeat(10_000)}`,
+        );
         const { error } = outcome(() => Event.fromJSON(text, { mode }));
         expect(error).toBeInstanceOf(SchemaError);
         expect(error!.message.length).toBeLessThan(500);
@@ -138,7 +186,10 @@ describe.each(MODES)('hostile inputs (%s path)', (mode: Mode) => {
     });
 
     it('a 1,000-deep value that is accepted can be written out: toJSON and JSON.stringify work', () => {
-      const event = Event.parse({ kind: 'tool_use', payload: { input: { deep: nested(999, 'object') } }, raw: nested(1000, 'array') }, { mode });
+      const event = Event.parse(
+        { kind: 'tool_use', payload: { input: { deep: nested(999, 'object') } }, raw: nested(1000, 'array') },
+        { mode },
+      );
       const text = JSON.stringify(event);
       expect(JSON.stringify(Event.fromJSON(text, { mode }))).toBe(text);
     });
@@ -197,7 +248,9 @@ describe.each(MODES)('hostile inputs (%s path)', (mode: Mode) => {
       ];
       for (const [input, path] of cases) {
         const { error } = outcome(() => Event.parse(input, { mode }));
-        expect(error?.issues).toContainEqual(expect.objectContaining({ code: 'serializable', type: 'cycle', path: expect.arrayContaining(path.slice(0, 1)) }));
+        expect(error?.issues).toContainEqual(
+          expect.objectContaining({ code: 'serializable', type: 'cycle', path: expect.arrayContaining(path.slice(0, 1)) }),
+        );
         expect(error!.issues.some((issue) => issue.type === 'cycle' && path.every((key, i) => issue.path[i] === key))).toBe(true);
       }
     });
@@ -245,12 +298,17 @@ describe.each(MODES)('hostile inputs (%s path)', (mode: Mode) => {
       const wrap = <T extends object>(value: T): T => new Proxy(value, {});
       const input = wrap({ ...target, metadata: wrap({ a: wrap([1]) }), payload: wrap({ input: wrap({ cmd: 'ls' }) }), x: wrap({ y: 1 }) });
       const event = Event.parse(input, { mode });
-      expect(JSON.stringify(event)).toBe(JSON.stringify(Event.parse(target, { mode: 'fast', })).replace(/"id":\d+/, `"id":${event.id}`).replace(/"timestamp":"[^"]+"/, `"timestamp":"${event.timestamp.toJSON()}"`));
-      for (const part of [event.metadata, event.metadata.a, (event.payload as ToolUsePayload).input, event.extra.x]) expect(types.isProxy(part)).toBe(false);
+      expect(JSON.stringify(event)).toBe(
+        JSON.stringify(Event.parse(target, { mode: 'fast' }))
+          .replace(/"id":\d+/, `"id":${event.id}`)
+          .replace(/"timestamp":"[^"]+"/, `"timestamp":"${event.timestamp.toJSON()}"`),
+      );
+      for (const part of [event.metadata, event.metadata.a, (event.payload as ToolUsePayload).input, event.extra.x])
+        expect(types.isProxy(part)).toBe(false);
     });
 
     it.each(['get', 'ownKeys', 'getPrototypeOf', 'getOwnPropertyDescriptor', 'has'] as const)(
-      'a Proxy whose %s trap throws, at the root or nested: SchemaError or an event, never the trap\'s error',
+      "a Proxy whose %s trap throws, at the root or nested: SchemaError or an event, never the trap's error",
       (trap) => {
         let called = false;
         const hostile = <T extends object>(value: T): T =>
@@ -282,7 +340,12 @@ describe.each(MODES)('hostile inputs (%s path)', (mode: Mode) => {
         revoke();
         return proxy;
       };
-      for (const input of [revoked(), { kind: 'raw', metadata: revoked() }, { kind: 'raw', raw: [revoked()] }, { kind: 'raw', payload: revoked() }]) {
+      for (const input of [
+        revoked(),
+        { kind: 'raw', metadata: revoked() },
+        { kind: 'raw', raw: [revoked()] },
+        { kind: 'raw', payload: revoked() },
+      ]) {
         const { error } = outcome(() => Event.parse(input, { mode }));
         expect(error?.issues[0].code).toBe('unreadable');
       }
@@ -298,8 +361,13 @@ describe.each(MODES)('hostile inputs (%s path)', (mode: Mode) => {
       return value;
     };
 
-    it('deep-frozen inputs parse; the event\'s data is a mutable copy', () => {
-      const input = deepFreeze({ kind: 'tool_use', metadata: { a: { b: [1] } }, payload: { tool_name: ' t ', input: { cmd: ['ls'] }, metadata: {} }, x: [{}] });
+    it("deep-frozen inputs parse; the event's data is a mutable copy", () => {
+      const input = deepFreeze({
+        kind: 'tool_use',
+        metadata: { a: { b: [1] } },
+        payload: { tool_name: ' t ', input: { cmd: ['ls'] }, metadata: {} },
+        x: [{}],
+      });
       const event = Event.parse(input, { mode });
       const payload = event.payload as ToolUsePayload;
       expect(payload.tool_name).toBe('t');
@@ -341,7 +409,8 @@ describe.each(MODES)('hostile inputs (%s path)', (mode: Mode) => {
 
   describe('JSON text quirks', () => {
     it('duplicate keys: the last one wins, as JSON.parse does (envelope, kind, payload, metadata, __proto__)', () => {
-      const line = '{"kind":"stderr","payload":{"content":"first"},"kind":"raw","metadata":{"a":1,"a":2,"__proto__":1,"__proto__":2},"payload":{"content":"second","content":"third"}}';
+      const line =
+        '{"kind":"stderr","payload":{"content":"first"},"kind":"raw","metadata":{"a":1,"a":2,"__proto__":1,"__proto__":2},"payload":{"content":"second","content":"third"}}';
       const event = Event.fromJSON(line, { mode });
       expect(event.kind).toBe('raw');
       expect(event.payload).toBeInstanceOf(RawPayload);
@@ -353,7 +422,12 @@ describe.each(MODES)('hostile inputs (%s path)', (mode: Mode) => {
 
     it('lone surrogates are kept as they are; JSON.stringify escapes them and they read back the same', () => {
       const lone = '\ud800 a \udfff b \udc00\ud800';
-      const line = JSON.stringify({ kind: 'stderr', provider: ` ${lone} `, payload: { content: lone, [lone]: lone }, metadata: { [lone]: [lone] } });
+      const line = JSON.stringify({
+        kind: 'stderr',
+        provider: ` ${lone} `,
+        payload: { content: lone, [lone]: lone },
+        metadata: { [lone]: [lone] },
+      });
       expect(line).toContain('\\ud800'); // escaped, so the line is well-formed UTF-8 on any stream
       for (const event of [Event.fromJSON(line, { mode }), Event.parse(JSON.parse(line), { mode })]) {
         expect(event.provider).toBe(lone.trim());
@@ -393,12 +467,19 @@ describe.each(MODES)('hostile inputs (%s path)', (mode: Mode) => {
     });
 
     it('2^53+1: too big in an integer field; kept as the float JSON.parse makes of it in free JSON', () => {
-      for (const line of ['{"kind":"raw","sequence":9007199254740993}', '{"kind":"raw","id":9007199254740992}', '{"kind":"cost_update","payload":{"total_tokens":1e20}}']) {
+      for (const line of [
+        '{"kind":"raw","sequence":9007199254740993}',
+        '{"kind":"raw","id":9007199254740992}',
+        '{"kind":"cost_update","payload":{"total_tokens":1e20}}',
+      ]) {
         const { error } = outcome(() => Event.fromJSON(line, { mode }));
         expect(error?.issues[0].code).toBe('too_big');
       }
       expect(outcome(() => Event.parse({ kind: 'raw', sequence: 2 ** 53 + 2 }, { mode })).error?.issues[0].code).toBe('too_big');
-      const event = Event.fromJSON('{"kind":"raw","sequence":9007199254740991,"raw":9007199254740993,"metadata":{"n":[9007199254740993]}}', { mode });
+      const event = Event.fromJSON(
+        '{"kind":"raw","sequence":9007199254740991,"raw":9007199254740993,"metadata":{"n":[9007199254740993]}}',
+        { mode },
+      );
       expect(event.sequence).toBe(Number.MAX_SAFE_INTEGER);
       expect(event.raw).toBe(9007199254740992);
       expect(JSON.stringify(event)).toContain('"raw":9007199254740992,');
@@ -407,9 +488,15 @@ describe.each(MODES)('hostile inputs (%s path)', (mode: Mode) => {
 
     it('NaN and Infinity from an object are non_finite; MAX_VALUE and MIN_VALUE are kept exactly', () => {
       for (const value of [NaN, Infinity, -Infinity]) {
-        expect(outcome(() => Event.parse({ kind: 'raw', raw: { v: value } }, { mode })).error?.issues[0]).toMatchObject({ code: 'serializable', type: 'non_finite' });
+        expect(outcome(() => Event.parse({ kind: 'raw', raw: { v: value } }, { mode })).error?.issues[0]).toMatchObject({
+          code: 'serializable',
+          type: 'non_finite',
+        });
       }
-      const event = Event.parse({ kind: 'cost_update', raw: [Number.MAX_VALUE, Number.MIN_VALUE, -Number.MAX_VALUE], payload: { cost_usd: Number.MAX_VALUE } }, { mode });
+      const event = Event.parse(
+        { kind: 'cost_update', raw: [Number.MAX_VALUE, Number.MIN_VALUE, -Number.MAX_VALUE], payload: { cost_usd: Number.MAX_VALUE } },
+        { mode },
+      );
       const back = Event.fromJSON(JSON.stringify(event), { mode });
       expect(back.raw).toEqual([Number.MAX_VALUE, Number.MIN_VALUE, -Number.MAX_VALUE]);
       expect(back.payload).toMatchObject({ cost_usd: Number.MAX_VALUE });

@@ -53,7 +53,10 @@ const hugeValue = fc.oneof(
 const hugeEvent = fc
   .tuple(
     fc.constantFrom(...KINDS),
-    fc.subarray(fieldsOf(Event).map((spec) => spec.key), { minLength: 1 }),
+    fc.subarray(
+      fieldsOf(Event).map((spec) => spec.key),
+      { minLength: 1 },
+    ),
     fc.array(hugeValue, { minLength: 20, maxLength: 20 }),
     fc.array(fc.tuple(hugeKey, hugeValue), { maxLength: 15 }),
     fc.boolean(),
@@ -97,7 +100,13 @@ describe.each(MODES)('bounded error messages (%s path)', (mode) => {
 
   it('the issue paths keep huge keys whole (documented: paths are data)', () => {
     const key = KEY_MARK.repeat(10_000);
-    const result = Event.safeParse(objectFrom([['kind', 'raw'], ['metadata', objectFrom([[key, () => 1]])]]), { mode });
+    const result = Event.safeParse(
+      objectFrom([
+        ['kind', 'raw'],
+        ['metadata', objectFrom([[key, () => 1]])],
+      ]),
+      { mode },
+    );
     if (result.success) throw new Error('expected a failure');
     expect(result.error.issues[0].path).toEqual(['metadata', key]);
     expect(Object.keys(result.error.errors.metadata)).toEqual([key]);

@@ -137,9 +137,13 @@ describe.each(MODEL_CLASSES)('never throws: %s', (_name, cls) => {
 
   it('a valid input with one key set to anything', () => {
     fc.assert(
-      fc.property(fc.constantFrom(...Object.keys(new (cls as unknown as new () => Record<string, unknown>)()), 'unknown_key'), hostileAnything, (key, value) => {
-        checkBothModes(safeParse, parse, { [key]: value, name: 'n', tool_name: 't', tool_call_id: 'c' });
-      }),
+      fc.property(
+        fc.constantFrom(...Object.keys(new (cls as unknown as new () => Record<string, unknown>)()), 'unknown_key'),
+        hostileAnything,
+        (key, value) => {
+          checkBothModes(safeParse, parse, { [key]: value, name: 'n', tool_name: 't', tool_call_id: 'c' });
+        },
+      ),
       { numRuns: Math.ceil(RUNS / 3) },
     );
   });

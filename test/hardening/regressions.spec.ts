@@ -35,7 +35,9 @@ describe('hardening regressions', () => {
       const result = Event.safeFromJSON(line, { mode });
       expect(result.success).toBe(false);
       if (result.success) return;
-      expect(result.error.issues).toEqual([{ code: 'serializable', type: 'non_finite', path, message: 'not JSON-serializable: non-finite' }]);
+      expect(result.error.issues).toEqual([
+        { code: 'serializable', type: 'non_finite', path, message: 'not JSON-serializable: non-finite' },
+      ]);
     });
 
     it('regression: exponents and long digit runs inside strings are not mistaken for 1e400', () => {
@@ -51,16 +53,25 @@ describe('hardening regressions', () => {
         for (const shape of ['array', 'object'] as const) {
           const deep = nested(10_000, shape);
           const wrap = (value: unknown) =>
-            field === 'input' ? { kind: 'tool_use', payload: { input: { deep: value } } } : { kind: 'raw', [field]: field === 'metadata' ? { deep: value } : value };
+            field === 'input'
+              ? { kind: 'tool_use', payload: { input: { deep: value } } }
+              : { kind: 'raw', [field]: field === 'metadata' ? { deep: value } : value };
           const expectTooDeep = (error: SchemaError) => {
             expect(error.issues).toHaveLength(1);
-            expect(error.issues[0]).toMatchObject({ code: 'serializable', type: 'too_deep', message: 'not JSON-serializable: nested deeper than 1000 levels' });
+            expect(error.issues[0]).toMatchObject({
+              code: 'serializable',
+              type: 'too_deep',
+              message: 'not JSON-serializable: nested deeper than 1000 levels',
+            });
             expect(error.issues[0].path.slice(0, field === 'input' ? 2 : 1)).toEqual(field === 'input' ? ['payload', 'input'] : [field]);
             expect(error.message.length).toBeLessThan(300);
           };
           expectTooDeep(errorOf(() => Event.parse(wrap(deep), { mode })));
           // the JSON text of the same document: JSON.parse copes, the event must not be built
-          const text = JSON.stringify(wrap('@')).replace('"@"', `${shape === 'array' ? '['.repeat(10_000) : '{"a":'.repeat(10_000)}1${(shape === 'array' ? ']' : '}').repeat(10_000)}`);
+          const text = JSON.stringify(wrap('@')).replace(
+            '"@"',
+            `${shape === 'array' ? '['.repeat(10_000) : '{"a":'.repeat(10_000)}1${(shape === 'array' ? ']' : '}').repeat(10_000)}`,
+          );
           expectTooDeep(errorOf(() => Event.fromJSON(text, { mode })));
         }
       },
@@ -78,7 +89,14 @@ describe('hardening regressions', () => {
       ['an object', { kind: 'raw' }],
       ['undefined', undefined],
       ['a symbol', Symbol('line')],
-      ['an object whose toString throws', { toString: () => { throw new Error('no'); } }],
+      [
+        'an object whose toString throws',
+        {
+          toString: () => {
+            throw new Error('no');
+          },
+        },
+      ],
     ])('regression: fromJSON of %s is a json issue, not JSON.parse of its coercion', (_name, input) => {
       const result = Event.safeFromJSON(input as unknown as string, { mode });
       expect(result).toMatchObject({ success: false, error: { tag: 'invalid_event', issues: [{ code: 'json', path: [] }] } });
@@ -86,32 +104,41 @@ describe('hardening regressions', () => {
     });
   });
 
-  it.each(MODES)('regression: a Date or epoch ms outside the years 0000-9999 is refused, not written as unreadable "+010000-…" text (%s)', (mode) => {
-    for (const timestamp of [253402300800000, -62167219200001, new Date(8.64e15), new Date(-8.64e15)]) {
-      const result = Event.safeParse({ kind: 'raw', timestamp }, { mode });
-      expect(result).toMatchObject({ success: false, error: { issues: [{ code: 'invalid_date', path: ['timestamp'] }] } });
-    }
-    for (const [timestamp, text] of [
-      [253402300799999, '9999-12-31T23:59:59.999Z'],
-      [new Date(-62167219200000), '0000-01-01T00:00:00.000Z'],
-    ] as const) {
-      const event = Event.parse({ kind: 'raw', timestamp }, { mode });
-      expect(event.timestamp.toJSON()).toBe(text);
-      expect(Event.fromJSON(JSON.stringify(event), { mode }).timestamp.toJSON()).toBe(text);
-    }
-  });
+  it.each(MODES)(
+    'regression: a Date or epoch ms outside the years 0000-9999 is refused, not written as unreadable "+010000-…" text (%s)',
+    (mode) => {
+      for (const timestamp of [253402300800000, -62167219200001, new Date(8.64e15), new Date(-8.64e15)]) {
+        const result = Event.safeParse({ kind: 'raw', timestamp }, { mode });
+        expect(result).toMatchObject({ success: false, error: { issues: [{ code: 'invalid_date', path: ['timestamp'] }] } });
+      }
+      for (const [timestamp, text] of [
+        [253402300799999, '9999-12-31T23:59:59.999Z'],
+        [new Date(-62167219200000), '0000-01-01T00:00:00.000Z'],
+      ] as const) {
+        const event = Event.parse({ kind: 'raw', timestamp }, { mode });
+        expect(event.timestamp.toJSON()).toBe(text);
+        expect(Event.fromJSON(JSON.stringify(event), { mode }).timestamp.toJSON()).toBe(text);
+      }
+    },
+  );
 
   it.each([
     ['a text field', { kind: 'stderr', payload: { content: new String('x') } }, ['payload', 'content']],
     ['a trimmed field', { kind: 'raw', provider: new String(' claude ') }, ['provider']],
     ['a boolean field', { kind: 'tool_result', payload: { is_error: new Boolean(false) } }, ['payload', 'is_error']],
     ['a string list', { kind: 'run_started', payload: { args: ['-v', new String('x')] } }, ['payload', 'args', 1]],
-  ])('regression: a boxed new String()/new Boolean() in %s is refused by the reference path, as by the fast path', (_where, input, path) => {
-    // class-validator's IsString and IsBoolean accept boxed primitives; the fast path never did
-    for (const mode of MODES) {
-      expect(Event.safeParse(input, { mode })).toMatchObject({ success: false, error: { issues: [{ code: 'invalid_type', path, message: expect.stringMatching(/got object$/) }] } });
-    }
-  });
+  ])(
+    'regression: a boxed new String()/new Boolean() in %s is refused by the reference path, as by the fast path',
+    (_where, input, path) => {
+      // class-validator's IsString and IsBoolean accept boxed primitives; the fast path never did
+      for (const mode of MODES) {
+        expect(Event.safeParse(input, { mode })).toMatchObject({
+          success: false,
+          error: { issues: [{ code: 'invalid_type', path, message: expect.stringMatching(/got object$/) }] },
+        });
+      }
+    },
+  );
 
   it('regression: a sparse string list ([, "a"]) is refused by the reference path, as by the fast path', () => {
     // class-validator's `each` skips holes; JSON.stringify would write the hole as null
@@ -124,7 +151,7 @@ describe('hardening regressions', () => {
     }
   });
 
-  it('regression: the reference path copies JSON data (metadata, raw, input), so the event holds none of the caller\'s objects', () => {
+  it("regression: the reference path copies JSON data (metadata, raw, input), so the event holds none of the caller's objects", () => {
     const metadata = { list: [1] };
     const input = { cmd: 'ls' };
     const raw = Object.freeze({ a: 'b' });
@@ -143,7 +170,12 @@ describe('hardening regressions', () => {
   it('regression: validateSerializable reports data nested deeper than 1000 levels', () => {
     expect(validateSerializable(nested(1000, 'array'))).toEqual([]);
     expect(validateSerializable(nested(1001, 'array'))).toEqual([
-      { code: 'serializable', type: 'too_deep', path: Array(1000).fill(0), message: 'not JSON-serializable: nested deeper than 1000 levels' },
+      {
+        code: 'serializable',
+        type: 'too_deep',
+        path: Array(1000).fill(0),
+        message: 'not JSON-serializable: nested deeper than 1000 levels',
+      },
     ]);
   });
 

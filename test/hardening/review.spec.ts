@@ -19,10 +19,22 @@ describe.each(MODES)('core engine review (%s path)', (mode) => {
   });
 
   it('regression: an error inside the library is thrown as it is, not reported as unreadable input', () => {
-    const broken = { classFor: () => { throw new RangeError('a bug in a registry'); } } as unknown as Registry;
+    const broken = {
+      classFor: () => {
+        throw new RangeError('a bug in a registry');
+      },
+    } as unknown as Registry;
     expect(() => Event.safeParse({ kind: 'raw' }, { mode, registry: broken })).toThrow(RangeError);
     // A genuine failure to read the input still is an issue.
-    const getter = Event.safeParse({ kind: 'raw', get raw() { throw new Error('boom'); } }, { mode });
+    const getter = Event.safeParse(
+      {
+        kind: 'raw',
+        get raw() {
+          throw new Error('boom');
+        },
+      },
+      { mode },
+    );
     expect(getter.success ? null : getter.error.issues.map((issue) => issue.code)).toEqual(['unreadable']);
   });
 
@@ -31,7 +43,13 @@ describe.each(MODES)('core engine review (%s path)', (mode) => {
     expect(result.object).toEqual({ answer: 42 });
     expect(result.extra).toEqual({});
     expect(ResultPayload.parse({}, { mode }).object).toBeNull();
-    expect(JSON.parse(JSON.stringify(result))).toEqual({ status: 'completed', stop_reason: null, output: null, object: { answer: 42 }, metadata: {} });
+    expect(JSON.parse(JSON.stringify(result))).toEqual({
+      status: 'completed',
+      stop_reason: null,
+      output: null,
+      object: { answer: 42 },
+      metadata: {},
+    });
   });
 
   it('regression: both paths build the same instance; constructors and field initializers are not run by parse', () => {

@@ -88,7 +88,9 @@ describe('CliRunner', () => {
   });
 
   it('events$() of a missing CLI is an error notification (ExecutableNotFoundError)', async () => {
-    const error = await firstValueFrom(runner.events$({ provider: 'claude', prompt: 'Say hello.', executable: '/nonexistent/claude' })).catch((e: unknown) => e);
+    const error = await firstValueFrom(
+      runner.events$({ provider: 'claude', prompt: 'Say hello.', executable: '/nonexistent/claude' }),
+    ).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ExecutableNotFoundError);
   });
 });
@@ -105,11 +107,18 @@ describe('the @Sse() example (examples/nest-sse.ts): its refusals (its runs, wit
   afterAll(() => app.close());
 
   it('a GET never starts a run, nothing starts without the token, and a prompt without text or with a NUL byte is 400', async () => {
-    const post = (body: unknown, token: string | null = TOKEN) => fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) }, body: JSON.stringify(body) });
+    const post = (body: unknown, token: string | null = TOKEN) =>
+      fetch(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+        body: JSON.stringify(body),
+      });
     expect((await fetch(`${url}/stream?prompt=hi`, { headers: { authorization: `Bearer ${TOKEN}` } })).status).toBe(404);
     expect((await post({ prompt: 'hi' }, null)).status).toBe(401);
     expect((await post({})).status).toBe(400);
     expect((await post({ prompt: 'a\u0000b' })).status).toBe(400);
-    expect((await fetch(`${url}/00000000-0000-4000-8000-000000000000/events`, { headers: { authorization: `Bearer ${TOKEN}` } })).status).toBe(404);
+    expect(
+      (await fetch(`${url}/00000000-0000-4000-8000-000000000000/events`, { headers: { authorization: `Bearer ${TOKEN}` } })).status,
+    ).toBe(404);
   });
 });

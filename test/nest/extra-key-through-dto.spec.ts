@@ -65,7 +65,13 @@ describe('an incoming key named extra under the starter setup (#18)', () => {
   });
 
   it('Event as a DTO: an extra key of the envelope and of the payload is kept, as Event.parse keeps it', async () => {
-    const body = { id: 3, kind: 'tool_use', timestamp: '2026-03-19T00:00:00.123456Z', payload: { tool_name: 'x', extra: 5 }, extra: { server: 'b' } };
+    const body = {
+      id: 3,
+      kind: 'tool_use',
+      timestamp: '2026-03-19T00:00:00.123456Z',
+      payload: { tool_name: 'x', extra: 5 },
+      extra: { server: 'b' },
+    };
     const parsed = Event.parse(body);
     const res = await post('/dto-of/event', body).expect(201);
     expect(res.body).toStrictEqual(wire(parsed));

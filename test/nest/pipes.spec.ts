@@ -70,10 +70,7 @@ describe('ParseEventPipe and ParsePayloadPipe in a Nest app', () => {
   });
 
   it('answers 400 for envelope problems, listing every issue', async () => {
-    const res = await request(app.getHttpServer())
-      .post('/events')
-      .send({ kind: 'nope', sequence: 'x' })
-      .expect(400);
+    const res = await request(app.getHttpServer()).post('/events').send({ kind: 'nope', sequence: 'x' }).expect(400);
     expect(res.body.tag).toBe('invalid_event');
     expect(res.body).not.toHaveProperty('kind');
     expect(res.body.issues.map((issue: { path: unknown }) => issue.path)).toEqual(expect.arrayContaining([['kind'], ['sequence']]));

@@ -37,7 +37,10 @@ describe('the recommended NestJS setup', () => {
   });
 
   it('POST /runs/lines: a bad line answers 400 with the issues, through the module filter', async () => {
-    const res = await request(app.getHttpServer()).post('/runs/lines').send({ lines: ['{"kind":"thinking"}', '{"kind":"thinking","payload":{"content":1}}'] }).expect(400);
+    const res = await request(app.getHttpServer())
+      .post('/runs/lines')
+      .send({ lines: ['{"kind":"thinking"}', '{"kind":"thinking","payload":{"content":1}}'] })
+      .expect(400);
     expect(res.body).toMatchObject({ tag: 'invalid_event_payload', kind: 'thinking', issues: [{ path: ['payload', 'content'] }] });
   });
 

@@ -43,7 +43,8 @@ function body(path: string, headers: Record<string, string> = {}): Promise<strin
 /** A run of the token's principal (`default`) with `count` events, over. */
 async function finishedRun(count: number): Promise<{ id: string; entries: StreamEntry[] }> {
   const id = await store.enqueueRun({ provider: 'claude', prompt: 'Say hello.' }, { owner: 'default' });
-  for (let i = 0; i < count; i++) await store.append(id, Event.create('stderr', { provider: 'claude', payload: { content: `line ${i}` } }) as AnyEvent);
+  for (let i = 0; i < count; i++)
+    await store.append(id, Event.create('stderr', { provider: 'claude', payload: { content: `line ${i}` } }) as AnyEvent);
   await store.complete(id);
   return { id, entries: await readAll(store.readRunEvents(id)) };
 }
@@ -52,12 +53,16 @@ it("sends each entry's id and its JSON as the store holds it, and ends with even
   const { id, entries } = await finishedRun(3);
   const last = entries.at(-1)?.id as string;
   // Nest writes a blank line when the stream opens.
-  expect(await body(`/runs/${id}/events`)).toBe(`\n${entries.map((entry) => `id: ${entry.id}\ndata: ${entry.json}\n\n`).join('')}event: end\nid: ${last}\ndata: {}\n\n`);
+  expect(await body(`/runs/${id}/events`)).toBe(
+    `\n${entries.map((entry) => `id: ${entry.id}\ndata: ${entry.json}\n\n`).join('')}event: end\nid: ${last}\ndata: {}\n\n`,
+  );
 });
 
 it('an EventSource that reconnects after the run with the last id gets the end again, and no event twice', async () => {
   const { id, entries } = await finishedRun(2);
   const last = entries.at(-1)?.id as string;
   expect(await body(`/runs/${id}/events`, { 'last-event-id': last })).toBe(`\nevent: end\nid: ${last}\ndata: {}\n\n`);
-  expect(await body(`/runs/${id}/events`, { 'last-event-id': entries[0].id })).toBe(`\nid: ${entries[1].id}\ndata: ${entries[1].json}\n\nevent: end\nid: ${last}\ndata: {}\n\n`);
+  expect(await body(`/runs/${id}/events`, { 'last-event-id': entries[0].id })).toBe(
+    `\nid: ${entries[1].id}\ndata: ${entries[1].json}\n\nevent: end\nid: ${last}\ndata: {}\n\n`,
+  );
 });

@@ -47,7 +47,11 @@ export class SseClient {
             this.messages.push(data.join('\n'));
             const id = lines.find((line) => line.startsWith('id: '))?.slice('id: '.length);
             const event = lines.find((line) => line.startsWith('event: '))?.slice('event: '.length);
-            const parsed: SseFrame = { ...(id === undefined ? {} : { id }), ...(event === undefined ? {} : { event }), data: data.join('\n') };
+            const parsed: SseFrame = {
+              ...(id === undefined ? {} : { id }),
+              ...(event === undefined ? {} : { event }),
+              data: data.join('\n'),
+            };
             this.frames.push(parsed);
             onFrame?.(parsed);
           }
@@ -69,7 +73,9 @@ export class SseClient {
         resolve();
       };
       this.listeners.add(check);
-      void this.ended.then(() => (this.messages.length >= count ? resolve() : reject(new Error(`the stream ended after ${this.messages.length} messages`))));
+      void this.ended.then(() =>
+        this.messages.length >= count ? resolve() : reject(new Error(`the stream ended after ${this.messages.length} messages`)),
+      );
     });
   }
 

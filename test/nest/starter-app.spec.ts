@@ -48,7 +48,11 @@ describe('a Nest 11 app configured like the starter', () => {
 
   it('@EventBody(): invalid input answers 400 with the issues', async () => {
     const res = await post('/events', { kind: 'cost_update', payload: { cost_usd: -1 } }).expect(400);
-    expect(res.body).toMatchObject({ tag: 'invalid_event_payload', kind: 'cost_update', issues: [{ code: 'too_small', path: ['payload', 'cost_usd'] }] });
+    expect(res.body).toMatchObject({
+      tag: 'invalid_event_payload',
+      kind: 'cost_update',
+      issues: [{ code: 'too_small', path: ['payload', 'cost_usd'] }],
+    });
   });
 
   it('@PayloadBody(X): unknown keys kept under forbidNonWhitelisted', async () => {
@@ -105,7 +109,12 @@ describe('a Nest 11 app configured like the starter', () => {
 
   it('a SchemaError thrown in a handler (EventParser.fromJSON on a bad line) answers 400 with the issues', async () => {
     const res = await post('/lines', { lines: ['{"kind":"stderr"}', '{"kind":"nope"}'] }).expect(400);
-    expect(res.body).toMatchObject({ statusCode: 400, error: 'Bad Request', tag: 'invalid_event', issues: [{ code: 'invalid_enum', path: ['kind'] }] });
+    expect(res.body).toMatchObject({
+      statusCode: 400,
+      error: 'Bad Request',
+      tag: 'invalid_event',
+      issues: [{ code: 'invalid_enum', path: ['kind'] }],
+    });
     const json = await post('/lines', { lines: ['not json'] }).expect(400);
     expect(json.body.issues).toEqual([expect.objectContaining({ code: 'json', path: [] })]);
   });
@@ -113,7 +122,14 @@ describe('a Nest 11 app configured like the starter', () => {
   it('tool data through the serializer is its JSON', async () => {
     const res = await request(app.getHttpServer()).get('/tools').expect(200);
     expect(res.body).toStrictEqual([
-      { name: 'shell', description: 'Runs a command', input_schema: { type: 'object' }, output_schema: null, provider_metadata: {}, origin: 'builtin' },
+      {
+        name: 'shell',
+        description: 'Runs a command',
+        input_schema: { type: 'object' },
+        output_schema: null,
+        provider_metadata: {},
+        origin: 'builtin',
+      },
     ]);
   });
 });

@@ -22,7 +22,8 @@ describe('the Swagger document of an app with @nestjs/swagger', () => {
   afterAll(() => app.close());
 
   it('every payload class shows its fields, types, nullability, enums and defaults', () => {
-    for (const kind of KINDS) expect(Object.keys(schemas[PAYLOAD_CLASSES[kind].name].properties)).toEqual(expect.arrayContaining(['metadata']));
+    for (const kind of KINDS)
+      expect(Object.keys(schemas[PAYLOAD_CLASSES[kind].name].properties)).toEqual(expect.arrayContaining(['metadata']));
     expect(schemas.ToolUsePayload).toMatchObject({
       type: 'object',
       properties: {
@@ -32,7 +33,12 @@ describe('the Swagger document of an app with @nestjs/swagger', () => {
         metadata: { type: 'object', nullable: true, default: {} },
       },
     });
-    expect(schemas.ErrorPayload.properties.severity).toMatchObject({ type: 'string', enum: ['info', 'warning', 'error', 'fatal', null], nullable: true, default: 'error' });
+    expect(schemas.ErrorPayload.properties.severity).toMatchObject({
+      type: 'string',
+      enum: ['info', 'warning', 'error', 'fatal', null],
+      nullable: true,
+      default: 'error',
+    });
     expect(schemas.CostUpdatePayload.properties.input_tokens).toMatchObject({ type: 'integer', minimum: 0, default: 0, nullable: true });
     expect(schemas.RunStartedPayload.properties.args).toMatchObject({ type: 'array', items: { type: 'string' }, default: [] });
   });
@@ -49,7 +55,10 @@ describe('the Swagger document of an app with @nestjs/swagger', () => {
   it('an @EventBody() route has the kind-discriminated union as its request body', () => {
     const body = (doc.paths['/events'].post as any).requestBody.content['application/json'].schema;
     expect(body.oneOf).toHaveLength(KINDS.length);
-    expect(body.discriminator).toEqual({ propertyName: 'kind', mapping: expect.objectContaining({ tool_use: '#/components/schemas/ToolUseEvent' }) });
+    expect(body.discriminator).toEqual({
+      propertyName: 'kind',
+      mapping: expect.objectContaining({ tool_use: '#/components/schemas/ToolUseEvent' }),
+    });
     expect(schemas.ToolUseEvent.properties.kind).toMatchObject({ enum: ['tool_use'] });
     expect(JSON.stringify(schemas.ToolUseEvent.properties.payload)).toContain('#/components/schemas/ToolUsePayload');
   });
@@ -65,7 +74,10 @@ describe('the Swagger document of an app with @nestjs/swagger', () => {
   });
 
   it('X.schema({ openapi: "3.0" }) and eventOpenApiComponents() are OpenAPI 3.0 schema objects', () => {
-    expect(ToolUsePayload.schema({ openapi: '3.0' })).toMatchObject({ title: 'ToolUsePayload', properties: { tool_name: { type: 'string', nullable: true } } });
+    expect(ToolUsePayload.schema({ openapi: '3.0' })).toMatchObject({
+      title: 'ToolUsePayload',
+      properties: { tool_name: { type: 'string', nullable: true } },
+    });
     const components = eventOpenApiComponents();
     expect(Object.keys(components)).toEqual(expect.arrayContaining(['Event', 'ToolUseEvent', 'ToolUsePayload']));
     expect(JSON.stringify(components)).not.toMatch(/"type":\[|"\$defs"|"const"/);

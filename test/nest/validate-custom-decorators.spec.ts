@@ -24,14 +24,19 @@ describe('@EventBody() / @PayloadBody(X) under ValidationPipe({ validateCustomDe
   beforeAll(async () => {
     const moduleRef = await Test.createTestingModule({ controllers: [BodiesController] }).compile();
     app = moduleRef.createNestApplication({ logger: false });
-    app.useGlobalPipes(new ValidationPipe({ transform: true, whitelist: true, forbidNonWhitelisted: true, validateCustomDecorators: true }));
+    app.useGlobalPipes(
+      new ValidationPipe({ transform: true, whitelist: true, forbidNonWhitelisted: true, validateCustomDecorators: true }),
+    );
     await app.init();
   });
   afterAll(() => app.close());
 
   it('the body reaches the library with its unknown keys', async () => {
     const server = app.getHttpServer();
-    const event = await request(server).post('/event').send({ kind: 'stderr', payload: { content: 'x', hint: 1 }, host: 'ci' }).expect(201);
+    const event = await request(server)
+      .post('/event')
+      .send({ kind: 'stderr', payload: { content: 'x', hint: 1 }, host: 'ci' })
+      .expect(201);
     expect(event.body).toMatchObject({ kind: 'stderr', host: 'ci', payload: { content: 'x', hint: 1 } });
     const payload = await request(server).post('/payload').send({ tool_name: 'shell', server: 'x' }).expect(201);
     expect(payload.body).toStrictEqual({ tool_name: 'shell', tool_call_id: null, input: {}, metadata: {}, server: 'x' });

@@ -19,13 +19,19 @@ class DtoController {
   }
 
   @Post('strict')
-  strict(@Body(new ValidationPipe({ transform: true, whitelist: true, forbidNonWhitelisted: true })) body: ToolUsePayload): Record<string, unknown> {
+  strict(
+    @Body(new ValidationPipe({ transform: true, whitelist: true, forbidNonWhitelisted: true })) body: ToolUsePayload,
+  ): Record<string, unknown> {
     return { tool_name: body.tool_name };
   }
 
   @Post('event')
   event(@Body(new ValidationPipe({ transform: true })) body: Event): Record<string, unknown> {
-    return { is_event: body instanceof Event, payload_class: body.payload?.constructor.name, tool_name: (body.payload as ToolUsePayload).tool_name };
+    return {
+      is_event: body instanceof Event,
+      payload_class: body.payload?.constructor.name,
+      tool_name: (body.payload as ToolUsePayload).tool_name,
+    };
   }
 
   @Post('whitelist')
@@ -66,20 +72,14 @@ describe('payload classes as DTOs behind stock ValidationPipe', () => {
   });
 
   it('whitelist strips unknown keys (they do not reach extra)', async () => {
-    const res = await request(app.getHttpServer())
-      .post('/dto/whitelist')
-      .send({ tool_name: 'shell', server: 'builtin' })
-      .expect(201);
+    const res = await request(app.getHttpServer()).post('/dto/whitelist').send({ tool_name: 'shell', server: 'builtin' }).expect(201);
     // `extra` is an accessor, not an own key: the DTO's own keys are exactly its fields.
     expect(res.body.keys).toEqual(['input', 'metadata', 'tool_call_id', 'tool_name']);
     expect(res.body.json).toEqual({ tool_name: 'shell', tool_call_id: null, input: {}, metadata: {} });
   });
 
   it('forbidNonWhitelisted rejects unknown keys with a 400', async () => {
-    const res = await request(app.getHttpServer())
-      .post('/dto/strict')
-      .send({ tool_name: 'shell', server: 'builtin' })
-      .expect(400);
+    const res = await request(app.getHttpServer()).post('/dto/strict').send({ tool_name: 'shell', server: 'builtin' }).expect(400);
     expect(res.body.message).toEqual(['property server should not exist']);
     await request(app.getHttpServer()).post('/dto/strict').send({ tool_name: ' shell ' }).expect(201, { tool_name: 'shell' });
   });

@@ -32,10 +32,23 @@ function startAgent(capture: string, options: { provider?: 'gemini' | 'copilot';
   output.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')));
   const provider = options.provider ?? 'gemini';
   const env = { REPLAY_WIRE: wire(capture, provider), ...(options.log ? { REPLAY_LOG: options.log } : {}) };
-  const served = serveAcpAgent({ provider, session: { executable: AGENT, env, killGraceMs: 500 }, historyDir: options.historyDir === undefined ? join(dir, 'history') : options.historyDir }, input, output);
-  const messages = (): Record<string, unknown>[] => text.split('\n').filter((line) => line !== '').map((line) => JSON.parse(line) as Record<string, unknown>);
+  const served = serveAcpAgent(
+    {
+      provider,
+      session: { executable: AGENT, env, killGraceMs: 500 },
+      historyDir: options.historyDir === undefined ? join(dir, 'history') : options.historyDir,
+    },
+    input,
+    output,
+  );
+  const messages = (): Record<string, unknown>[] =>
+    text
+      .split('\n')
+      .filter((line) => line !== '')
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
   const send = (message: Record<string, unknown>) => input.write(`${JSON.stringify({ jsonrpc: '2.0', ...message })}\n`);
-  const answer = (id: number) => waitFor(`the answer to ${id}`, () => messages().find((message) => message.id === id && message.method === undefined));
+  const answer = (id: number) =>
+    waitFor(`the answer to ${id}`, () => messages().find((message) => message.id === id && message.method === undefined));
   const open = async () => {
     send({ id: 0, method: 'initialize', params: { protocolVersion: 1, clientCapabilities: {} } });
     send({ id: 1, method: 'session/new', params: { cwd: dir, mcpServers: [] } });
@@ -55,13 +68,18 @@ const said = (updates: Record<string, unknown>[], kind: string) =>
     .map((update) => (update.content as { text: string }).text)
     .join('');
 
-const updatesOf = (messages: Record<string, unknown>[]) => messages.filter((message) => message.method === 'session/update').map((message) => (message.params as { update: Record<string, unknown> }).update);
+const updatesOf = (messages: Record<string, unknown>[]) =>
+  messages
+    .filter((message) => message.method === 'session/update')
+    .map((message) => (message.params as { update: Record<string, unknown> }).update);
 
 it('a turn: initialize, session/new with its modes, the answer streamed as updates, end_turn; everything valid ACP', async () => {
   const agent = startAgent('plain');
   const sessionId = await agent.open();
   expect((await agent.answer(0)).result).toMatchObject({ protocolVersion: 1, agentCapabilities: { loadSession: false } });
-  expect((await agent.answer(1)).result).toMatchObject({ modes: { currentModeId: 'ask', availableModes: [{ id: 'ask' }, { id: 'allow' }, { id: 'deny' }] } });
+  expect((await agent.answer(1)).result).toMatchObject({
+    modes: { currentModeId: 'ask', availableModes: [{ id: 'ask' }, { id: 'allow' }, { id: 'deny' }] },
+  });
   agent.send({ id: 2, method: 'session/prompt', params: { sessionId, prompt: [{ type: 'text', text: 'Say hello.' }] } });
   expect((await agent.answer(2)).result).toEqual({ stopReason: 'end_turn' });
   await agent.end();
@@ -74,15 +92,25 @@ it("a permission the CLI asks goes to the client; its answer is the CLI's (rejec
   const agent = startAgent('deny');
   const sessionId = await agent.open();
   agent.send({ id: 2, method: 'session/prompt', params: { sessionId, prompt: [{ type: 'text', text: 'Create made-by-tool.txt.' }] } });
-  const request = await waitFor('a permission request', () => agent.messages().find((message) => message.method === 'session/request_permission'));
+  const request = await waitFor('a permission request', () =>
+    agent.messages().find((message) => message.method === 'session/request_permission'),
+  );
   expect(acpErrors('RequestPermissionRequest', request.params)).toEqual([]);
   const toolCallId = (request.params as { toolCall: { toolCallId: string } }).toolCall.toolCallId;
   // The tool call was announced before the client was asked about it.
-  expect(updatesOf(agent.messages()).find((update) => update.sessionUpdate === 'tool_call')).toMatchObject({ toolCallId, kind: 'execute', title: 'touch made-by-tool.txt' });
+  expect(updatesOf(agent.messages()).find((update) => update.sessionUpdate === 'tool_call')).toMatchObject({
+    toolCallId,
+    kind: 'execute',
+    title: 'touch made-by-tool.txt',
+  });
   agent.send({ id: request.id as number, result: { outcome: { outcome: 'selected', optionId: 'reject_once' } } });
   expect((await agent.answer(2)).result).toEqual({ stopReason: 'end_turn' });
   await agent.end();
-  expect(updatesOf(agent.messages()).filter((update) => update.toolCallId === toolCallId).at(-1)).toMatchObject({ status: 'failed' });
+  expect(
+    updatesOf(agent.messages())
+      .filter((update) => update.toolCallId === toolCallId)
+      .at(-1),
+  ).toMatchObject({ status: 'failed' });
 });
 
 it("mode 'allow' answers the CLI's requests itself; an unknown mode is an error", async () => {
@@ -105,7 +133,11 @@ it('session/cancel ends the turn cancelled; the next prompt completes', async ()
   await waitFor('the first chunk', () => updatesOf(agent.messages()).some((update) => update.sessionUpdate === 'agent_message_chunk'));
   agent.send({ method: 'session/cancel', params: { sessionId } });
   expect((await agent.answer(2)).result).toEqual({ stopReason: 'cancelled' });
-  agent.send({ id: 3, method: 'session/prompt', params: { sessionId, prompt: [{ type: 'text', text: 'Say something after the interrupt.' }] } });
+  agent.send({
+    id: 3,
+    method: 'session/prompt',
+    params: { sessionId, prompt: [{ type: 'text', text: 'Say something after the interrupt.' }] },
+  });
   expect((await agent.answer(3)).result).toEqual({ stopReason: 'end_turn' });
   await agent.end();
 });
@@ -131,7 +163,9 @@ it('errors: an unknown method, an unknown session, a line that is not JSON', asy
   expect((await agent.answer(5)).error).toMatchObject({ code: -32601 });
   expect((await agent.answer(6)).error).toMatchObject({ code: -32602, message: 'no session "nope"' });
   agent.sendText('not json');
-  expect((await waitFor('the parse error', () => agent.messages().find((message) => message.id === null))).error).toMatchObject({ code: -32700 });
+  expect((await waitFor('the parse error', () => agent.messages().find((message) => message.id === null))).error).toMatchObject({
+    code: -32700,
+  });
   await agent.end();
   for (const message of agent.messages()) expect(acpMessageErrors(message)).toEqual([]);
 });
@@ -168,10 +202,14 @@ describe('session/load: the history replayed, the CLI resumed (Copilot CLI captu
     const ids = new Set(replayed.map((update) => update.messageId));
     expect(turn.filter((update) => ids.has(update.messageId))).toEqual([]);
     // The CLI was asked to load the CLI session the first agent recorded.
-    const host = readFileSync(log, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
+    const host = readFileSync(log, 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
     expect(host.find((message) => message.method === 'session/load')).toMatchObject({ params: { sessionId: cliSession, cwd: dir } });
     expect(host.some((message) => message.method === 'session/new')).toBe(false);
-    for (const message of [...first.messages(), ...second.messages()]) expect({ message, errors: acpMessageErrors(message) }).toEqual({ message, errors: [] });
+    for (const message of [...first.messages(), ...second.messages()])
+      expect({ message, errors: acpMessageErrors(message) }).toEqual({ message, errors: [] });
 
     // Loaded again: the history now holds both turns.
     const third = startAgent('load', { provider: 'copilot' });

@@ -15,20 +15,29 @@ function project(events: readonly AnyEvent[]) {
   const permissions: Record<string, unknown>[] = [];
   const answers: Record<string, unknown>[] = [];
   for (const event of events) {
-    for (const update of projector.updates(event)) notifications.push({ jsonrpc: '2.0', method: 'session/update', params: { sessionId: 'session-1', update } });
-    if (event.kind === 'approval_requested') permissions.push({ jsonrpc: '2.0', id: permissions.length, method: 'session/request_permission', params: { sessionId: 'session-1', ...projector.permission(event) } });
+    for (const update of projector.updates(event))
+      notifications.push({ jsonrpc: '2.0', method: 'session/update', params: { sessionId: 'session-1', update } });
+    if (event.kind === 'approval_requested')
+      permissions.push({
+        jsonrpc: '2.0',
+        id: permissions.length,
+        method: 'session/request_permission',
+        params: { sessionId: 'session-1', ...projector.permission(event) },
+      });
     if (event.kind === 'result') answers.push({ jsonrpc: '2.0', id: 100 + answers.length, ...projector.answer(event) });
   }
   return { notifications, permissions, answers };
 }
 
-const updates = (notifications: Record<string, unknown>[]) => notifications.map((message) => (message.params as { update: Record<string, unknown> }).update);
+const updates = (notifications: Record<string, unknown>[]) =>
+  notifications.map((message) => (message.params as { update: Record<string, unknown> }).update);
 
 describe.each(eventSources().map((source) => [source.label, source] as const))('%s', (_label, source) => {
   const { notifications, permissions, answers } = project(source.events);
 
   it('every message is valid ACP (the SDK schema)', () => {
-    for (const message of [...notifications, ...permissions, ...answers]) expect({ message, errors: acpMessageErrors(message) }).toEqual({ message, errors: [] });
+    for (const message of [...notifications, ...permissions, ...answers])
+      expect({ message, errors: acpMessageErrors(message) }).toEqual({ message, errors: [] });
     for (const message of notifications) expect(acpErrors('SessionNotification', message.params)).toEqual([]);
     for (const message of permissions) expect(acpErrors('RequestPermissionRequest', message.params)).toEqual([]);
     for (const answer of answers) if ('result' in answer) expect(acpErrors('PromptResponse', answer.result)).toEqual([]);
@@ -39,10 +48,16 @@ describe.each(eventSources().map((source) => [source.label, source] as const))('
     const said = chunks.map((update) => (update.content as { text?: string }).text ?? '').join('');
     for (const event of source.events) {
       if (event.kind !== 'assistant_message') continue;
-      const text = event.payload.content.map((block) => (typeof block === 'object' && block !== null && !Array.isArray(block) && block.type === 'text' ? String(block.text) : '')).join('');
+      const text = event.payload.content
+        .map((block) =>
+          typeof block === 'object' && block !== null && !Array.isArray(block) && block.type === 'text' ? String(block.text) : '',
+        )
+        .join('');
       if (text !== '') expect(said).toContain(text);
     }
-    const wholes = source.events.filter((event) => event.kind === 'assistant_message').map((event) => JSON.stringify(event.payload.content));
+    const wholes = source.events
+      .filter((event) => event.kind === 'assistant_message')
+      .map((event) => JSON.stringify(event.payload.content));
     // No message's text twice in a row (deltas, then the whole message).
     for (const whole of wholes) {
       const text = (JSON.parse(whole) as { text?: string }[]).map((block) => block.text ?? '').join('');
@@ -58,7 +73,8 @@ describe.each(eventSources().map((source) => [source.label, source] as const))('
       if (update.sessionUpdate === 'tool_call') {
         expect(seen.has(id ?? '')).toBe(false);
         seen.add(id ?? '');
-        if (Array.isArray(update.content) && update.content.some((item) => (item as { type?: string }).type === 'diff')) diffs.add(id ?? '');
+        if (Array.isArray(update.content) && update.content.some((item) => (item as { type?: string }).type === 'diff'))
+          diffs.add(id ?? '');
       } else if (update.sessionUpdate === 'tool_call_update') {
         expect(seen.has(id ?? '')).toBe(true);
         if (diffs.has(id ?? '')) expect(update.content).toBeUndefined();

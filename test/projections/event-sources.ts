@@ -19,7 +19,15 @@ export function eventSources(): EventSource[] {
       .filter((line) => line !== '')
       .map((line) => Event.parse(JSON.parse(line)));
   return [
-    ...fixtures().map((fixture) => ({ label: `${fixture.provider}/${fixture.name}`, provider: fixture.provider, events: read(fixture.goldenPath) })),
-    ...captures().map((capture) => ({ label: `session ${capture.cli}/${capture.name}`, provider: capture.cli, events: read(capture.goldenPath) })),
+    ...fixtures().map((fixture) => ({
+      label: `${fixture.provider}/${fixture.name}`,
+      provider: fixture.provider,
+      events: read(fixture.goldenPath),
+    })),
+    ...captures().map((capture) => ({
+      label: `session ${capture.cli}/${capture.name}`,
+      provider: capture.cli,
+      events: read(capture.goldenPath),
+    })),
   ];
 }

@@ -43,7 +43,15 @@ export function turnText(turn: readonly AnyEvent[], kind: 'text' | 'reasoning'):
       said += event.payload.content;
       deltas = '';
     } else if (kind === 'text' && event.kind === 'assistant_message') {
-      said += event.payload.content.map((block) => (typeof block === 'string' ? block : typeof block === 'object' && block !== null && !Array.isArray(block) && block.type === 'text' ? String(block.text) : '')).join('');
+      said += event.payload.content
+        .map((block) =>
+          typeof block === 'string'
+            ? block
+            : typeof block === 'object' && block !== null && !Array.isArray(block) && block.type === 'text'
+              ? String(block.text)
+              : '',
+        )
+        .join('');
       deltas = '';
     }
   }
@@ -60,7 +68,8 @@ export function turnAnswers(turn: readonly AnyEvent[]): ('allow' | 'deny')[] {
   const open = new Map<string, { call: string; at: number }>(); // approval id → its call, its answer's index
   for (const event of turn) {
     if (event.kind === 'approval_requested' && event.payload.approval_id !== null) {
-      const call = typeof event.payload.metadata.tool_call_id === 'string' ? event.payload.metadata.tool_call_id : event.payload.approval_id;
+      const call =
+        typeof event.payload.metadata.tool_call_id === 'string' ? event.payload.metadata.tool_call_id : event.payload.approval_id;
       open.set(event.payload.approval_id, { call, at: answers.push('deny') - 1 });
     } else if (event.kind === 'approval_resolved' && event.payload.approval_id !== null) {
       const asked = open.get(event.payload.approval_id);

@@ -1,7 +1,17 @@
 import 'reflect-metadata';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Event, UI_MESSAGE_STREAM_HEADERS, UIMessageStreamProjector, pipeUIMessageStreamToResponse, toUIMessageStreamResponse, type AnyEvent, type EventKind, type UIMessageChunk, type UIVersion } from '../../src';
+import {
+  Event,
+  UI_MESSAGE_STREAM_HEADERS,
+  UIMessageStreamProjector,
+  pipeUIMessageStreamToResponse,
+  toUIMessageStreamResponse,
+  type AnyEvent,
+  type EventKind,
+  type UIMessageChunk,
+  type UIVersion,
+} from '../../src';
 import { planOf } from '../../src/projections/plan';
 import type { JsonObject, JsonValue } from '../../src/schema/json';
 import { goldenTurns, turnText } from './ui-message-stream-goldens';
@@ -29,15 +39,24 @@ function said(chunks: readonly UIMessageChunk[], kind: 'text' | 'reasoning'): st
   return chunks.map((chunk) => (chunk.type === `${kind}-delta` && 'delta' in chunk ? chunk.delta : '')).join('');
 }
 
-const toolUse = (id: string, name = 'Bash', input: JsonObject = { command: 'ls' }) => event('tool_use', { tool_call_id: id, tool_name: name, input });
-const toolResult = (id: string, content: JsonValue, isError = false) => event('tool_result', { tool_call_id: id, content, is_error: isError });
-const asked = (approvalId: string, toolCallId: string) => event('approval_requested', { approval_id: approvalId, subject: 'Bash', metadata: { tool_call_id: toolCallId } });
-const resolved = (approvalId: string, decision: string, reason: string | null = null) => event('approval_resolved', { approval_id: approvalId, decision, reason });
+const toolUse = (id: string, name = 'Bash', input: JsonObject = { command: 'ls' }) =>
+  event('tool_use', { tool_call_id: id, tool_name: name, input });
+const toolResult = (id: string, content: JsonValue, isError = false) =>
+  event('tool_result', { tool_call_id: id, content, is_error: isError });
+const asked = (approvalId: string, toolCallId: string) =>
+  event('approval_requested', { approval_id: approvalId, subject: 'Bash', metadata: { tool_call_id: toolCallId } });
+const resolved = (approvalId: string, decision: string, reason: string | null = null) =>
+  event('approval_resolved', { approval_id: approvalId, decision, reason });
 const result = (status: string, stopReason: string | null = null) => event('result', { status, stop_reason: stopReason });
 
 describe('text and thinking', () => {
   it('sends streamed text once: the whole message after its deltas adds only what they did not say', () => {
-    const chunks = project([event('assistant_delta', { content: 'Hel' }), event('assistant_delta', { content: 'lo' }), event('assistant_message', { content: [{ type: 'text', text: 'Hello!' }] }), result('completed')]);
+    const chunks = project([
+      event('assistant_delta', { content: 'Hel' }),
+      event('assistant_delta', { content: 'lo' }),
+      event('assistant_message', { content: [{ type: 'text', text: 'Hello!' }] }),
+      result('completed'),
+    ]);
     expect(chunks).toEqual([
       { type: 'start', messageId: 'm' },
       { type: 'text-start', id: 'm-text-0' },
@@ -50,7 +69,11 @@ describe('text and thinking', () => {
   });
 
   it('sends a whole message without deltas as one part, and each message as a part of its own', () => {
-    const chunks = project([event('assistant_message', { content: [{ type: 'text', text: 'One.' }] }), event('assistant_message', { content: ['Two.'] }), result('completed')]);
+    const chunks = project([
+      event('assistant_message', { content: [{ type: 'text', text: 'One.' }] }),
+      event('assistant_message', { content: ['Two.'] }),
+      result('completed'),
+    ]);
     expect(chunks.filter((chunk) => chunk.type === 'text-start')).toEqual([
       { type: 'text-start', id: 'm-text-0' },
       { type: 'text-start', id: 'm-text-1' },
@@ -65,13 +88,40 @@ describe('text and thinking', () => {
       event('assistant_message', { content: [{ type: 'text', text: '42' }] }),
       result('completed'),
     ]);
-    expect(chunks.map((chunk) => chunk.type)).toEqual(['start', 'reasoning-start', 'reasoning-delta', 'reasoning-delta', 'reasoning-end', 'text-start', 'text-delta', 'text-end', 'finish']);
+    expect(chunks.map((chunk) => chunk.type)).toEqual([
+      'start',
+      'reasoning-start',
+      'reasoning-delta',
+      'reasoning-delta',
+      'reasoning-end',
+      'text-start',
+      'text-delta',
+      'text-end',
+      'finish',
+    ]);
     expect(said(chunks, 'reasoning')).toBe('Six times seven.');
   });
 
   it('closes the text before a tool call, so text after the call is a part after it', () => {
-    const chunks = project([event('assistant_delta', { content: 'Let me look.' }), toolUse('t1'), toolResult('t1', 'a\nb'), event('assistant_delta', { content: 'Done.' }), result('completed')]);
-    expect(chunks.map((chunk) => chunk.type)).toEqual(['start', 'text-start', 'text-delta', 'text-end', 'tool-input-available', 'tool-output-available', 'text-start', 'text-delta', 'text-end', 'finish']);
+    const chunks = project([
+      event('assistant_delta', { content: 'Let me look.' }),
+      toolUse('t1'),
+      toolResult('t1', 'a\nb'),
+      event('assistant_delta', { content: 'Done.' }),
+      result('completed'),
+    ]);
+    expect(chunks.map((chunk) => chunk.type)).toEqual([
+      'start',
+      'text-start',
+      'text-delta',
+      'text-end',
+      'tool-input-available',
+      'tool-output-available',
+      'text-start',
+      'text-delta',
+      'text-end',
+      'finish',
+    ]);
   });
 });
 
@@ -94,9 +144,21 @@ describe('tool calls', () => {
 
   it('announces a call once: a second tool_use or result of it changes nothing (its input stays the edit it was)', () => {
     const edit = toolUse('e1', 'Edit', { file_path: 'a.ts', old_string: 'a', new_string: 'b' });
-    const chunks = project([edit, toolUse('e1', 'Edit', {}), toolResult('e1', 'The file was updated.'), toolResult('e1', 'again'), result('completed')]);
+    const chunks = project([
+      edit,
+      toolUse('e1', 'Edit', {}),
+      toolResult('e1', 'The file was updated.'),
+      toolResult('e1', 'again'),
+      result('completed'),
+    ]);
     expect(chunks.filter((chunk) => chunk.type.startsWith('tool-'))).toEqual([
-      { type: 'tool-input-available', toolCallId: 'e1', toolName: 'Edit', input: { file_path: 'a.ts', old_string: 'a', new_string: 'b' }, dynamic: true },
+      {
+        type: 'tool-input-available',
+        toolCallId: 'e1',
+        toolName: 'Edit',
+        input: { file_path: 'a.ts', old_string: 'a', new_string: 'b' },
+        dynamic: true,
+      },
       { type: 'tool-output-available', toolCallId: 'e1', output: 'The file was updated.', dynamic: true },
     ]);
   });
@@ -109,12 +171,27 @@ describe('tool calls', () => {
   });
 
   it('ends a call left open by the turn with an error', () => {
-    expect(project([toolUse('t1'), result('failed')]).at(-2)).toEqual({ type: 'tool-output-error', toolCallId: 't1', errorText: 'The turn ended before the tool call finished.', dynamic: true });
+    expect(project([toolUse('t1'), result('failed')]).at(-2)).toEqual({
+      type: 'tool-output-error',
+      toolCallId: 't1',
+      errorText: 'The turn ended before the tool call finished.',
+      dynamic: true,
+    });
   });
 
   it('sends a to-do tool as one data-plan part, restated in place, and no tool part', () => {
-    const todos = (status: string): JsonObject => ({ todos: [{ content: 'Write the test', status, activeForm: 'Writing' }, { content: 'Ship', status: 'pending', activeForm: 'Shipping' }] });
-    const chunks = project([toolUse('p1', 'TodoWrite', todos('in_progress')), toolResult('p1', 'Todos have been modified'), toolUse('p2', 'TodoWrite', todos('completed')), result('completed')]);
+    const todos = (status: string): JsonObject => ({
+      todos: [
+        { content: 'Write the test', status, activeForm: 'Writing' },
+        { content: 'Ship', status: 'pending', activeForm: 'Shipping' },
+      ],
+    });
+    const chunks = project([
+      toolUse('p1', 'TodoWrite', todos('in_progress')),
+      toolResult('p1', 'Todos have been modified'),
+      toolUse('p2', 'TodoWrite', todos('completed')),
+      result('completed'),
+    ]);
     expect(chunks.slice(1, -1)).toEqual([
       { type: 'data-plan', id: 'm-plan', data: { entries: planOf('TodoWrite', todos('in_progress')) } },
       { type: 'data-plan', id: 'm-plan', data: { entries: planOf('TodoWrite', todos('completed')) } },
@@ -127,19 +204,34 @@ describe('tool calls', () => {
 });
 
 describe('approvals', () => {
-  const approvalChunks = (chunks: UIMessageChunk[]) => chunks.filter((chunk) => chunk.type.startsWith('tool-') || chunk.type === 'data-approval').slice(1);
+  const approvalChunks = (chunks: UIMessageChunk[]) =>
+    chunks.filter((chunk) => chunk.type.startsWith('tool-') || chunk.type === 'data-approval').slice(1);
 
   it('ai 5: a data-approval part, replaced by the same id with its decision; the refused call ends in error', () => {
-    const chunks = project([toolUse('t1'), asked('a1', 't1'), resolved('a1', 'deny', 'Not that.'), toolResult('t1', 'Not that.', true), result('completed')], 5);
+    const chunks = project(
+      [toolUse('t1'), asked('a1', 't1'), resolved('a1', 'deny', 'Not that.'), toolResult('t1', 'Not that.', true), result('completed')],
+      5,
+    );
     expect(approvalChunks(chunks)).toEqual([
-      { type: 'data-approval', id: 'm-approval-a1', data: { approval_id: 'a1', tool_call_id: 't1', subject: 'Bash', decision: null, reason: null } },
-      { type: 'data-approval', id: 'm-approval-a1', data: { approval_id: 'a1', tool_call_id: 't1', subject: 'Bash', decision: 'deny', reason: 'Not that.' } },
+      {
+        type: 'data-approval',
+        id: 'm-approval-a1',
+        data: { approval_id: 'a1', tool_call_id: 't1', subject: 'Bash', decision: null, reason: null },
+      },
+      {
+        type: 'data-approval',
+        id: 'm-approval-a1',
+        data: { approval_id: 'a1', tool_call_id: 't1', subject: 'Bash', decision: 'deny', reason: 'Not that.' },
+      },
       { type: 'tool-output-error', toolCallId: 't1', errorText: 'Not that.', dynamic: true },
     ]);
   });
 
   it('ai 6: tool-approval-request; no chunk carries the decision, a refused call ends tool-output-denied', () => {
-    const chunks = project([toolUse('t1'), asked('a1', 't1'), resolved('a1', 'deny'), toolResult('t1', 'denied', true), result('completed')], 6);
+    const chunks = project(
+      [toolUse('t1'), asked('a1', 't1'), resolved('a1', 'deny'), toolResult('t1', 'denied', true), result('completed')],
+      6,
+    );
     expect(approvalChunks(chunks)).toEqual([
       { type: 'tool-approval-request', approvalId: 'a1', toolCallId: 't1' },
       { type: 'tool-output-denied', toolCallId: 't1' },
@@ -147,7 +239,10 @@ describe('approvals', () => {
   });
 
   it('ai 7: tool-approval-request, tool-approval-response with the decision, then the outcome', () => {
-    const denied = project([toolUse('t1'), asked('a1', 't1'), resolved('a1', 'deny', 'Not that.'), toolResult('t1', 'denied', true), result('completed')], 7);
+    const denied = project(
+      [toolUse('t1'), asked('a1', 't1'), resolved('a1', 'deny', 'Not that.'), toolResult('t1', 'denied', true), result('completed')],
+      7,
+    );
     expect(approvalChunks(denied)).toEqual([
       { type: 'tool-approval-request', approvalId: 'a1', toolCallId: 't1' },
       { type: 'tool-approval-response', approvalId: 'a1', approved: false, reason: 'Not that.' },
@@ -165,7 +260,11 @@ describe('approvals', () => {
     const ran = project([toolUse('t1'), asked('a1', 't1'), toolResult('t1', 'ok'), result('completed')], 7);
     expect(ran).toContainEqual({ type: 'tool-approval-response', approvalId: 'a1', approved: true });
     const refused = project([toolUse('t1'), asked('a1', 't1'), toolResult('t1', 'no', true), result('completed')], 5);
-    expect(refused).toContainEqual({ type: 'data-approval', id: 'm-approval-a1', data: { approval_id: 'a1', tool_call_id: 't1', subject: 'Bash', decision: 'deny', reason: null } });
+    expect(refused).toContainEqual({
+      type: 'data-approval',
+      id: 'm-approval-a1',
+      data: { approval_id: 'a1', tool_call_id: 't1', subject: 'Bash', decision: 'deny', reason: null },
+    });
   });
 
   it('withdraws an approval still open when the turn ends: the call did not run', () => {
@@ -177,7 +276,12 @@ describe('approvals', () => {
   });
 
   it('announces the call from the request when a CLI asks before it says (its input from the details)', () => {
-    const request = event('approval_requested', { approval_id: 'a1', subject: 'touch x', details: { toolCall: { rawInput: { command: 'touch x' } } }, metadata: { tool_call_id: 'c1' } });
+    const request = event('approval_requested', {
+      approval_id: 'a1',
+      subject: 'touch x',
+      details: { toolCall: { rawInput: { command: 'touch x' } } },
+      metadata: { tool_call_id: 'c1' },
+    });
     expect(project([request, result('completed')], 6).slice(1, 3)).toEqual([
       { type: 'tool-input-available', toolCallId: 'c1', toolName: 'touch x', input: { command: 'touch x' }, dynamic: true },
       { type: 'tool-approval-request', approvalId: 'a1', toolCallId: 'c1' },
@@ -185,7 +289,12 @@ describe('approvals', () => {
   });
 
   it('leaves out a resolution the turn did not ask (Claude denying by itself, a late withdrawal)', () => {
-    for (const version of VERSIONS) expect(project([toolUse('t1'), resolved('t1', 'deny'), toolResult('t1', 'Permission denied', true), result('completed')], version).map((chunk) => chunk.type)).toEqual(['start', 'tool-input-available', 'tool-output-error', 'finish']);
+    for (const version of VERSIONS)
+      expect(
+        project([toolUse('t1'), resolved('t1', 'deny'), toolResult('t1', 'Permission denied', true), result('completed')], version).map(
+          (chunk) => chunk.type,
+        ),
+      ).toEqual(['start', 'tool-input-available', 'tool-output-error', 'finish']);
   });
 });
 
@@ -216,7 +325,10 @@ describe('the end of a turn', () => {
 
   it('finishes with length for max tokens, content-filter for a refusal', () => {
     expect(project([result('completed', 'max_tokens')]).at(-1)).toEqual({ type: 'finish', finishReason: 'length' });
-    expect(project([event('error', { message: 'refused', code: 'refusal' }), result('failed')]).at(-1)).toEqual({ type: 'finish', finishReason: 'content-filter' });
+    expect(project([event('error', { message: 'refused', code: 'refusal' }), result('failed')]).at(-1)).toEqual({
+      type: 'finish',
+      finishReason: 'content-filter',
+    });
   });
 
   it('finishes once: events after the result are left out, and end() closes a turn that had none', () => {
@@ -252,8 +364,10 @@ function problems(chunks: readonly UIMessageChunk[], version: UIVersion): string
     if (JSON.stringify(JSON.parse(JSON.stringify(chunk))) !== JSON.stringify(chunk)) wrong('not plain JSON');
     if ((chunk.type === 'start') !== (at === 0)) wrong('start is the first chunk, and only it');
     if ((chunk.type === 'finish') !== (at === chunks.length - 1)) wrong('finish is the last chunk, and only it');
-    if (chunk.type === 'finish' && version !== 7 && chunk.finishReason === 'interrupted') wrong(`ai ${version} has no finish reason interrupted`);
-    if (chunk.type === 'error' && chunks.slice(at + 1).some((later) => later.type !== 'error' && later.type !== 'finish')) wrong('an error is followed only by errors and finish');
+    if (chunk.type === 'finish' && version !== 7 && chunk.finishReason === 'interrupted')
+      wrong(`ai ${version} has no finish reason interrupted`);
+    if (chunk.type === 'error' && chunks.slice(at + 1).some((later) => later.type !== 'error' && later.type !== 'finish'))
+      wrong('an error is followed only by errors and finish');
     if (chunk.type === 'text-start' || chunk.type === 'reasoning-start') {
       if (partIds.has(chunk.id)) wrong('part id used twice');
       if (openParts.size > 0) wrong('another part is still open');
@@ -276,7 +390,8 @@ function problems(chunks: readonly UIMessageChunk[], version: UIVersion): string
       const approval = [...requested].find(([, call]) => call === chunk.toolCallId)?.[0];
       if (chunk.type === 'tool-output-denied' && approval === undefined) wrong('denied, but never asked');
       if (version === 7 && approval !== undefined && !decided.has(approval)) wrong('ai 7: the decision comes before the outcome');
-      if (version === 7 && approval !== undefined && (chunk.type === 'tool-output-denied') !== (decided.get(approval) === false)) wrong('ai 7: a denied call, and only it, ends tool-output-denied');
+      if (version === 7 && approval !== undefined && (chunk.type === 'tool-output-denied') !== (decided.get(approval) === false))
+        wrong('ai 7: a denied call, and only it, ends tool-output-denied');
     }
     if (chunk.type === 'tool-approval-request') {
       if (version === 5) wrong('ai 5 has no tool-approval-request');
@@ -317,12 +432,26 @@ describe.each(goldens.map((golden) => [golden.name, golden] as const))('%s', (_n
       expect(ids.has(projector.messageId)).toBe(false);
       ids.add(projector.messageId);
       // Every failure is told; every tool call of the turn is a part (to-do tools are the plan); every approval is asked.
-      const failures = turn.filter((each) => each.kind === 'error' && (each.payload.severity === 'error' || each.payload.severity === 'fatal'));
+      const failures = turn.filter(
+        (each) => each.kind === 'error' && (each.payload.severity === 'error' || each.payload.severity === 'fatal'),
+      );
       expect(chunks.filter((chunk) => chunk.type === 'error').length).toBe(failures.length);
-      const calls = turn.flatMap((each) => (each.kind === 'tool_use' && each.payload.tool_call_id !== null && planOf(each.payload.tool_name, each.payload.input) === null ? [each.payload.tool_call_id] : []));
+      const calls = turn.flatMap((each) =>
+        each.kind === 'tool_use' && each.payload.tool_call_id !== null && planOf(each.payload.tool_name, each.payload.input) === null
+          ? [each.payload.tool_call_id]
+          : [],
+      );
       for (const call of calls) expect(chunks).toContainEqual(expect.objectContaining({ type: 'tool-input-available', toolCallId: call }));
-      const approvals = turn.flatMap((each) => (each.kind === 'approval_requested' && each.payload.approval_id !== null ? [each.payload.approval_id] : []));
-      const asks = chunks.flatMap((chunk) => (chunk.type === 'tool-approval-request' ? [chunk.approvalId] : chunk.type === 'data-approval' && chunk.data.decision === null ? [chunk.data.approval_id] : []));
+      const approvals = turn.flatMap((each) =>
+        each.kind === 'approval_requested' && each.payload.approval_id !== null ? [each.payload.approval_id] : [],
+      );
+      const asks = chunks.flatMap((chunk) =>
+        chunk.type === 'tool-approval-request'
+          ? [chunk.approvalId]
+          : chunk.type === 'data-approval' && chunk.data.decision === null
+            ? [chunk.data.approval_id]
+            : [],
+      );
       expect(asks).toEqual(approvals);
     }
   });
@@ -399,7 +528,9 @@ describe('HTTP', () => {
 
     it('writes what toUIMessageStreamResponse answers to a Node response', async () => {
       const response = await fetch(url, { method: 'POST' });
-      expect(Object.fromEntries([...response.headers].filter(([name]) => name in UI_MESSAGE_STREAM_HEADERS))).toEqual(UI_MESSAGE_STREAM_HEADERS);
+      expect(Object.fromEntries([...response.headers].filter(([name]) => name in UI_MESSAGE_STREAM_HEADERS))).toEqual(
+        UI_MESSAGE_STREAM_HEADERS,
+      );
       expect(await response.text()).toBe(expectedBody);
     });
 

@@ -29,7 +29,14 @@ const assistant = {
       { type: 'tool_use', id: 'toolu_1', name: 'Bash', input: { cmd: 'printf ok' } },
     ],
     stop_reason: 'tool_use',
-    usage: { input_tokens: 7, cache_creation_input_tokens: 3, cache_read_input_tokens: 14009, output_tokens: 13, max_tokens: 300000, service_tier: 'standard' },
+    usage: {
+      input_tokens: 7,
+      cache_creation_input_tokens: 3,
+      cache_read_input_tokens: 14009,
+      output_tokens: 13,
+      max_tokens: 300000,
+      service_tier: 'standard',
+    },
   },
   parent_tool_use_id: null,
   session_id: THREAD,
@@ -38,7 +45,9 @@ const assistant = {
 it('detects Amp lines by their T- thread id, and not Claude’s', () => {
   expect(detectProvider(JSON.stringify(init))).toBe('amp');
   expect(detectProvider(JSON.stringify(assistant))).toBe('amp');
-  expect(detectProvider(JSON.stringify({ type: 'result', subtype: 'success', is_error: false, result: '4', session_id: THREAD }))).toBe('amp');
+  expect(detectProvider(JSON.stringify({ type: 'result', subtype: 'success', is_error: false, result: '4', session_id: THREAD }))).toBe(
+    'amp',
+  );
   expect(ampProfile.detect({ ...init, session_id: 'abe20eab-de99-4099-b040-83b0a42d5fcd' })).toBe(false);
   expect(ampProfile.detect({ type: 'thread.started', session_id: THREAD })).toBe(false);
 });
@@ -47,12 +56,30 @@ it('decodes with the Claude mapping under the amp id, plus a cost_update per ass
   const events = decode(init, assistant);
   expect(events.map((event) => event.kind)).toEqual(['run_started', 'assistant_message', 'tool_use', 'cost_update']);
   expect(events.every((event) => event.provider === 'amp' && event.provider_session_id === THREAD)).toBe(true);
-  expect(events[3].payload).toMatchObject({ input_tokens: 7 + 14009 + 3, output_tokens: 13, total_tokens: 14032, cost_usd: 0, metadata: { aggregation: 'delta', cost_reported: false, cache_read_input_tokens: 14009 } });
+  expect(events[3].payload).toMatchObject({
+    input_tokens: 7 + 14009 + 3,
+    output_tokens: 13,
+    total_tokens: 14032,
+    cost_usd: 0,
+    metadata: { aggregation: 'delta', cost_reported: false, cache_read_input_tokens: 14009 },
+  });
 });
 
 it('gives no cost_update for a result without usage or cost, and fails on Amp’s error results with their error text', () => {
-  expect(decode({ type: 'result', subtype: 'success', duration_ms: 2442, is_error: false, num_turns: 1, result: '4', session_id: THREAD }).map((event) => event.kind)).toEqual(['result']);
-  const failed = decode({ type: 'result', subtype: 'error_during_execution', duration_ms: 10, is_error: true, num_turns: 1, error: 'Out of credits', session_id: THREAD });
+  expect(
+    decode({ type: 'result', subtype: 'success', duration_ms: 2442, is_error: false, num_turns: 1, result: '4', session_id: THREAD }).map(
+      (event) => event.kind,
+    ),
+  ).toEqual(['result']);
+  const failed = decode({
+    type: 'result',
+    subtype: 'error_during_execution',
+    duration_ms: 10,
+    is_error: true,
+    num_turns: 1,
+    error: 'Out of credits',
+    session_id: THREAD,
+  });
   expect(failed.map((event) => event.kind)).toEqual(['error', 'result']);
   expect(failed[0].payload).toMatchObject({ message: 'Out of credits', code: 'execution' });
   expect(failed[1].payload).toMatchObject({ status: 'failed' });

@@ -54,7 +54,13 @@ const userLine = (content: unknown, extra: object = {}) => ({
   ...extra,
 });
 
-const streamLine = (event: object) => ({ type: 'stream_event', event, session_id: SESSION, parent_tool_use_id: null, uuid: 'c1ece1f9-4dcc-47f9-b43a-39e03b816a83' });
+const streamLine = (event: object) => ({
+  type: 'stream_event',
+  event,
+  session_id: SESSION,
+  parent_tool_use_id: null,
+  uuid: 'c1ece1f9-4dcc-47f9-b43a-39e03b816a83',
+});
 
 describe('system/init', () => {
   it('is run_started with cwd, and model, tools, permissionMode and version in the metadata', () => {
@@ -85,13 +91,21 @@ describe('assistant lines', () => {
     );
     expect(kinds(events)).toEqual(['thinking', 'assistant_message', 'tool_use']);
     expect(events[0].payload).toMatchObject({ content: 'Let me list the files.', signature: 'EqQBCkYIBxgCKkB' });
-    expect(events[1].payload).toMatchObject({ content: [{ type: 'text', text: 'Listing them now.' }], model: 'claude-opus-5-5', metadata: { message_id: 'msg_1' } });
+    expect(events[1].payload).toMatchObject({
+      content: [{ type: 'text', text: 'Listing them now.' }],
+      model: 'claude-opus-5-5',
+      metadata: { message_id: 'msg_1' },
+    });
     expect(events[2].payload).toMatchObject({ tool_name: 'Bash', tool_call_id: 'toolu_01', input: { command: 'ls' } });
   });
 
   it('keeps a subagent parent and the API error a synthetic message stands for in the metadata', () => {
     const [event] = decode(
-      assistantLine([{ type: 'text', text: 'API Error: 400 bad request' }], { parent_tool_use_id: 'toolu_task', error: 'invalid_request', api_error_status: 400 }),
+      assistantLine([{ type: 'text', text: 'API Error: 400 bad request' }], {
+        parent_tool_use_id: 'toolu_task',
+        error: 'invalid_request',
+        api_error_status: 400,
+      }),
     );
     expect(event.kind).toBe('assistant_message');
     expect(event.payload.metadata).toMatchObject({ parent_tool_use_id: 'toolu_task', error: 'invalid_request', api_error_status: 400 });
@@ -120,12 +134,20 @@ describe('user lines', () => {
     );
     expect(event).toMatchObject({
       kind: 'tool_result',
-      payload: { tool_call_id: 'toolu_01', content: 'Exit code 2\nls: cannot access', is_error: true, metadata: { tool_use_result: 'Error: Exit code 2' } },
+      payload: {
+        tool_call_id: 'toolu_01',
+        content: 'Exit code 2\nls: cannot access',
+        is_error: true,
+        metadata: { tool_use_result: 'Error: Exit code 2' },
+      },
     });
   });
 
   it('give a user_message for string content and for text blocks', () => {
-    expect(decode(userLine('Say hello.'))[0]).toMatchObject({ kind: 'user_message', payload: { content: [{ type: 'text', text: 'Say hello.' }] } });
+    expect(decode(userLine('Say hello.'))[0]).toMatchObject({
+      kind: 'user_message',
+      payload: { content: [{ type: 'text', text: 'Say hello.' }] },
+    });
     const events = decode(
       userLine([
         { type: 'tool_result', tool_use_id: 'toolu_01', content: [{ type: 'text', text: 'ok' }] },
@@ -145,7 +167,10 @@ describe('stream_event lines (--include-partial-messages)', () => {
 
   it('maps thinking_delta to thinking with metadata.delta', () => {
     const [event] = decode(streamLine({ type: 'content_block_delta', index: 0, delta: { type: 'thinking_delta', thinking: 'Six times' } }));
-    expect(event).toMatchObject({ kind: 'thinking', payload: { content: 'Six times', signature: null, metadata: { delta: true, index: 0 } } });
+    expect(event).toMatchObject({
+      kind: 'thinking',
+      payload: { content: 'Six times', signature: null, metadata: { delta: true, index: 0 } },
+    });
   });
 
   it('keeps the rest of the stream bookkeeping as raw', () => {
@@ -170,7 +195,11 @@ describe('control protocol', () => {
     const [event] = decode(canUseTool);
     expect(event).toMatchObject({
       kind: 'approval_requested',
-      payload: { approval_id: canUseTool.request_id, subject: 'Bash', details: { input: { command: 'curl -sI https://example.com' }, tool_use_id: 'toolu_01' } },
+      payload: {
+        approval_id: canUseTool.request_id,
+        subject: 'Bash',
+        details: { input: { command: 'curl -sI https://example.com' }, tool_use_id: 'toolu_01' },
+      },
     });
   });
 
@@ -188,19 +217,48 @@ describe('control protocol', () => {
 
 describe('other system lines', () => {
   it('maps api_retry to a warning that the run goes on (code retry; the native code and HTTP status in metadata)', () => {
-    const [event] = decode({ type: 'system', subtype: 'api_retry', attempt: 2, max_retries: 10, retry_delay_ms: 1200, error_status: 529, error: 'server_error', uuid: 'u', session_id: SESSION });
+    const [event] = decode({
+      type: 'system',
+      subtype: 'api_retry',
+      attempt: 2,
+      max_retries: 10,
+      retry_delay_ms: 1200,
+      error_status: 529,
+      error: 'server_error',
+      uuid: 'u',
+      session_id: SESSION,
+    });
     expect(event).toMatchObject({
       kind: 'error',
-      payload: { severity: 'warning', code: 'retry', message: 'API request failed (HTTP 529); retrying (attempt 2 of 10)', metadata: { native_code: 'server_error', http_status: 529, attempt: 2, uuid: 'u' } },
+      payload: {
+        severity: 'warning',
+        code: 'retry',
+        message: 'API request failed (HTTP 529); retrying (attempt 2 of 10)',
+        metadata: { native_code: 'server_error', http_status: 529, attempt: 2, uuid: 'u' },
+      },
     });
   });
 
   it('keeps status, hooks, compaction and an allowed rate limit as raw', () => {
     const events = decode(
       { type: 'system', subtype: 'status', status: 'requesting', session_id: SESSION, uuid: 'u1' },
-      { type: 'system', subtype: 'compact_boundary', compact_metadata: { trigger: 'auto', pre_tokens: 1 }, session_id: SESSION, uuid: 'u2' },
+      {
+        type: 'system',
+        subtype: 'compact_boundary',
+        compact_metadata: { trigger: 'auto', pre_tokens: 1 },
+        session_id: SESSION,
+        uuid: 'u2',
+      },
       { type: 'rate_limit_event', rate_limit_info: { status: 'allowed' }, session_id: SESSION, uuid: 'u3' },
-      { type: 'system', subtype: 'task_progress', task_id: 't1', description: 'x', usage: { total_tokens: 1, tool_uses: 0, duration_ms: 1 }, session_id: SESSION, uuid: 'u4' },
+      {
+        type: 'system',
+        subtype: 'task_progress',
+        task_id: 't1',
+        description: 'x',
+        usage: { total_tokens: 1, tool_uses: 0, duration_ms: 1 },
+        session_id: SESSION,
+        uuid: 'u4',
+      },
     );
     expect(kinds(events)).toEqual(['raw', 'raw', 'raw', 'raw']);
   });
@@ -210,7 +268,12 @@ describe('other system lines', () => {
     const info = { status: 'rejected', resetsAt: 1787288400, rateLimitType: 'five_hour' };
     const events = decode(
       { type: 'rate_limit_event', rate_limit_info: info, session_id: SESSION, uuid: 'u1' },
-      { type: 'rate_limit_event', rate_limit_info: { ...info, status: 'allowed_warning', utilization: 0.9 }, session_id: SESSION, uuid: 'u2' },
+      {
+        type: 'rate_limit_event',
+        rate_limit_info: { ...info, status: 'allowed_warning', utilization: 0.9 },
+        session_id: SESSION,
+        uuid: 'u2',
+      },
     );
     expect(events.map((e) => [e.kind, e.payload.severity, e.payload.code, e.payload.message])).toEqual([
       ['error', 'error', 'rate_limit', 'rate limit reached (five_hour); resets at 2026-08-21T05:00:00.000Z'],
@@ -233,17 +296,57 @@ describe('other system lines', () => {
     });
     expect(event).toMatchObject({
       kind: 'approval_resolved',
-      payload: { approval_id: 'toolu_9', decision: 'deny', reason: 'no approval surface in this session', metadata: { automatic: true, tool_name: 'Bash', decision_reason_type: 'mode', uuid: 'u' } },
+      payload: {
+        approval_id: 'toolu_9',
+        decision: 'deny',
+        reason: 'no approval surface in this session',
+        metadata: { automatic: true, tool_name: 'Bash', decision_reason_type: 'mode', uuid: 'u' },
+      },
     });
   });
 
   it('system/informational is a notice (a warning at level warning), refusals and a failed compaction are errors', () => {
     const events = decode(
-      { type: 'system', subtype: 'informational', content: 'Stop hook prevented continuation', level: 'warning', prevent_continuation: true, session_id: SESSION, uuid: 'u1' },
+      {
+        type: 'system',
+        subtype: 'informational',
+        content: 'Stop hook prevented continuation',
+        level: 'warning',
+        prevent_continuation: true,
+        session_id: SESSION,
+        uuid: 'u1',
+      },
       { type: 'system', subtype: 'informational', content: 'Context left: 10%', level: 'info', session_id: SESSION, uuid: 'u2' },
-      { type: 'system', subtype: 'model_refusal_fallback', trigger: 'refusal', direction: 'retry', original_model: 'a', fallback_model: 'b', request_id: null, content: 'Retrying with b', session_id: SESSION, uuid: 'u3' },
-      { type: 'system', subtype: 'model_refusal_no_fallback', original_model: 'a', request_id: 'r', content: 'The model declined.', session_id: SESSION, uuid: 'u4' },
-      { type: 'system', subtype: 'status', status: null, compact_result: 'failed', compact_error: 'Not enough messages to compact.', session_id: SESSION, uuid: 'u5' },
+      {
+        type: 'system',
+        subtype: 'model_refusal_fallback',
+        trigger: 'refusal',
+        direction: 'retry',
+        original_model: 'a',
+        fallback_model: 'b',
+        request_id: null,
+        content: 'Retrying with b',
+        session_id: SESSION,
+        uuid: 'u3',
+      },
+      {
+        type: 'system',
+        subtype: 'model_refusal_no_fallback',
+        original_model: 'a',
+        request_id: 'r',
+        content: 'The model declined.',
+        session_id: SESSION,
+        uuid: 'u4',
+      },
+      {
+        type: 'system',
+        subtype: 'status',
+        status: null,
+        compact_result: 'failed',
+        compact_error: 'Not enough messages to compact.',
+        session_id: SESSION,
+        uuid: 'u5',
+      },
     );
     expect(events.map((e) => [e.kind, e.payload.severity, e.payload.code, e.payload.message])).toEqual([
       ['error', 'warning', 'notice', 'Stop hook prevented continuation'],
@@ -268,17 +371,51 @@ describe('other system lines', () => {
 
   it('a subagent task is a tool call: task_started its tool_use, task_notification its tool_result', () => {
     const events = decode(
-      { type: 'system', subtype: 'task_started', task_id: 'task_1', tool_use_id: 'toolu_1', description: 'Find the bug', subagent_type: 'general-purpose', task_type: 'local_agent', session_id: SESSION, uuid: 'u1' },
-      { type: 'system', subtype: 'task_notification', task_id: 'task_1', tool_use_id: 'toolu_1', status: 'failed', output_file: '/tmp/o', summary: 'It crashed', session_id: SESSION, uuid: 'u2' },
-      { type: 'system', subtype: 'task_notification', task_id: 'task_2', status: 'completed', output_file: '/tmp/p', summary: 'Done', session_id: SESSION, uuid: 'u3' },
+      {
+        type: 'system',
+        subtype: 'task_started',
+        task_id: 'task_1',
+        tool_use_id: 'toolu_1',
+        description: 'Find the bug',
+        subagent_type: 'general-purpose',
+        task_type: 'local_agent',
+        session_id: SESSION,
+        uuid: 'u1',
+      },
+      {
+        type: 'system',
+        subtype: 'task_notification',
+        task_id: 'task_1',
+        tool_use_id: 'toolu_1',
+        status: 'failed',
+        output_file: '/tmp/o',
+        summary: 'It crashed',
+        session_id: SESSION,
+        uuid: 'u2',
+      },
+      {
+        type: 'system',
+        subtype: 'task_notification',
+        task_id: 'task_2',
+        status: 'completed',
+        output_file: '/tmp/p',
+        summary: 'Done',
+        session_id: SESSION,
+        uuid: 'u3',
+      },
     );
-    expect(events.map((e) => [e.kind, e.payload.tool_call_id, e.payload.tool_name ?? e.payload.content, e.payload.is_error ?? null])).toEqual([
+    expect(
+      events.map((e) => [e.kind, e.payload.tool_call_id, e.payload.tool_name ?? e.payload.content, e.payload.is_error ?? null]),
+    ).toEqual([
       ['tool_use', 'task_1', 'task', null],
       ['tool_result', 'task_1', 'It crashed', true],
       ['tool_use', 'task_2', 'task', null],
       ['tool_result', 'task_2', 'Done', false],
     ]);
-    expect(events[0].payload).toMatchObject({ input: { description: 'Find the bug', subagent_type: 'general-purpose', task_type: 'local_agent' }, metadata: { parent_tool_call_id: 'toolu_1' } });
+    expect(events[0].payload).toMatchObject({
+      input: { description: 'Find the bug', subagent_type: 'general-purpose', task_type: 'local_agent' },
+      metadata: { parent_tool_call_id: 'toolu_1' },
+    });
     expect(events[1].payload.metadata).toMatchObject({ status: 'failed', output_file: '/tmp/o', parent_tool_call_id: 'toolu_1' });
   });
 });
@@ -306,15 +443,33 @@ describe('result lines', () => {
       output_tokens: 28,
       total_tokens: 460,
       cost_usd: 0.0018656,
-      metadata: { aggregation: 'cumulative', cost_reported: true, cache_write_input_tokens: 64, cache_read_input_tokens: 128, main_loop_usage: success.usage },
+      metadata: {
+        aggregation: 'cumulative',
+        cost_reported: true,
+        cache_write_input_tokens: 64,
+        cache_read_input_tokens: 128,
+        main_loop_usage: success.usage,
+      },
     });
-    expect(events[1].payload).toMatchObject({ status: 'completed', stop_reason: 'end_turn', output: 'The command printed hello-from-tool.', object: null });
+    expect(events[1].payload).toMatchObject({
+      status: 'completed',
+      stop_reason: 'end_turn',
+      output: 'The command printed hello-from-tool.',
+      object: null,
+    });
   });
 
   // #18 "Claude tokens are taken from the wrong field": modelUsage covers every model and turn, usage the main loop only.
   it('takes tokens from modelUsage summed over the models, and keeps usage as the main-loop figure', () => {
     const modelUsage = {
-      'claude-opus-5-5': { inputTokens: 6, outputTokens: 400, cacheReadInputTokens: 40000, cacheCreationInputTokens: 2000, thinkingTokens: 100, costUSD: 0.2 },
+      'claude-opus-5-5': {
+        inputTokens: 6,
+        outputTokens: 400,
+        cacheReadInputTokens: 40000,
+        cacheCreationInputTokens: 2000,
+        thinkingTokens: 100,
+        costUSD: 0.2,
+      },
       'claude-haiku-4-5': { inputTokens: 6144, outputTokens: 50, cacheReadInputTokens: 0, cacheCreationInputTokens: 0, costUSD: 0.01 },
     };
     const [cost] = decode({ ...success, usage: { input_tokens: 6, output_tokens: 10 }, modelUsage, total_cost_usd: 0.21 });
@@ -323,7 +478,13 @@ describe('result lines', () => {
       output_tokens: 450,
       total_tokens: 48150 + 450,
       cost_usd: 0.21,
-      metadata: { cache_read_input_tokens: 40000, cache_write_input_tokens: 2000, reasoning_output_tokens: 100, main_loop_usage: { input_tokens: 6, output_tokens: 10 }, model_usage: modelUsage },
+      metadata: {
+        cache_read_input_tokens: 40000,
+        cache_write_input_tokens: 2000,
+        reasoning_output_tokens: 100,
+        main_loop_usage: { input_tokens: 6, output_tokens: 10 },
+        model_usage: modelUsage,
+      },
     });
   });
 
@@ -337,23 +498,50 @@ describe('result lines', () => {
       terminal_reason: 'api_error',
     });
     expect(kinds(events)).toEqual(['cost_update', 'error', 'result']);
-    expect(events[1].payload).toMatchObject({ message: 'API Error: 400 scripted invalid request', code: 'invalid_request', severity: 'error', metadata: { native_code: 'invalid_request_error', http_status: 400 } });
+    expect(events[1].payload).toMatchObject({
+      message: 'API Error: 400 scripted invalid request',
+      code: 'invalid_request',
+      severity: 'error',
+      metadata: { native_code: 'invalid_request_error', http_status: 400 },
+    });
     expect(events[2].payload).toMatchObject({ status: 'failed', output: null });
   });
 
   // #18 "Claude's synthetic API Error / Not logged in assistant frame becomes an assistant_message".
   it('a synthetic API-error assistant message is the error (once), and the failed result has no output', () => {
-    const synthetic = assistantLine([{ type: 'text', text: 'Not logged in · Please run /login' }], { error: 'authentication_failed', is_api_error_message: true });
+    const synthetic = assistantLine([{ type: 'text', text: 'Not logged in · Please run /login' }], {
+      error: 'authentication_failed',
+      is_api_error_message: true,
+    });
     synthetic.message.model = '<synthetic>';
-    const events = decode(synthetic, { ...success, is_error: true, result: 'Not logged in · Please run /login', terminal_reason: 'api_error', total_cost_usd: 0, usage: {}, modelUsage: {} });
+    const events = decode(synthetic, {
+      ...success,
+      is_error: true,
+      result: 'Not logged in · Please run /login',
+      terminal_reason: 'api_error',
+      total_cost_usd: 0,
+      usage: {},
+      modelUsage: {},
+    });
     expect(kinds(events)).toEqual(['error', 'cost_update', 'result']);
-    expect(events[0].payload).toMatchObject({ message: 'Not logged in · Please run /login', code: 'auth', severity: 'error', metadata: { native_code: 'authentication_failed' } });
+    expect(events[0].payload).toMatchObject({
+      message: 'Not logged in · Please run /login',
+      code: 'auth',
+      severity: 'error',
+      metadata: { native_code: 'authentication_failed' },
+    });
     expect(events[2].payload).toMatchObject({ status: 'failed', output: null });
   });
 
   it('fail on an error_* subtype even with is_error false, with the errors as the message', () => {
     const { result: _result, ...rest } = success;
-    const events = decode({ ...rest, subtype: 'error_max_turns', is_error: false, terminal_reason: undefined, errors: ['Reached maximum number of turns (1)'] });
+    const events = decode({
+      ...rest,
+      subtype: 'error_max_turns',
+      is_error: false,
+      terminal_reason: undefined,
+      errors: ['Reached maximum number of turns (1)'],
+    });
     expect(kinds(events)).toEqual(['cost_update', 'error', 'result']);
     expect(events[1].payload).toMatchObject({ message: 'Reached maximum number of turns (1)', code: 'max_turns' });
     expect(events[2].payload).toMatchObject({ status: 'failed' });
@@ -364,7 +552,11 @@ describe('result lines', () => {
     const deferred = { id: 'toolu_7', name: 'Bash', input: { command: 'rm -rf build' } };
     const events = decode({ ...success, terminal_reason: 'tool_deferred', stop_reason: 'tool_use', deferred_tool_use: deferred });
     expect(kinds(events)).toEqual(['cost_update', 'result']);
-    expect(events[1].payload).toMatchObject({ status: 'completed', stop_reason: 'tool_deferred', metadata: { terminal_reason: 'tool_deferred', deferred_tool_use: deferred } });
+    expect(events[1].payload).toMatchObject({
+      status: 'completed',
+      stop_reason: 'tool_deferred',
+      metadata: { terminal_reason: 'tool_deferred', deferred_tool_use: deferred },
+    });
     const failing = decode({ ...success, terminal_reason: 'prompt_too_long' });
     expect(failing.map((e) => [e.kind, e.payload.code ?? e.payload.status])).toEqual([
       ['cost_update', undefined],
@@ -396,7 +588,13 @@ describe('identities', () => {
   it('every event of a line carries its uuid; an assistant line keeps aborted, supersedes and its subagent', () => {
     const events = decode(
       init,
-      assistantLine([{ type: 'text', text: 'Hel' }], { aborted: true, supersedes: ['u-old'], agent_id: 'a1', subagent_type: 'Explore', task_description: 'Look around' }),
+      assistantLine([{ type: 'text', text: 'Hel' }], {
+        aborted: true,
+        supersedes: ['u-old'],
+        agent_id: 'a1',
+        subagent_type: 'Explore',
+        task_description: 'Look around',
+      }),
     );
     expect(events[0].payload.metadata).toMatchObject({});
     expect(events[1].payload.metadata).toEqual({
@@ -411,7 +609,10 @@ describe('identities', () => {
   });
 
   it('a stream delta names its message (api_message_id, or message_start before it): block indexes restart per message', () => {
-    const delta = (index: number, text: string, extra: object = {}) => ({ ...streamLine({ type: 'content_block_delta', index, delta: { type: 'text_delta', text } }), ...extra });
+    const delta = (index: number, text: string, extra: object = {}) => ({
+      ...streamLine({ type: 'content_block_delta', index, delta: { type: 'text_delta', text } }),
+      ...extra,
+    });
     const events = decode(
       streamLine({ type: 'message_start', message: { id: 'msg_a' } }),
       delta(0, 'one'),
@@ -458,10 +659,26 @@ describe('detect', () => {
 
   it('leaves Amp’s T- threads to Amp and Cursor’s look-alike lines alone', () => {
     expect(claudeProfile.detect({ ...init, session_id: 'T-2775dc92-90ed-4f85-8b73-8f9766029e83' })).toBe(false);
-    const cursorInit = { type: 'system', subtype: 'init', apiKeySource: 'login', cwd: '/p', session_id: 'c6b62c6f-7ead-4fd6-9922-e952131177ff', model: 'Claude 4 Sonnet', permissionMode: 'default' };
+    const cursorInit = {
+      type: 'system',
+      subtype: 'init',
+      apiKeySource: 'login',
+      cwd: '/p',
+      session_id: 'c6b62c6f-7ead-4fd6-9922-e952131177ff',
+      model: 'Claude 4 Sonnet',
+      permissionMode: 'default',
+    };
     expect(claudeProfile.detect(cursorInit)).toBe(false);
-    expect(claudeProfile.detect({ type: 'assistant', message: { role: 'assistant', content: [] }, session_id: 'c6b62c6f-7ead-4fd6-9922-e952131177ff' })).toBe(false);
-    expect(claudeProfile.detect({ type: 'result', subtype: 'success', duration_ms: 12, is_error: false, result: 'done', session_id: 's' })).toBe(false);
+    expect(
+      claudeProfile.detect({
+        type: 'assistant',
+        message: { role: 'assistant', content: [] },
+        session_id: 'c6b62c6f-7ead-4fd6-9922-e952131177ff',
+      }),
+    ).toBe(false);
+    expect(
+      claudeProfile.detect({ type: 'result', subtype: 'success', duration_ms: 12, is_error: false, result: 'done', session_id: 's' }),
+    ).toBe(false);
     expect(claudeProfile.detect({ type: 'something', session_id: SESSION })).toBe(false);
   });
 });

@@ -12,14 +12,53 @@ import { fixtures, nativeLines } from './fixtures';
 const CLOCK = (): Date => new Date('2030-01-01T00:00:00.000Z');
 const SESSION = '882ad27e-1163-4e0e-90b1-b737106081ba';
 
-const init = { type: 'system', subtype: 'init', apiKeySource: 'login', cwd: '/work', session_id: SESSION, model: 'Auto', permissionMode: 'default' };
-const assistant = (text: string, extra: object = {}) => ({ type: 'assistant', message: { role: 'assistant', content: [{ type: 'text', text }] }, session_id: SESSION, ...extra });
+const init = {
+  type: 'system',
+  subtype: 'init',
+  apiKeySource: 'login',
+  cwd: '/work',
+  session_id: SESSION,
+  model: 'Auto',
+  permissionMode: 'default',
+};
+const assistant = (text: string, extra: object = {}) => ({
+  type: 'assistant',
+  message: { role: 'assistant', content: [{ type: 'text', text }] },
+  session_id: SESSION,
+  ...extra,
+});
 const token = (text: string, ms = 1790994290498) => assistant(text, { timestamp_ms: ms });
-const thinking = (subtype: string, text?: string) => ({ type: 'thinking', subtype, ...(text === undefined ? {} : { text }), session_id: SESSION, timestamp_ms: 1790994290493 });
-const toolCall = (subtype: string, callId: string, tool: object) => ({ type: 'tool_call', subtype, call_id: callId, tool_call: tool, session_id: SESSION });
-const shellStarted = toolCall('started', 'call-1', { shellToolCall: { args: { command: 'echo hi' } }, toolCallId: 'call-1', startedAtMs: '1790994290546' });
+const thinking = (subtype: string, text?: string) => ({
+  type: 'thinking',
+  subtype,
+  ...(text === undefined ? {} : { text }),
+  session_id: SESSION,
+  timestamp_ms: 1790994290493,
+});
+const toolCall = (subtype: string, callId: string, tool: object) => ({
+  type: 'tool_call',
+  subtype,
+  call_id: callId,
+  tool_call: tool,
+  session_id: SESSION,
+});
+const shellStarted = toolCall('started', 'call-1', {
+  shellToolCall: { args: { command: 'echo hi' } },
+  toolCallId: 'call-1',
+  startedAtMs: '1790994290546',
+});
 const shellDone = (result: object) => toolCall('completed', 'call-1', { shellToolCall: { args: { command: 'echo hi' }, result } });
-const result = (extra: object = {}) => ({ type: 'result', subtype: 'success', duration_ms: 1902, duration_api_ms: 1902, is_error: false, result: 'alpha', session_id: SESSION, request_id: 'r-1', ...extra });
+const result = (extra: object = {}) => ({
+  type: 'result',
+  subtype: 'success',
+  duration_ms: 1902,
+  duration_api_ms: 1902,
+  is_error: false,
+  result: 'alpha',
+  session_id: SESSION,
+  request_id: 'r-1',
+  ...extra,
+});
 
 /** Every event of `lines` pushed in order, then `end()` with a clean exit. */
 function decodeAll(lines: readonly (object | string)[]): AnyEvent[] {
@@ -34,7 +73,14 @@ const ofKind = (events: AnyEvent[], kind: string) => events.filter((event) => ev
 
 describe('detect', () => {
   it('recognises the init line and the lines only Cursor prints', () => {
-    for (const line of [init, thinking('delta', 'x'), shellStarted, token('hi'), result(), { type: 'connection', subtype: 'reconnected', session_id: SESSION }]) {
+    for (const line of [
+      init,
+      thinking('delta', 'x'),
+      shellStarted,
+      token('hi'),
+      result(),
+      { type: 'connection', subtype: 'reconnected', session_id: SESSION },
+    ]) {
       expect(cursorProfile.detect(line as JsonObject)).toBe(true);
     }
   });
@@ -42,9 +88,29 @@ describe('detect', () => {
   it('does not claim Claude Code, Codex, Gemini or OpenCode lines', () => {
     const others = [
       // Claude Code: init lists tools and MCP servers; every line has a uuid; result has total_cost_usd.
-      { type: 'system', subtype: 'init', cwd: '/w', session_id: SESSION, tools: ['Bash'], mcp_servers: [], model: 'claude-sonnet-4', permissionMode: 'default', apiKeySource: 'none', uuid: 'u-1' },
+      {
+        type: 'system',
+        subtype: 'init',
+        cwd: '/w',
+        session_id: SESSION,
+        tools: ['Bash'],
+        mcp_servers: [],
+        model: 'claude-sonnet-4',
+        permissionMode: 'default',
+        apiKeySource: 'none',
+        uuid: 'u-1',
+      },
       { type: 'assistant', message: { role: 'assistant', content: [] }, parent_tool_use_id: null, session_id: SESSION, uuid: 'u-2' },
-      { type: 'result', subtype: 'success', is_error: false, total_cost_usd: 0.01, num_turns: 1, result: 'ok', session_id: SESSION, usage: { input_tokens: 1 } },
+      {
+        type: 'result',
+        subtype: 'success',
+        is_error: false,
+        total_cost_usd: 0.01,
+        num_turns: 1,
+        result: 'ok',
+        session_id: SESSION,
+        usage: { input_tokens: 1 },
+      },
       { type: 'thread.started', thread_id: 't-1' },
       { type: 'init', timestamp: '2026-12-03T11:36:07.916Z', session_id: SESSION, model: 'auto' },
       { type: 'step_start', timestamp: 1, sessionID: 'ses_1', part: { type: 'step-start' } },
@@ -63,12 +129,19 @@ describe('run_started and user_message', () => {
   it('maps system/init to run_started and announces the session id', () => {
     const events = decodeAll([init]);
     expect(events[0].kind).toBe('run_started');
-    expect(payload(events[0])).toMatchObject({ provider_session_id: SESSION, cwd: '/work', metadata: { model: 'Auto', apiKeySource: 'login', permissionMode: 'default' } });
+    expect(payload(events[0])).toMatchObject({
+      provider_session_id: SESSION,
+      cwd: '/work',
+      metadata: { model: 'Auto', apiKeySource: 'login', permissionMode: 'default' },
+    });
     expect(events.every((event) => event.provider_session_id === SESSION)).toBe(true);
   });
 
   it('maps the prompt echo to user_message', () => {
-    const events = decodeAll([init, { type: 'user', message: { role: 'user', content: [{ type: 'text', text: 'Say hi' }] }, session_id: SESSION }]);
+    const events = decodeAll([
+      init,
+      { type: 'user', message: { role: 'user', content: [{ type: 'text', text: 'Say hi' }] }, session_id: SESSION },
+    ]);
     expect(ofKind(events, 'user_message')).toEqual([expect.objectContaining({ content: [{ type: 'text', text: 'Say hi' }] })]);
   });
 });
@@ -76,7 +149,9 @@ describe('run_started and user_message', () => {
 describe('assistant text', () => {
   it('maps a whole message (no --stream-partial-output) to assistant_message with the init model', () => {
     const events = decodeAll([init, assistant('alpha')]);
-    expect(ofKind(events, 'assistant_message')).toEqual([expect.objectContaining({ content: [{ type: 'text', text: 'alpha' }], model: 'Auto' })]);
+    expect(ofKind(events, 'assistant_message')).toEqual([
+      expect.objectContaining({ content: [{ type: 'text', text: 'alpha' }], model: 'Auto' }),
+    ]);
   });
 
   it('maps token lines to assistant_delta byte for byte, and the closing whole message to assistant_message', () => {
@@ -118,10 +193,21 @@ describe('thinking', () => {
 
 describe('tool calls', () => {
   it('maps started to tool_use (tool name = the tool_call key) and completed to tool_result, with the same call id', () => {
-    const events = decodeAll([init, shellStarted, shellDone({ success: { exitCode: 0, stdout: 'hi\n', stderr: '' }, isBackground: false })]);
-    expect(ofKind(events, 'tool_use')).toEqual([expect.objectContaining({ tool_name: 'shellToolCall', tool_call_id: 'call-1', input: { command: 'echo hi' } })]);
+    const events = decodeAll([
+      init,
+      shellStarted,
+      shellDone({ success: { exitCode: 0, stdout: 'hi\n', stderr: '' }, isBackground: false }),
+    ]);
+    expect(ofKind(events, 'tool_use')).toEqual([
+      expect.objectContaining({ tool_name: 'shellToolCall', tool_call_id: 'call-1', input: { command: 'echo hi' } }),
+    ]);
     expect(ofKind(events, 'tool_result')).toEqual([
-      expect.objectContaining({ tool_call_id: 'call-1', content: { exitCode: 0, stdout: 'hi\n', stderr: '' }, is_error: false, metadata: { outcome: 'success' } }),
+      expect.objectContaining({
+        tool_call_id: 'call-1',
+        content: { exitCode: 0, stdout: 'hi\n', stderr: '' },
+        is_error: false,
+        metadata: { outcome: 'success' },
+      }),
     ]);
   });
 
@@ -131,7 +217,11 @@ describe('tool calls', () => {
   });
 
   it('marks a rejected call, any failure outcome, and a non-zero exitCode as errors', () => {
-    const outcomes = [{ rejected: { command: 'echo hi', reason: '' } }, { permissionDenied: { reason: 'denied' } }, { success: { exitCode: 7, stderr: 'failed' } }];
+    const outcomes = [
+      { rejected: { command: 'echo hi', reason: '' } },
+      { permissionDenied: { reason: 'denied' } },
+      { success: { exitCode: 7, stderr: 'failed' } },
+    ];
     for (const outcome of outcomes) {
       expect(ofKind(decodeAll([init, shellStarted, shellDone(outcome)]), 'tool_result')[0]).toMatchObject({ is_error: true });
     }
@@ -140,7 +230,11 @@ describe('tool calls', () => {
 
   it('reads the generic function tool call: its name, and its arguments as JSON text', () => {
     const line = toolCall('started', 'call-9', { function: { name: 'mcp_search', arguments: '{"q":"x"}' } });
-    expect(ofKind(decodeAll([init, line]), 'tool_use')[0]).toMatchObject({ tool_name: 'mcp_search', tool_call_id: 'call-9', input: { q: 'x' } });
+    expect(ofKind(decodeAll([init, line]), 'tool_use')[0]).toMatchObject({
+      tool_name: 'mcp_search',
+      tool_call_id: 'call-9',
+      input: { q: 'x' },
+    });
   });
 
   it('falls back to the nested toolCallId when call_id is empty', () => {
@@ -151,7 +245,10 @@ describe('tool calls', () => {
 
 describe('result', () => {
   it('emits cost_update from the camelCase usage, then a completed result with the text as output', () => {
-    const events = decodeAll([init, result({ usage: { inputTokens: 10528, outputTokens: 28, cacheReadTokens: 5888, cacheWriteTokens: 0 } })]);
+    const events = decodeAll([
+      init,
+      result({ usage: { inputTokens: 10528, outputTokens: 28, cacheReadTokens: 5888, cacheWriteTokens: 0 } }),
+    ]);
     expect(kinds(events)).toEqual(['run_started', 'cost_update', 'result']);
     expect(payload(events[1])).toMatchObject({
       input_tokens: 10528 + 5888,
@@ -186,7 +283,14 @@ describe('result', () => {
 describe('other lines', () => {
   it('maps connection/reconnecting to a warning and keeps retry and reconnected lines as raw', () => {
     const lines = [
-      { type: 'connection', subtype: 'reconnecting', session_id: SESSION, timestamp_ms: 1, attempt: 2, endpoint_url: 'https://example.invalid' },
+      {
+        type: 'connection',
+        subtype: 'reconnecting',
+        session_id: SESSION,
+        timestamp_ms: 1,
+        attempt: 2,
+        endpoint_url: 'https://example.invalid',
+      },
       { type: 'retry', subtype: 'starting', session_id: SESSION, timestamp_ms: 2, attempt: 2, is_resume: false },
       { type: 'connection', subtype: 'reconnected', session_id: SESSION, timestamp_ms: 3 },
     ];

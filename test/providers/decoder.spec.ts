@@ -58,7 +58,7 @@ const testProfile: ProviderProfile<TestState> = {
 const CLOCK_TIME = '2026-01-01T00:00:00.000Z';
 const clock = () => new Date(CLOCK_TIME);
 const line = (fields: JsonObject) => JSON.stringify(fields);
-const json = (event: AnyEvent) => JSON.parse(JSON.stringify(event)) as Record<string, any>;  
+const json = (event: AnyEvent) => JSON.parse(JSON.stringify(event)) as Record<string, any>;
 
 function decode(lines: string[], options: Parameters<typeof decoderFor>[1] = {}): AnyEvent[] {
   const decoder = decoderFor(testProfile, { clock, ...options });
@@ -68,7 +68,12 @@ function decode(lines: string[], options: Parameters<typeof decoderFor>[1] = {})
 describe('sequence', () => {
   it('starts at 0 and goes up by 1 per event, across push and end', () => {
     const decoder = decoderFor(testProfile, { clock });
-    const events = [...decoder.push(line({ t: 'start' })), ...decoder.push(line({ t: 'tools' })), ...decoder.push('text'), ...decoder.end()];
+    const events = [
+      ...decoder.push(line({ t: 'start' })),
+      ...decoder.push(line({ t: 'tools' })),
+      ...decoder.push('text'),
+      ...decoder.end(),
+    ];
     expect(events.map((e) => e.sequence)).toEqual([0, 1, 2, 3, 4, 5]);
   });
 
@@ -94,7 +99,12 @@ describe('session id', () => {
   });
 
   it('follows a later announcement; a blank or non-string id is ignored', () => {
-    const events = decode([line({ t: 'say', sid: 'a' }), line({ t: 'say', sid: '  ' }), line({ t: 'say', sid: 7 }), line({ t: 'say', sid: 'b' })]);
+    const events = decode([
+      line({ t: 'say', sid: 'a' }),
+      line({ t: 'say', sid: '  ' }),
+      line({ t: 'say', sid: 7 }),
+      line({ t: 'say', sid: 'b' }),
+    ]);
     expect(events.map((e) => e.provider_session_id)).toEqual(['a', 'a', 'a', 'b']);
   });
 });
@@ -132,12 +142,20 @@ describe('timestamp', () => {
   it('is read from the clock once per line: the events of one line share it', () => {
     let tick = 0;
     const decoder = decoderFor(testProfile, { clock: () => new Date(Date.UTC(2026, 0, 1, 0, 0, tick++)) });
-    const times = [...decoder.push(line({ t: 'tools' })), ...decoder.push(line({ t: 'say' })), ...decoder.end()].map((e) => e.timestamp.toISOString());
-    expect(times).toEqual(['2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:01.000Z', '2026-01-01T00:00:02.000Z', '2026-01-01T00:00:02.000Z']);
+    const times = [...decoder.push(line({ t: 'tools' })), ...decoder.push(line({ t: 'say' })), ...decoder.end()].map((e) =>
+      e.timestamp.toISOString(),
+    );
+    expect(times).toEqual([
+      '2026-01-01T00:00:00.000Z',
+      '2026-01-01T00:00:00.000Z',
+      '2026-01-01T00:00:01.000Z',
+      '2026-01-01T00:00:02.000Z',
+      '2026-01-01T00:00:02.000Z',
+    ]);
   });
 
   // #18 "Timestamps: lines with no time of their own inherit the previous line's": live, they take their read time.
-  it('live: an untimed line is stamped with the time it was read, not the previous line\'s time', () => {
+  it("live: an untimed line is stamped with the time it was read, not the previous line's time", () => {
     let now = Date.UTC(2026, 0, 1, 0, 0, 0);
     const decoder = decoderFor(testProfile, { clock: () => new Date(now), live: true });
     const times: string[] = [];
@@ -153,14 +171,18 @@ describe('timestamp', () => {
     expect(times).toEqual(['2026-01-01T00:00:01.000Z', '2026-01-01T01:13:00.000Z', '2026-01-01T01:14:00.000Z', '2026-01-01T01:15:00.000Z']);
   });
 
-  it('never goes backwards: live, a line whose own time is earlier than an earlier event takes that event\'s time', () => {
+  it("never goes backwards: live, a line whose own time is earlier than an earlier event takes that event's time", () => {
     let now = Date.UTC(2026, 0, 1, 0, 0, 10);
     const decoder = decoderFor(testProfile, { clock: () => new Date(now), live: true });
     const first = decoder.push(line({ t: 'say' }));
     now += 1000;
     const behind = decoder.push(line({ t: 'say', at: '2026-01-01T00:00:05Z' }));
     const later = decoder.push(line({ t: 'say', at: '2026-01-01T00:00:30Z' }));
-    expect([...first, ...behind, ...later].map((e) => e.timestamp.toISOString())).toEqual(['2026-01-01T00:00:10.000Z', '2026-01-01T00:00:10.000Z', '2026-01-01T00:00:30.000Z']);
+    expect([...first, ...behind, ...later].map((e) => e.timestamp.toISOString())).toEqual([
+      '2026-01-01T00:00:10.000Z',
+      '2026-01-01T00:00:10.000Z',
+      '2026-01-01T00:00:30.000Z',
+    ]);
   });
 
   // A recording whose first line has no time (Claude's `system` line) used to stamp it "now", then go back to the recording's times.
@@ -207,12 +229,20 @@ describe('timestamp', () => {
   it('lookAhead: a file with no times at all ends with the time of decoding; live refuses it', () => {
     const decoder = decoderFor(testProfile, { clock, lookAhead: true });
     expect(decoder.push(line({ t: 'say' }))).toEqual([]);
-    expect(decoder.end().map((e) => [e.kind, json(e).timestamp])).toEqual([['assistant_message', CLOCK_TIME], ['error', CLOCK_TIME], ['result', CLOCK_TIME]]);
+    expect(decoder.end().map((e) => [e.kind, json(e).timestamp])).toEqual([
+      ['assistant_message', CLOCK_TIME],
+      ['error', CLOCK_TIME],
+      ['result', CLOCK_TIME],
+    ]);
     expect(() => decoderFor(testProfile, { lookAhead: true, live: true })).toThrow(/lookAhead is for files/);
   });
 
-  it('never goes backwards in a file either: an own time earlier than an earlier line\'s is raised to it', () => {
-    const events = decode([line({ t: 'say', at: '2025-01-01T00:00:05Z' }), line({ t: 'say', at: '2025-01-01T00:00:01Z' }), line({ t: 'say' })]);
+  it("never goes backwards in a file either: an own time earlier than an earlier line's is raised to it", () => {
+    const events = decode([
+      line({ t: 'say', at: '2025-01-01T00:00:05Z' }),
+      line({ t: 'say', at: '2025-01-01T00:00:01Z' }),
+      line({ t: 'say' }),
+    ]);
     expect(events.map((e) => json(e).timestamp)).toEqual(['2025-01-01T00:00:05Z', '2025-01-01T00:00:05Z', '2025-01-01T00:00:05Z']);
   });
 
@@ -270,10 +300,21 @@ describe('lines with no normalized meaning', () => {
 
   it('text that is not JSON is a raw event holding the text', () => {
     const [event] = decode(['Loaded cached credentials.']);
-    expect(json(event)).toMatchObject({ kind: 'raw', provider: 'gemini', payload: { stream: 'stdout', content: 'Loaded cached credentials.', metadata: {} }, raw: 'Loaded cached credentials.' });
+    expect(json(event)).toMatchObject({
+      kind: 'raw',
+      provider: 'gemini',
+      payload: { stream: 'stdout', content: 'Loaded cached credentials.', metadata: {} },
+      raw: 'Loaded cached credentials.',
+    });
   });
 
-  it.each([['42', 42], ['"text"', 'text'], ['[1,{"a":2}]', [1, { a: 2 }]], ['null', null], ['true', true]])('JSON that is not an object (%s) is a raw event holding the value', (text, value) => {
+  it.each([
+    ['42', 42],
+    ['"text"', 'text'],
+    ['[1,{"a":2}]', [1, { a: 2 }]],
+    ['null', null],
+    ['true', true],
+  ])('JSON that is not an object (%s) is a raw event holding the value', (text, value) => {
     const [event] = decode([text]);
     expect(event.kind).toBe('raw');
     expect(json(event).payload.content).toEqual(value);
@@ -286,12 +327,18 @@ describe('lines with no normalized meaning', () => {
 
   it('a profile that throws gives a raw event with the error in its metadata', () => {
     const [event] = decode([line({ t: 'throws' })]);
-    expect(json(event)).toMatchObject({ kind: 'raw', payload: { content: { t: 'throws' }, metadata: { decode_error: 'cannot read this line' } } });
+    expect(json(event)).toMatchObject({
+      kind: 'raw',
+      payload: { content: { t: 'throws' }, metadata: { decode_error: 'cannot read this line' } },
+    });
   });
 
   it('a profile that answers something other than an array of drafts gives a raw event too', () => {
     const [event] = decode([line({ t: 'not-an-array' })]);
-    expect(json(event)).toMatchObject({ kind: 'raw', payload: { metadata: { decode_error: 'the profile did not answer an array of drafts' } } });
+    expect(json(event)).toMatchObject({
+      kind: 'raw',
+      payload: { metadata: { decode_error: 'the profile did not answer an array of drafts' } },
+    });
   });
 
   it('a draft its payload class refuses is a raw event naming the draft kind and the issue', () => {
@@ -314,7 +361,9 @@ describe('lines with no normalized meaning', () => {
   });
 
   it('every event is a valid Event that round-trips through its JSON', () => {
-    const events = [...decode([line({ t: 'start', sid: 'x', at: '2025-01-01T00:00:00.5Z' }), line({ t: 'tools' }), line({ t: 'refused' }), 'text', '[]'])];
+    const events = [
+      ...decode([line({ t: 'start', sid: 'x', at: '2025-01-01T00:00:00.5Z' }), line({ t: 'tools' }), line({ t: 'refused' }), 'text', '[]']),
+    ];
     for (const event of events) expect(JSON.stringify(Event.fromJSON(JSON.stringify(event)))).toBe(JSON.stringify(event));
   });
 });
@@ -333,7 +382,15 @@ describe('end of stream', () => {
   it('with a non-zero code: a fatal no_result error naming the code, then a failed result', () => {
     const events = decoderFor(testProfile, { clock }).end({ code: 3, signal: null });
     expect(kindsAndPayloads(events)).toEqual([
-      ['error', { message: 'the CLI exited with code 3 without a result line', code: 'no_result', severity: 'fatal', metadata: { exit_code: 3, signal: null } }],
+      [
+        'error',
+        {
+          message: 'the CLI exited with code 3 without a result line',
+          code: 'no_result',
+          severity: 'fatal',
+          metadata: { exit_code: 3, signal: null },
+        },
+      ],
       ['result', { status: 'failed', stop_reason: 'no_result', output: null, object: null, metadata: { exit_code: 3, signal: null } }],
     ]);
   });
@@ -349,7 +406,11 @@ describe('end of stream', () => {
 
   it('with a signal: the error names the signal', () => {
     const events = decoderFor(testProfile, { clock }).end({ code: null, signal: 'SIGKILL' });
-    expect(json(events[0]).payload).toMatchObject({ message: 'the CLI was killed by SIGKILL without a result line', severity: 'fatal', code: 'no_result' });
+    expect(json(events[0]).payload).toMatchObject({
+      message: 'the CLI was killed by SIGKILL without a result line',
+      severity: 'fatal',
+      code: 'no_result',
+    });
     expect(json(events[1]).payload).toMatchObject({ status: 'failed', metadata: { exit_code: null, signal: 'SIGKILL' } });
   });
 
@@ -388,12 +449,17 @@ describe('end of stream', () => {
     const decoder = decoderFor(testProfile, { clock });
     decoder.push(line({ t: 'say', sid: 's', at: '2025-05-05T05:05:05Z' }));
     const events = decoder.end({ code: 0, signal: null });
-    expect(events.map((e) => [e.sequence, e.provider_session_id, json(e).timestamp, e.raw])).toEqual([[1, 's', '2025-05-05T05:05:05Z', null]]);
+    expect(events.map((e) => [e.sequence, e.provider_session_id, json(e).timestamp, e.raw])).toEqual([
+      [1, 's', '2025-05-05T05:05:05Z', null],
+    ]);
   });
 });
 
 describe('held drafts (release)', () => {
-  const deltas = [line({ t: 'delta', text: 'Hel', at: '2025-01-01T00:00:01Z' }), line({ t: 'delta', text: 'lo', at: '2025-01-01T00:00:02Z' })];
+  const deltas = [
+    line({ t: 'delta', text: 'Hel', at: '2025-01-01T00:00:01Z' }),
+    line({ t: 'delta', text: 'lo', at: '2025-01-01T00:00:02Z' }),
+  ];
 
   it('are released before the next line that completes them, with the envelope of the lines they came from', () => {
     const events = decode([...deltas, line({ t: 'tools', sid: 'later', at: '2025-01-01T00:00:03Z' })]);
@@ -431,22 +497,36 @@ describe("'auto'", () => {
     const decoder = decoderFor(null, { clock }, detect);
     expect(decoder.provider).toBeNull();
     const early = [...decoder.push('banner text'), ...decoder.push(line({ unknown: true }))];
-    expect(early.map((e) => [e.kind, e.provider])).toEqual([['raw', null], ['raw', null]]);
+    expect(early.map((e) => [e.kind, e.provider])).toEqual([
+      ['raw', null],
+      ['raw', null],
+    ]);
     const later = [...decoder.push(line({ t: 'tools', sid: 's' })), ...decoder.end({ code: 0, signal: null })];
     expect(decoder.provider).toBe('gemini');
-    expect(later.map((e) => [e.kind, e.provider, e.sequence])).toEqual([['tool_use', 'gemini', 2], ['tool_result', 'gemini', 3], ['result', 'gemini', 4]]);
+    expect(later.map((e) => [e.kind, e.provider, e.sequence])).toEqual([
+      ['tool_use', 'gemini', 2],
+      ['tool_result', 'gemini', 3],
+      ['result', 'gemini', 4],
+    ]);
   });
 
   it('with nothing recognised, the end still owes a result, with no provider', () => {
     const decoder = createDecoder('auto', { clock });
     expect(decoder.push('just text').map((e) => [e.kind, e.provider])).toEqual([['raw', null]]);
-    expect(decoder.end().map((e) => [e.kind, e.provider])).toEqual([['error', null], ['result', null]]);
+    expect(decoder.end().map((e) => [e.kind, e.provider])).toEqual([
+      ['error', null],
+      ['result', null],
+    ]);
   });
 });
 
 describe('createDecoder', () => {
   it('names the known ids when the provider is unknown', () => {
-    expect(() => createDecoder('claude-code' as never)).toThrow(new TypeError('unknown provider "claude-code": expected one of claude, codex, gemini, cursor, opencode, amp, qwen, pi, kilo, cline, auto'));
+    expect(() => createDecoder('claude-code' as never)).toThrow(
+      new TypeError(
+        'unknown provider "claude-code": expected one of claude, codex, gemini, cursor, opencode, amp, qwen, pi, kilo, cline, auto',
+      ),
+    );
   });
 
   it.each([

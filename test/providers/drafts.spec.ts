@@ -48,13 +48,21 @@ describe('extend and copyOf', () => {
 describe('pick', () => {
   it('sets the present own keys in the order asked, on the object given, as the copy loop did', () => {
     fc.assert(
-      fc.property(line, fc.array(jsonKey.filter((key) => key !== '__proto__'), { maxLength: 6 }), line, (from, keys, into) => {
-        const expected: JsonObject = { ...into };
-        for (const key of keys) if (Object.prototype.hasOwnProperty.call(from, key) && from[key] !== undefined) expected[key] = from[key];
-        const target = copyOf(into);
-        expect(pick(from, keys, target)).toBe(target);
-        expect(entriesOf(target)).toEqual(entriesOf(expected));
-      }),
+      fc.property(
+        line,
+        fc.array(
+          jsonKey.filter((key) => key !== '__proto__'),
+          { maxLength: 6 },
+        ),
+        line,
+        (from, keys, into) => {
+          const expected: JsonObject = { ...into };
+          for (const key of keys) if (Object.prototype.hasOwnProperty.call(from, key) && from[key] !== undefined) expected[key] = from[key];
+          const target = copyOf(into);
+          expect(pick(from, keys, target)).toBe(target);
+          expect(entriesOf(target)).toEqual(entriesOf(expected));
+        },
+      ),
       { numRuns: numRuns(200) },
     );
   });

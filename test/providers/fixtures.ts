@@ -23,7 +23,8 @@ export const FIXTURE_CLOCK = (): Date => new Date('2026-01-01T00:00:00.000Z');
 export const COPIES: Readonly<Record<string, string>> = { amp: 'claude', kilo: 'opencode' };
 
 /** Whether `auto` naming `detected` for a fixture of `provider` is the copy rule above. */
-export const detectedAsCopy = (provider: string, detected: string | null | undefined): boolean => COPIES[provider] !== undefined && detected === COPIES[provider];
+export const detectedAsCopy = (provider: string, detected: string | null | undefined): boolean =>
+  COPIES[provider] !== undefined && detected === COPIES[provider];
 
 /** One native transcript and where its golden lives. */
 export interface Fixture {

@@ -41,10 +41,11 @@ function decodeChecked(provider: ProviderId | 'auto', lines: string[], exit?: { 
 /** The paths to every value inside a JSON value (object keys and array indices), the root excluded. */
 function pathsOf(value: unknown, prefix: (string | number)[] = [], out: (string | number)[][] = []): (string | number)[][] {
   if (Array.isArray(value)) value.forEach((item, i) => (out.push([...prefix, i]), pathsOf(item, [...prefix, i], out)));
-  else if (typeof value === 'object' && value !== null) for (const key of Object.keys(value)) {
-    out.push([...prefix, key]);
-    pathsOf((value as Record<string, unknown>)[key], [...prefix, key], out);
-  }
+  else if (typeof value === 'object' && value !== null)
+    for (const key of Object.keys(value)) {
+      out.push([...prefix, key]);
+      pathsOf((value as Record<string, unknown>)[key], [...prefix, key], out);
+    }
   return out;
 }
 
@@ -77,36 +78,73 @@ function mutate(line: unknown, n: number, change: Mutation): unknown {
   return copy;
 }
 
-const transcripts = fixtures().map((fixture) => ({ label: `${fixture.provider}/${fixture.name}`, provider: fixture.provider, lines: nativeLines(fixture), exit: fixture.exit }));
+const transcripts = fixtures().map((fixture) => ({
+  label: `${fixture.provider}/${fixture.name}`,
+  provider: fixture.provider,
+  lines: nativeLines(fixture),
+  exit: fixture.exit,
+}));
 
 it('arbitrary text lines never make a decoder throw', () => {
   fc.assert(
-    fc.property(decoderId, fc.array(fc.oneof(anyText, fc.constantFrom('{', '}', '[]', '{"type":', 'null', '""', '\ufeff{}')), { maxLength: 6 }), (provider, lines) => {
-      decodeChecked(provider, lines);
-    }),
+    fc.property(
+      decoderId,
+      fc.array(fc.oneof(anyText, fc.constantFrom('{', '}', '[]', '{"type":', 'null', '""', '\ufeff{}')), { maxLength: 6 }),
+      (provider, lines) => {
+        decodeChecked(provider, lines);
+      },
+    ),
     { numRuns: RUNS },
   );
 });
 
 it('arbitrary JSON objects and values never make a decoder throw', () => {
   fc.assert(
-    fc.property(decoderId, fc.array(fc.oneof({ weight: 3, arbitrary: jsonObject }, { weight: 1, arbitrary: jsonValue }), { minLength: 1, maxLength: 6 }), (provider, values) => {
-      decodeChecked(provider, values.map((value) => JSON.stringify(value)));
-    }),
+    fc.property(
+      decoderId,
+      fc.array(fc.oneof({ weight: 3, arbitrary: jsonObject }, { weight: 1, arbitrary: jsonValue }), { minLength: 1, maxLength: 6 }),
+      (provider, values) => {
+        decodeChecked(
+          provider,
+          values.map((value) => JSON.stringify(value)),
+        );
+      },
+    ),
     { numRuns: RUNS },
   );
 });
 
 // Every native `type` seen in the fixtures, so arbitrary objects also reach the profiles' handlers.
-const nativeTypes = [...new Set(transcripts.flatMap((t) => t.lines.map((line) => { try { return (JSON.parse(line) as { type?: unknown }).type; } catch { return undefined; } })).filter((type): type is string => typeof type === 'string'))];
+const nativeTypes = [
+  ...new Set(
+    transcripts
+      .flatMap((t) =>
+        t.lines.map((line) => {
+          try {
+            return (JSON.parse(line) as { type?: unknown }).type;
+          } catch {
+            return undefined;
+          }
+        }),
+      )
+      .filter((type): type is string => typeof type === 'string'),
+  ),
+];
 
 const maybe = nativeTypes.length > 0 ? it : it.skip;
 
 maybe('arbitrary objects carrying a real native type never make a decoder throw', () => {
   fc.assert(
-    fc.property(decoderId, fc.array(fc.tuple(fc.constantFrom(...nativeTypes), jsonObject), { minLength: 1, maxLength: 6 }), (provider, lines) => {
-      decodeChecked(provider, lines.map(([type, fields]) => JSON.stringify({ ...fields, type })));
-    }),
+    fc.property(
+      decoderId,
+      fc.array(fc.tuple(fc.constantFrom(...nativeTypes), jsonObject), { minLength: 1, maxLength: 6 }),
+      (provider, lines) => {
+        decodeChecked(
+          provider,
+          lines.map(([type, fields]) => JSON.stringify({ ...fields, type })),
+        );
+      },
+    ),
     { numRuns: RUNS },
   );
 });
@@ -137,7 +175,11 @@ withTranscripts('fixture transcripts with mutated lines never make their decoder
 withTranscripts('fixture lines in any order, repeated or missing, never make their decoder throw', () => {
   fc.assert(
     fc.property(fc.constantFrom(...transcripts), fc.array(fc.nat(), { maxLength: 30 }), (transcript, picks) => {
-      decodeChecked(transcript.provider, picks.map((n) => transcript.lines[n % transcript.lines.length]), transcript.exit);
+      decodeChecked(
+        transcript.provider,
+        picks.map((n) => transcript.lines[n % transcript.lines.length]),
+        transcript.exit,
+      );
     }),
     { numRuns: RUNS },
   );

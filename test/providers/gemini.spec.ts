@@ -13,7 +13,13 @@ const SESSION = '24d86213-2a61-4ec7-8e85-a97d179fcac9';
 
 const init = { type: 'init', timestamp: '2026-12-03T11:36:07.916Z', session_id: SESSION, model: 'auto' };
 const user = { type: 'message', timestamp: '2026-12-03T11:36:07.918Z', role: 'user', content: 'Say hello.' };
-const delta = (content: string, timestamp = '2026-12-03T11:36:07.987Z') => ({ type: 'message', timestamp, role: 'assistant', content, delta: true });
+const delta = (content: string, timestamp = '2026-12-03T11:36:07.987Z') => ({
+  type: 'message',
+  timestamp,
+  role: 'assistant',
+  content,
+  delta: true,
+});
 const toolUse = {
   type: 'tool_use',
   timestamp: '2026-12-03T11:36:15.281Z',
@@ -21,7 +27,16 @@ const toolUse = {
   tool_id: 'run_shell_command__1',
   parameters: { command: 'echo hi', description: 'Say hi' },
 };
-const stats = { total_tokens: 275, input_tokens: 240, output_tokens: 35, cached: 64, input: 176, duration_ms: 116, tool_calls: 0, models: { 'gemini-3.8-flash': { total_tokens: 129 } } };
+const stats = {
+  total_tokens: 275,
+  input_tokens: 240,
+  output_tokens: 35,
+  cached: 64,
+  input: 176,
+  duration_ms: 116,
+  tool_calls: 0,
+  models: { 'gemini-3.8-flash': { total_tokens: 129 } },
+};
 const success = { type: 'result', timestamp: '2026-12-03T11:36:08.032Z', status: 'success', stats };
 
 function decoder(): Decoder {
@@ -29,7 +44,10 @@ function decoder(): Decoder {
 }
 
 /** Every event of `lines` pushed in order, then `end()` (with a clean exit unless told). */
-function decodeAll(lines: readonly (object | string)[], exit: { code: number | null; signal: string | null } | undefined = { code: 0, signal: null }): AnyEvent[] {
+function decodeAll(
+  lines: readonly (object | string)[],
+  exit: { code: number | null; signal: string | null } | undefined = { code: 0, signal: null },
+): AnyEvent[] {
   const d = decoder();
   const events = lines.flatMap((line) => d.push(typeof line === 'string' ? line : JSON.stringify(line)));
   return [...events, ...d.end(exit)];
@@ -53,7 +71,16 @@ describe('assistant text', () => {
 
   it('releases the message before the events of the next line that is not a delta', () => {
     const events = decodeAll([init, user, delta('I will '), delta('run it.'), toolUse, success]);
-    expect(kinds(events)).toEqual(['run_started', 'user_message', 'assistant_delta', 'assistant_delta', 'assistant_message', 'tool_use', 'cost_update', 'result']);
+    expect(kinds(events)).toEqual([
+      'run_started',
+      'user_message',
+      'assistant_delta',
+      'assistant_delta',
+      'assistant_message',
+      'tool_use',
+      'cost_update',
+      'result',
+    ]);
     // It belongs to the deltas: their time and no native line of its own.
     const message = events[4];
     expect(message.timestamp.toISOString()).toBe('2026-12-03T11:36:07.987Z');
@@ -108,7 +135,11 @@ describe('lines', () => {
   it('tool_use and a successful tool_result share the tool id', () => {
     const events = decodeAll([init, toolUse, { type: 'tool_result', tool_id: 'run_shell_command__1', status: 'success', output: 'hi' }]);
     expect(events[1].kind).toBe('tool_use');
-    expect(payload(events[1])).toMatchObject({ tool_name: 'run_shell_command', tool_call_id: 'run_shell_command__1', input: { command: 'echo hi', description: 'Say hi' } });
+    expect(payload(events[1])).toMatchObject({
+      tool_name: 'run_shell_command',
+      tool_call_id: 'run_shell_command__1',
+      input: { command: 'echo hi', description: 'Say hi' },
+    });
     expect(events[2].kind).toBe('tool_result');
     expect(payload(events[2])).toMatchObject({ tool_call_id: 'run_shell_command__1', content: 'hi', is_error: false });
   });
@@ -140,7 +171,12 @@ describe('lines', () => {
       output_tokens: 35,
       total_tokens: 275,
       cost_usd: 0,
-      metadata: { aggregation: 'cumulative', cost_reported: false, cache_read_input_tokens: 64, native_usage: { cached: 64, input: 176, duration_ms: 116, tool_calls: 0, models: { 'gemini-3.8-flash': { total_tokens: 129 } } } },
+      metadata: {
+        aggregation: 'cumulative',
+        cost_reported: false,
+        cache_read_input_tokens: 64,
+        native_usage: { cached: 64, input: 176, duration_ms: 116, tool_calls: 0, models: { 'gemini-3.8-flash': { total_tokens: 129 } } },
+      },
     });
     expect(payload(events[2]).status).toBe('completed');
   });
@@ -148,15 +184,27 @@ describe('lines', () => {
   // #18 "Gemini wraps JSON in [API Error: …]": the body is read, and the code is neutral (not Gemini's "unknown").
   it('a failed result carries the API error, body read, in one error event before the failed result', () => {
     const message = '[API Error: {"error":{"code":400,"message":"scripted invalid request","status":"INVALID_ARGUMENT"}}]';
-    const events = decodeAll([init, { type: 'result', status: 'error', error: { type: 'unknown', message }, stats }], { code: 144, signal: null });
+    const events = decodeAll([init, { type: 'result', status: 'error', error: { type: 'unknown', message }, stats }], {
+      code: 144,
+      signal: null,
+    });
     expect(kinds(events)).toEqual(['run_started', 'cost_update', 'error', 'result']);
-    expect(payload(events[2])).toMatchObject({ message: 'scripted invalid request', code: 'invalid_request', severity: 'error', metadata: { native_code: 'INVALID_ARGUMENT', http_status: 400 } });
+    expect(payload(events[2])).toMatchObject({
+      message: 'scripted invalid request',
+      code: 'invalid_request',
+      severity: 'error',
+      metadata: { native_code: 'INVALID_ARGUMENT', http_status: 400 },
+    });
     expect(payload(events[3]).status).toBe('failed');
   });
 
   it('an error line fails the run: one error event, and the result after it is failed', () => {
     // Gemini CLI prints an invalid stream as an error line, then a result with status error and no error object.
-    const events = decodeAll([init, { type: 'error', severity: 'error', message: 'Model stream ended with empty response text.' }, { type: 'result', status: 'error', stats }]);
+    const events = decodeAll([
+      init,
+      { type: 'error', severity: 'error', message: 'Model stream ended with empty response text.' },
+      { type: 'result', status: 'error', stats },
+    ]);
     expect(kinds(events)).toEqual(['run_started', 'error', 'cost_update', 'result']);
     expect(payload(events[1])).toMatchObject({ message: 'Model stream ended with empty response text.', code: 'execution' });
     expect(payload(events[3]).status).toBe('failed');
@@ -173,7 +221,15 @@ describe('lines', () => {
   // #18 "Gemini's result.output is always null (Claude and Codex fill it)".
   it("the result's output is the last assistant message", () => {
     const delta = (content: string) => ({ type: 'message', role: 'assistant', content, delta: true });
-    const events = decodeAll([init, delta('Let me look.'), { type: 'tool_use', tool_name: 'ls', tool_id: 't1', parameters: {} }, { type: 'tool_result', tool_id: 't1', status: 'success', output: 'a' }, delta('It is '), delta('a.'), success]);
+    const events = decodeAll([
+      init,
+      delta('Let me look.'),
+      { type: 'tool_use', tool_name: 'ls', tool_id: 't1', parameters: {} },
+      { type: 'tool_result', tool_id: 't1', status: 'success', output: 'a' },
+      delta('It is '),
+      delta('a.'),
+      success,
+    ]);
     expect(payload(events[events.length - 1])).toMatchObject({ status: 'completed', output: 'It is a.' });
   });
 
@@ -200,7 +256,15 @@ describe('lines', () => {
 
 describe('detect', () => {
   it('recognises every Gemini line type', () => {
-    const lines: JsonObject[] = [init, user, delta('x'), toolUse, { type: 'tool_result', tool_id: 't', status: 'success' }, { type: 'error', severity: 'warning', message: 'm' }, success];
+    const lines: JsonObject[] = [
+      init,
+      user,
+      delta('x'),
+      toolUse,
+      { type: 'tool_result', tool_id: 't', status: 'success' },
+      { type: 'error', severity: 'warning', message: 'm' },
+      success,
+    ];
     for (const line of lines) {
       expect(geminiProfile.detect(line)).toBe(true);
     }

@@ -93,7 +93,13 @@ describe('splitLines', () => {
     const text = fc.array(piece, { maxLength: 12 }).map((parts) => parts.join('').replace(/^\ufeff/, ''));
     await fc.assert(
       fc.asyncProperty(text, fc.array(fc.nat(), { maxLength: 8 }), async (input, offsets) => {
-        const expected = input === '' ? [] : input.replace(/\n$/, '').split('\n').map((line) => line.replace(/\r$/, ''));
+        const expected =
+          input === ''
+            ? []
+            : input
+                .replace(/\n$/, '')
+                .split('\n')
+                .map((line) => line.replace(/\r$/, ''));
         expect(await collect(chunks(...cut(input, offsets)))).toEqual(expected);
       }),
       { numRuns: numRuns(300) },

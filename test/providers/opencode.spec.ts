@@ -13,12 +13,28 @@ const CLOCK = (): Date => new Date('2030-01-01T00:00:00.000Z');
 const SESSION = 'ses_17991b726ffezSLOoMYnmU961P';
 
 const envelope = (type: string, body: object, timestamp = 1780371838546) => ({ type, timestamp, sessionID: SESSION, ...body });
-const stepStart = (messageID = 'msg_1') => envelope('step_start', { part: { id: 'prt_s', messageID, sessionID: SESSION, snapshot: 'abc', type: 'step-start' } });
-const text = (value: string) => envelope('text', { part: { id: 'prt_t', messageID: 'msg_1', sessionID: SESSION, type: 'text', text: value, time: { start: 1, end: 2 } } });
-const tool = (state: object) => envelope('tool_use', { part: { id: 'prt_u', messageID: 'msg_1', sessionID: SESSION, type: 'tool', tool: 'bash', callID: 'call_1', state } });
+const stepStart = (messageID = 'msg_1') =>
+  envelope('step_start', { part: { id: 'prt_s', messageID, sessionID: SESSION, snapshot: 'abc', type: 'step-start' } });
+const text = (value: string) =>
+  envelope('text', {
+    part: { id: 'prt_t', messageID: 'msg_1', sessionID: SESSION, type: 'text', text: value, time: { start: 1, end: 2 } },
+  });
+const tool = (state: object) =>
+  envelope('tool_use', {
+    part: { id: 'prt_u', messageID: 'msg_1', sessionID: SESSION, type: 'tool', tool: 'bash', callID: 'call_1', state },
+  });
 const stepFinish = (reason: string, extra: object = {}) =>
   envelope('step_finish', {
-    part: { id: 'prt_f', reason, messageID: 'msg_1', sessionID: SESSION, type: 'step-finish', tokens: { total: 8591, input: 51, output: 21, reasoning: 3, cache: { write: 0, read: 8519 } }, cost: 0.0125, ...extra },
+    part: {
+      id: 'prt_f',
+      reason,
+      messageID: 'msg_1',
+      sessionID: SESSION,
+      type: 'step-finish',
+      tokens: { total: 8591, input: 51, output: 21, reasoning: 3, cache: { write: 0, read: 8519 } },
+      cost: 0.0125,
+      ...extra,
+    },
   });
 const error = (message: string) => envelope('error', { error: { name: 'UnknownError', data: { message } } });
 
@@ -35,7 +51,15 @@ const ofKind = (events: AnyEvent[], kind: string) => events.filter((event) => ev
 
 describe('detect', () => {
   it('recognises every line type run --format json prints, by its camelCase sessionID', () => {
-    for (const line of [stepStart(), text('hi'), tool({ status: 'completed' }), stepFinish('stop'), error('x'), envelope('reasoning', { part: {} }), envelope('done', { reason: 'idle', rejected: [] })]) {
+    for (const line of [
+      stepStart(),
+      text('hi'),
+      tool({ status: 'completed' }),
+      stepFinish('stop'),
+      error('x'),
+      envelope('reasoning', { part: {} }),
+      envelope('done', { reason: 'idle', rejected: [] }),
+    ]) {
       expect(opencodeProfile.detect(line as JsonObject)).toBe(true);
     }
   });
@@ -45,7 +69,13 @@ describe('detect', () => {
       { type: 'system', subtype: 'init', session_id: 'u', tools: [], mcp_servers: [], uuid: 'u-1' },
       { type: 'thread.started', thread_id: 't-1' },
       // Gemini also has tool_use and error lines, but with snake_case session ids and tool_id/severity.
-      { type: 'tool_use', timestamp: '2026-12-03T11:36:15.281Z', tool_name: 'run_shell_command', tool_id: 'run_shell_command__1', parameters: {} },
+      {
+        type: 'tool_use',
+        timestamp: '2026-12-03T11:36:15.281Z',
+        tool_name: 'run_shell_command',
+        tool_id: 'run_shell_command__1',
+        parameters: {},
+      },
       { type: 'error', timestamp: '2026-12-03T11:36:15.281Z', severity: 'error', message: 'boom' },
       { type: 'tool_call', subtype: 'started', call_id: 'c', tool_call: {}, session_id: 'u' },
       { type: 'text', part: { text: 'no session' } },
@@ -88,15 +118,26 @@ describe('steps, text and thinking', () => {
 
 describe('tool_use lines', () => {
   it('gives one tool_use and its tool_result, with the same call id, for a completed tool part', () => {
-    const events = decodeAll([stepStart(), tool({ status: 'completed', input: { command: 'go version' }, output: 'go1.26\n', metadata: { exit: 0 }, title: 'go version' })]);
+    const events = decodeAll([
+      stepStart(),
+      tool({ status: 'completed', input: { command: 'go version' }, output: 'go1.26\n', metadata: { exit: 0 }, title: 'go version' }),
+    ]);
     expect(kinds(events).slice(1, 3)).toEqual(['tool_use', 'tool_result']);
     expect(payload(events[1])).toMatchObject({ tool_name: 'bash', tool_call_id: 'call_1', input: { command: 'go version' } });
-    expect(payload(events[2])).toMatchObject({ tool_call_id: 'call_1', content: 'go1.26\n', is_error: false, metadata: { status: 'completed', title: 'go version' } });
+    expect(payload(events[2])).toMatchObject({
+      tool_call_id: 'call_1',
+      content: 'go1.26\n',
+      is_error: false,
+      metadata: { status: 'completed', title: 'go version' },
+    });
   });
 
   it('marks a failed tool part (a rejected permission) and a non-zero bash exit as errors', () => {
     const rejected = tool({ status: 'error', input: {}, error: 'The user rejected permission to use this specific tool call.' });
-    expect(ofKind(decodeAll([stepStart(), rejected]), 'tool_result')[0]).toMatchObject({ is_error: true, content: 'The user rejected permission to use this specific tool call.' });
+    expect(ofKind(decodeAll([stepStart(), rejected]), 'tool_result')[0]).toMatchObject({
+      is_error: true,
+      content: 'The user rejected permission to use this specific tool call.',
+    });
     const failed = tool({ status: 'completed', input: { command: 'false' }, output: '', metadata: { exit: 1 } });
     expect(ofKind(decodeAll([stepStart(), failed]), 'tool_result')[0]).toMatchObject({ is_error: true });
   });
@@ -115,14 +156,28 @@ describe('end of the run', () => {
       output_tokens: 21 + 3,
       total_tokens: 8594,
       cost_usd: 0.0125,
-      metadata: { aggregation: 'delta', cost_reported: true, reasoning_output_tokens: 3, cache_read_input_tokens: 8519, native_usage: { input: 51, output: 21 } },
+      metadata: {
+        aggregation: 'delta',
+        cost_reported: true,
+        reasoning_output_tokens: 3,
+        cache_read_input_tokens: 8519,
+        native_usage: { input: 51, output: 21 },
+      },
     });
     // No terminal line: decoding a file, the decoder's own end of stream owes a warning.
     expect(ofKind(events, 'error')).toEqual([expect.objectContaining({ code: 'no_result', severity: 'warning' })]);
   });
 
   it('ends the run at step_finish reason stop (versions without done), with the final step’s text as output', () => {
-    const events = decodeAll([stepStart(), text('Listing.'), stepFinish('tool-calls'), stepStart('msg_2'), text('Go '), text('1.26.3'), stepFinish('stop')]);
+    const events = decodeAll([
+      stepStart(),
+      text('Listing.'),
+      stepFinish('tool-calls'),
+      stepStart('msg_2'),
+      text('Go '),
+      text('1.26.3'),
+      stepFinish('stop'),
+    ]);
     expect(kinds(events).slice(-2)).toEqual(['cost_update', 'result']);
     expect(payload(events.at(-1))).toMatchObject({ status: 'completed', stop_reason: 'stop', output: 'Go 1.26.3' });
   });
@@ -141,7 +196,12 @@ describe('end of the run', () => {
     expect(kinds(events)).toEqual(['run_started', 'error', 'result']);
     expect(payload(events[0])).toMatchObject({ provider_session_id: SESSION });
     expect(events.map((event) => event.provider_session_id)).toEqual([SESSION, SESSION, SESSION]);
-    expect(payload(events[1])).toMatchObject({ message: 'Model not found: nonexistent/nonexistent.', code: 'api_error', severity: 'error', metadata: { native_code: 'UnknownError' } });
+    expect(payload(events[1])).toMatchObject({
+      message: 'Model not found: nonexistent/nonexistent.',
+      code: 'api_error',
+      severity: 'error',
+      metadata: { native_code: 'UnknownError' },
+    });
     expect(payload(events[2])).toMatchObject({ status: 'failed' });
   });
 
@@ -156,13 +216,22 @@ describe('end of the run', () => {
 
   it('reads the error text from error.data.message, error.message or a plain string', () => {
     const shapes = [{ error: { type: 'unknown', message: 'flat' } }, { error: 'plain' }];
-    expect(decodeAll(shapes.map((body) => envelope('error', body))).filter((event) => event.kind === 'error').map((event) => payload(event).message)).toEqual(['flat', 'plain']);
+    expect(
+      decodeAll(shapes.map((body) => envelope('error', body)))
+        .filter((event) => event.kind === 'error')
+        .map((event) => payload(event).message),
+    ).toEqual(['flat', 'plain']);
   });
 
   it('maps done to the result when no step ended the run, and keeps it as raw after one did', () => {
     const done = envelope('done', { reason: 'idle', rejected: ['external_directory'] });
     const alone = decodeAll([stepStart(), text('hi'), stepFinish('tool-calls'), done]);
-    expect(payload(alone.at(-1))).toMatchObject({ status: 'completed', stop_reason: 'idle', output: 'hi', metadata: { rejected: ['external_directory'] } });
+    expect(payload(alone.at(-1))).toMatchObject({
+      status: 'completed',
+      stop_reason: 'idle',
+      output: 'hi',
+      metadata: { rejected: ['external_directory'] },
+    });
     expect(kinds(decodeAll([stepStart(), stepFinish('stop'), done])).slice(-2)).toEqual(['result', 'raw']);
   });
 

@@ -12,11 +12,33 @@ import { JsonLinesPeer, PI_RPC, PeerError } from '../../src/wire/json-lines-peer
 /* The pi profile and its RPC session, rule by rule, on lines shaped as pi 0.73.1 prints them (see the captures). */
 
 const CLOCK = (): Date => new Date('2030-01-01T00:00:00.000Z');
-const header = { type: 'session', version: 3, id: '01a2464f-470d-7616-b0a1-3cb376f3acea', timestamp: '2026-12-05T13:05:30.382Z', cwd: '/tmp/x' };
-const usage = (input: number, output: number, cacheRead = 0) => ({ input, output, cacheRead, cacheWrite: 0, totalTokens: input + output + cacheRead, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: input + output > 0 ? 0.002 : 0 } });
+const header = {
+  type: 'session',
+  version: 3,
+  id: '01a2464f-470d-7616-b0a1-3cb376f3acea',
+  timestamp: '2026-12-05T13:05:30.382Z',
+  cwd: '/tmp/x',
+};
+const usage = (input: number, output: number, cacheRead = 0) => ({
+  input,
+  output,
+  cacheRead,
+  cacheWrite: 0,
+  totalTokens: input + output + cacheRead,
+  cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: input + output > 0 ? 0.002 : 0 },
+});
 const assistant = (stopReason: string, text: string | null, extra: object = {}) => ({
   type: 'message_end',
-  message: { role: 'assistant', content: text === null ? [] : [{ type: 'text', text }], provider: 'scripted', model: 'fake-model', usage: text === null ? usage(0, 0) : usage(300, 25, 800), stopReason, timestamp: 1796475930516, ...extra },
+  message: {
+    role: 'assistant',
+    content: text === null ? [] : [{ type: 'text', text }],
+    provider: 'scripted',
+    model: 'fake-model',
+    usage: text === null ? usage(0, 0) : usage(300, 25, 800),
+    stopReason,
+    timestamp: 1796475930516,
+    ...extra,
+  },
 });
 const agentEnd = { type: 'agent_end', messages: [] };
 
@@ -36,7 +58,14 @@ describe('the pi profile', () => {
 
   it("reads a model call's usage as a delta whose input counts the cache, and its price", () => {
     const events = decodeAll('pi', [header, assistant('stop', 'Hi.'), agentEnd]);
-    expect(ofKind(events, 'cost_update')).toEqual([expect.objectContaining({ input_tokens: 1100, output_tokens: 25, cost_usd: 0.002, metadata: expect.objectContaining({ aggregation: 'delta', cache_read_input_tokens: 800 }) })]);
+    expect(ofKind(events, 'cost_update')).toEqual([
+      expect.objectContaining({
+        input_tokens: 1100,
+        output_tokens: 25,
+        cost_usd: 0.002,
+        metadata: expect.objectContaining({ aggregation: 'delta', cache_read_input_tokens: 800 }),
+      }),
+    ]);
     expect(ofKind(events, 'result')).toEqual([expect.objectContaining({ status: 'completed', output: 'Hi.' })]);
   });
 
@@ -65,18 +94,32 @@ describe('the pi profile', () => {
 
 describe('the pi RPC session', () => {
   it("announces the session from get_state's answer, the one line that names it", () => {
-    const events = decodeAll(piRpcProfile, [{ id: 'host_1', type: 'response', command: 'get_state', success: true, data: { sessionId: 'abc', model: { id: 'm', provider: 'p' } } }]);
+    const events = decodeAll(piRpcProfile, [
+      {
+        id: 'host_1',
+        type: 'response',
+        command: 'get_state',
+        success: true,
+        data: { sessionId: 'abc', model: { id: 'm', provider: 'p' } },
+      },
+    ]);
     expect(events[0]).toMatchObject({ kind: 'run_started', provider_session_id: 'abc', payload: { provider_session_id: 'abc' } });
   });
 
-  it('a refused prompt ends its turn failed; another confirm than the approval extension\'s is asked as it is', () => {
+  it("a refused prompt ends its turn failed; another confirm than the approval extension's is asked as it is", () => {
     const events = decodeAll(piRpcProfile, [
       { id: 'host_2', type: 'response', command: 'prompt', success: false, error: 'Agent is already streaming' },
       { type: 'extension_ui_request', id: 'u1', method: 'confirm', title: 'Clear session?', message: 'All messages will be lost.' },
     ]);
     expect(ofKind(events, 'result')).toEqual([expect.objectContaining({ status: 'failed' })]);
     expect(ofKind(events, 'error')[0]).toMatchObject({ message: 'Agent is already streaming', code: 'execution' });
-    expect(ofKind(events, 'approval_requested')).toEqual([expect.objectContaining({ approval_id: 'u1', subject: 'Clear session?', details: { title: 'Clear session?', message: 'All messages will be lost.' } })]);
+    expect(ofKind(events, 'approval_requested')).toEqual([
+      expect.objectContaining({
+        approval_id: 'u1',
+        subject: 'Clear session?',
+        details: { title: 'Clear session?', message: 'All messages will be lost.' },
+      }),
+    ]);
   });
 
   it('answers a confirm with the decision (a withdrawn one cancelled), cancels a dialog it does not handle, and aborts without an id', () => {
@@ -99,7 +142,7 @@ describe('the pi RPC session', () => {
     ]);
   });
 
-  it("a command pi refuses rejects with its error; an answer without our id is not ours", async () => {
+  it('a command pi refuses rejects with its error; an answer without our id is not ours', async () => {
     const peer = new JsonLinesPeer(PI_RPC, () => undefined);
     const sent = peer.request('get_state');
     expect(peer.receive({ type: 'response', command: 'abort', success: true })).toEqual({ type: 'other' });

@@ -12,7 +12,10 @@ import { detectedAsCopy, FIXTURE_CLOCK, fixtures, nativeLines, type Fixture } fr
 const all = fixtures();
 
 /** The fixture decoded line by line: the events of each line, then those of `end`. */
-function decodeByLine(fixture: Fixture, options: DecoderOptions = {}): { perLine: { line: string; events: AnyEvent[] }[]; ended: AnyEvent[] } {
+function decodeByLine(
+  fixture: Fixture,
+  options: DecoderOptions = {},
+): { perLine: { line: string; events: AnyEvent[] }[]; ended: AnyEvent[] } {
   const decoder = createDecoder(fixture.provider, { clock: FIXTURE_CLOCK, ...options });
   const perLine = nativeLines(fixture).map((line) => ({ line, events: decoder.push(line) }));
   return { perLine, ended: decoder.end(fixture.exit) };
@@ -82,7 +85,8 @@ describe.each(all.map((fixture) => [`${fixture.provider}/${fixture.name}`, fixtu
     const seen = new Set<string>();
     for (const event of decodeAll(fixture)) {
       if (event.kind === 'tool_use' && event.payload.tool_call_id) seen.add(event.payload.tool_call_id);
-      if (event.kind === 'tool_result' && event.payload.tool_call_id) expect([event.sequence, seen.has(event.payload.tool_call_id)]).toEqual([event.sequence, true]);
+      if (event.kind === 'tool_result' && event.payload.tool_call_id)
+        expect([event.sequence, seen.has(event.payload.tool_call_id)]).toEqual([event.sequence, true]);
     }
   });
 

@@ -64,7 +64,8 @@ function expectSame(builder: TrustedEventBuilder, c: Case): AnyEvent | undefined
     expect(built).toBeUndefined();
     return undefined;
   }
-  const instance = typeof c.payload === 'object' && c.payload !== null && ![Object.prototype, null].includes(Object.getPrototypeOf(c.payload));
+  const instance =
+    typeof c.payload === 'object' && c.payload !== null && ![Object.prototype, null].includes(Object.getPrototypeOf(c.payload));
   if (instance && built === undefined) return undefined;
   expect(built).toBeDefined();
   expect(wire(built!)).toEqual(wire(parsed.data));
@@ -84,7 +85,8 @@ function fixtureCases(): Case[] {
     let session: string | null = null;
     let timestamp: Date = FIXTURE_CLOCK();
     const add = (drafts: readonly EventDraft[], raw: JsonValue) => {
-      for (const draft of drafts) cases.push({ kind: draft.kind, payload: draft.payload, provider: profile.id, session, sequence: cases.length, timestamp, raw });
+      for (const draft of drafts)
+        cases.push({ kind: draft.kind, payload: draft.payload, provider: profile.id, session, sequence: cases.length, timestamp, raw });
     };
     for (const text of nativeLines(fixture)) {
       let line: unknown;
@@ -135,25 +137,58 @@ describe('the trusted build and Event.safeParse of the same attributes', () => {
     const builder = new TrustedEventBuilder(undefined);
     const base = fc.constantFrom(...FIXTURE_CASES);
     const anyKind = fc.constantFrom(...KINDS);
-    const payloadFieldOf = (kind: unknown) => fieldsOf(PAYLOAD_CLASSES[(KINDS as readonly unknown[]).includes(kind) ? (kind as EventKind) : 'raw']);
+    const payloadFieldOf = (kind: unknown) =>
+      fieldsOf(PAYLOAD_CLASSES[(KINDS as readonly unknown[]).includes(kind) ? (kind as EventKind) : 'raw']);
     /** One change to a case: a payload field, an unknown key, the payload itself, the kind, or the envelope. */
     const change = fc.oneof(
       // A declared payload field set to a valid value, an invalid one, non-JSON data, null or undefined.
-      fc.record({ at: fc.nat(), how: fc.constantFrom('valid', 'invalid', 'nonjson', 'null', 'undefined', 'delete'), seed: fc.nat() }).map((m) => ({ field: m })),
+      fc
+        .record({ at: fc.nat(), how: fc.constantFrom('valid', 'invalid', 'nonjson', 'null', 'undefined', 'delete'), seed: fc.nat() })
+        .map((m) => ({ field: m })),
       // An unknown payload key with JSON or non-JSON data.
       fc.tuple(jsonKey, fc.oneof(jsonValue, nonJsonValue)).map(([key, value]) => ({ unknown: { key, value } })),
       // The payload replaced: missing, null, not an object, an instance, an array.
-      fc.constantFrom(undefined, null, 'x', 1, [], new Date(0), new Map(), Object.create(null) as object, ToolUsePayload.parse({ tool_name: 'x' })).map((payload) => ({ payload })),
+      fc
+        .constantFrom(
+          undefined,
+          null,
+          'x',
+          1,
+          [],
+          new Date(0),
+          new Map(),
+          Object.create(null) as object,
+          ToolUsePayload.parse({ tool_name: 'x' }),
+        )
+        .map((payload) => ({ payload })),
       // The kind padded, unknown, or another kind for the same payload.
-      fc.oneof(anyKind.map((k) => ` ${k}\t`), anyKind, fc.constantFrom('nope', '', 1, null, undefined, 'constructor')).map((kind) => ({ kind })),
+      fc
+        .oneof(
+          anyKind.map((k) => ` ${k}\t`),
+          anyKind,
+          fc.constantFrom('nope', '', 1, null, undefined, 'constructor'),
+        )
+        .map((kind) => ({ kind })),
       // The envelope: provider and session ids (blank, padded), sequences, timestamps, raw values.
-      fc.record({
-        provider: fc.constantFrom(null, '', '  ', ' claude ', 'codex'),
-        session: fc.constantFrom(null, '', ' s-1 ', 's-2'),
-        sequence: fc.constantFrom(0, 1, 2 ** 53, -1, 1.5, Number.MAX_SAFE_INTEGER),
-        timestamp: fc.constantFrom(new Date(0), new Date(NaN), new Date(8.64e15), FIXTURE_CLOCK(), new PreciseDate(1, '1970-01-01T00:00:00.001Z'), new PreciseDate(1, 'junk')),
-        raw: fc.oneof(jsonValue, nonJsonValue.map((bad) => ({ bad }))),
-      }).map((envelope) => ({ envelope })),
+      fc
+        .record({
+          provider: fc.constantFrom(null, '', '  ', ' claude ', 'codex'),
+          session: fc.constantFrom(null, '', ' s-1 ', 's-2'),
+          sequence: fc.constantFrom(0, 1, 2 ** 53, -1, 1.5, Number.MAX_SAFE_INTEGER),
+          timestamp: fc.constantFrom(
+            new Date(0),
+            new Date(NaN),
+            new Date(8.64e15),
+            FIXTURE_CLOCK(),
+            new PreciseDate(1, '1970-01-01T00:00:00.001Z'),
+            new PreciseDate(1, 'junk'),
+          ),
+          raw: fc.oneof(
+            jsonValue,
+            nonJsonValue.map((bad) => ({ bad })),
+          ),
+        })
+        .map((envelope) => ({ envelope })),
     );
     fc.assert(
       fc.property(base, fc.array(change, { minLength: 1, maxLength: 3 }), (start, changes) => {
@@ -187,7 +222,15 @@ describe('the trusted build and Event.safeParse of the same attributes', () => {
   it('read a timestamp again when the same Date was set to another time, and an envelope value again when it changes', () => {
     const builder = new TrustedEventBuilder(undefined);
     const stamp = new Date('2026-01-01T00:00:00.000Z');
-    const c: Case = { kind: 'stderr', payload: { content: 'x' }, provider: 'codex', session: 's', sequence: 0, timestamp: stamp, raw: null };
+    const c: Case = {
+      kind: 'stderr',
+      payload: { content: 'x' },
+      provider: 'codex',
+      session: 's',
+      sequence: 0,
+      timestamp: stamp,
+      raw: null,
+    };
     expectSame(builder, c);
     stamp.setTime(Date.parse('2026-01-02T00:00:00.000Z'));
     expect(expectSame(builder, c)?.timestamp.toISOString()).toBe('2026-01-02T00:00:00.000Z');
@@ -202,7 +245,14 @@ describe('the trusted build and Event.safeParse of the same attributes', () => {
     const builder = new TrustedEventBuilder(registry);
     const event = builder.build('tool_use', { tool_name: 'x' }, 'claude', null, 0, FIXTURE_CLOCK(), null);
     expect(event?.payload).toBeInstanceOf(RichToolUse);
-    expect(wire(event!)).toEqual(wire(Event.parse({ kind: 'tool_use', provider: 'claude', sequence: 0, timestamp: FIXTURE_CLOCK(), payload: { tool_name: 'x' } }, { registry })));
+    expect(wire(event!)).toEqual(
+      wire(
+        Event.parse(
+          { kind: 'tool_use', provider: 'claude', sequence: 0, timestamp: FIXTURE_CLOCK(), payload: { tool_name: 'x' } },
+          { registry },
+        ),
+      ),
+    );
   });
 });
 
@@ -226,7 +276,15 @@ describe('a decoder', () => {
 
   /** What the decoder made of a draft before the trusted build: the full parse, its raw fallback, or the text. */
   function expected(draft: { kind: unknown; payload: unknown }, line: JsonObject, sequence: number): Record<string, unknown> {
-    const attrs = { kind: draft.kind, provider: 'codex', provider_session_id: 'session-1', sequence, timestamp: FIXTURE_CLOCK(), payload: draft.payload, raw: line };
+    const attrs = {
+      kind: draft.kind,
+      provider: 'codex',
+      provider_session_id: 'session-1',
+      sequence,
+      timestamp: FIXTURE_CLOCK(),
+      payload: draft.payload,
+      raw: line,
+    };
     const parsed = Event.safeParse(attrs);
     if (parsed.success) return wire(parsed.data);
     const metadata = { draft_kind: draft.kind, decode_error: parsed.error.message };
@@ -238,10 +296,14 @@ describe('a decoder', () => {
       fc.property(
         fc.array(
           fc.constantFrom(...KINDS).chain((kind) =>
-            fc.oneof(
-              fc.constantFrom(...FIXTURE_CASES.filter((c) => c.kind === kind).map((c) => c.payload), {}),
-              fc.tuple(fc.constantFrom(...fieldsOf(PAYLOAD_CLASSES[kind])), fc.nat()).map(([spec, seed]) => ({ [spec.key]: pick(seed % 2 ? 'invalid' : 'nonjson', spec, seed) })),
-            ).map((payload) => ({ kind, payload })),
+            fc
+              .oneof(
+                fc.constantFrom(...FIXTURE_CASES.filter((c) => c.kind === kind).map((c) => c.payload), {}),
+                fc
+                  .tuple(fc.constantFrom(...fieldsOf(PAYLOAD_CLASSES[kind])), fc.nat())
+                  .map(([spec, seed]) => ({ [spec.key]: pick(seed % 2 ? 'invalid' : 'nonjson', spec, seed) })),
+              )
+              .map((payload) => ({ kind, payload })),
           ),
           { minLength: 1, maxLength: 6 },
         ),
@@ -268,7 +330,11 @@ function isPlain(value: unknown): boolean {
 
 /** A copy of an object's own enumerable data (a `__proto__` key stays a key). */
 function copyOwn(value: object): Record<string, unknown> {
-  return objectFrom(Object.entries(Object.getOwnPropertyDescriptors(value)).filter(([, d]) => d.enumerable).map(([k, d]) => [k, d.value]));
+  return objectFrom(
+    Object.entries(Object.getOwnPropertyDescriptors(value))
+      .filter(([, d]) => d.enumerable)
+      .map(([k, d]) => [k, d.value]),
+  );
 }
 
 /** A value for a field: valid, invalid for its rule, not JSON, null or undefined. */
@@ -280,7 +346,14 @@ function pick(how: string, spec: ReturnType<typeof fieldsOf>[number], seed: numb
     case 'invalid':
       return sample(invalidValue(spec));
     case 'nonjson':
-      return sample(fc.oneof(nonJsonValue, nonJsonValue.map((bad) => ({ bad })), nonJsonValue.map((bad) => [1, bad]), fc.constant([1, , 2])));
+      return sample(
+        fc.oneof(
+          nonJsonValue,
+          nonJsonValue.map((bad) => ({ bad })),
+          nonJsonValue.map((bad) => [1, bad]),
+          fc.constant([1, , 2]),
+        ),
+      );
     case 'null':
       return null;
     default:

@@ -28,7 +28,11 @@ function total(updates: CostUpdatePayload[], baseline: UsageFigures | null = nul
 
 describe('usageDraft', () => {
   it('writes the figures, their sum, the aggregation and whether a price was reported', () => {
-    const draft = usageDraft({ input_tokens: 1200, output_tokens: 345, cache_read_input_tokens: 200, reasoning_output_tokens: 5, cost_usd: 0.5 }, 'delta', { native_usage: { x: 1 } });
+    const draft = usageDraft(
+      { input_tokens: 1200, output_tokens: 345, cache_read_input_tokens: 200, reasoning_output_tokens: 5, cost_usd: 0.5 },
+      'delta',
+      { native_usage: { x: 1 } },
+    );
     expect(draft).toEqual({
       kind: 'cost_update',
       payload: {
@@ -36,7 +40,14 @@ describe('usageDraft', () => {
         output_tokens: 345,
         total_tokens: 1545,
         cost_usd: 0.5,
-        metadata: { native_usage: { x: 1 }, aggregation: 'delta', cost_reported: true, cache_read_input_tokens: 200, cache_write_input_tokens: 0, reasoning_output_tokens: 5 },
+        metadata: {
+          native_usage: { x: 1 },
+          aggregation: 'delta',
+          cost_reported: true,
+          cache_read_input_tokens: 200,
+          cache_write_input_tokens: 0,
+          reasoning_output_tokens: 5,
+        },
       },
     });
   });
@@ -56,7 +67,10 @@ describe('usageDraft', () => {
   });
 
   it('a payload built without the convention reads as cumulative, priced when not 0', () => {
-    expect(readUsage(CostUpdatePayload.parse({ input_tokens: 3, output_tokens: 4, cost_usd: 0.1 }))).toEqual({ aggregation: 'cumulative', figures: figures(3, 4, 0.1) });
+    expect(readUsage(CostUpdatePayload.parse({ input_tokens: 3, output_tokens: 4, cost_usd: 0.1 }))).toEqual({
+      aggregation: 'cumulative',
+      figures: figures(3, 4, 0.1),
+    });
     expect(readUsage(CostUpdatePayload.parse({ input_tokens: 3 })).figures.cost_usd).toBeNull();
   });
 });
@@ -68,11 +82,19 @@ describe('UsageTotals', () => {
   });
 
   it('sums deltas (OpenCode steps, Amp messages)', () => {
-    expect(total([payload({ input_tokens: 10, output_tokens: 1, cost_usd: 0.1 }, 'delta'), payload({ input_tokens: 20, output_tokens: 2, cost_usd: 0.2 }, 'delta')])).toEqual(figures(30, 3, 0.1 + 0.2));
+    expect(
+      total([
+        payload({ input_tokens: 10, output_tokens: 1, cost_usd: 0.1 }, 'delta'),
+        payload({ input_tokens: 20, output_tokens: 2, cost_usd: 0.2 }, 'delta'),
+      ]),
+    ).toEqual(figures(30, 3, 0.1 + 0.2));
   });
 
   it('takes the last of a cumulative series (Claude results, Codex turns), not their sum', () => {
-    const updates = [payload({ input_tokens: 100, output_tokens: 10, cost_usd: 0.01 }, 'cumulative'), payload({ input_tokens: 250, output_tokens: 30, cost_usd: 0.03 }, 'cumulative')];
+    const updates = [
+      payload({ input_tokens: 100, output_tokens: 10, cost_usd: 0.01 }, 'cumulative'),
+      payload({ input_tokens: 250, output_tokens: 30, cost_usd: 0.03 }, 'cumulative'),
+    ];
     expect(total(updates)).toEqual(figures(250, 30, 0.03));
   });
 
@@ -84,13 +106,24 @@ describe('UsageTotals', () => {
   });
 
   it('a total below the previous one starts a new series (a /clear, another thread): both series count', () => {
-    const updates = [payload({ input_tokens: 500, output_tokens: 50 }, 'cumulative'), payload({ input_tokens: 100, output_tokens: 5 }, 'cumulative'), payload({ input_tokens: 300, output_tokens: 9 }, 'cumulative')];
+    const updates = [
+      payload({ input_tokens: 500, output_tokens: 50 }, 'cumulative'),
+      payload({ input_tokens: 100, output_tokens: 5 }, 'cumulative'),
+      payload({ input_tokens: 300, output_tokens: 9 }, 'cumulative'),
+    ];
     expect(total(updates, figures(200, 20))).toEqual(figures(300 + 300, 30 + 9, null));
   });
 
   it('a price adds up from the parts that have one; none at all is null', () => {
-    expect(total([payload({ input_tokens: 1, output_tokens: 1 }, 'delta'), payload({ input_tokens: 1, output_tokens: 1 }, 'delta')])?.cost_usd).toBeNull();
-    expect(total([payload({ input_tokens: 1, output_tokens: 1 }, 'delta'), payload({ input_tokens: 1, output_tokens: 1, cost_usd: 0.5 }, 'delta')])?.cost_usd).toBe(0.5);
+    expect(
+      total([payload({ input_tokens: 1, output_tokens: 1 }, 'delta'), payload({ input_tokens: 1, output_tokens: 1 }, 'delta')])?.cost_usd,
+    ).toBeNull();
+    expect(
+      total([
+        payload({ input_tokens: 1, output_tokens: 1 }, 'delta'),
+        payload({ input_tokens: 1, output_tokens: 1, cost_usd: 0.5 }, 'delta'),
+      ])?.cost_usd,
+    ).toBe(0.5);
   });
 
   it('taken up from its state kept as JSON after each update (a run record), it adds up as if never put down', () => {

@@ -66,7 +66,12 @@ interface Host {
 function startHost(options: HostOptions): Host {
   const cliEnv: Record<string, string> = { FAKE_CHILD: 'setsid', FAKE_HANG: '1', FAKE_CHILD_PID_FILE: join(dir, 'sleep.pid') };
   if (options.ignoreTerm) cliEnv.FAKE_IGNORE_TERM = '1';
-  const env: NodeJS.ProcessEnv = { ...process.env, HOST_LIB: options.lib, HOST_CLI_ENV: JSON.stringify(cliEnv), HOST_GRACE_MS: String(options.graceMs ?? 500) };
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    HOST_LIB: options.lib,
+    HOST_CLI_ENV: JSON.stringify(cliEnv),
+    HOST_GRACE_MS: String(options.graceMs ?? 500),
+  };
   delete env.CLI_SUBPROCESS_CORE_PROCESS_SOURCE;
   delete env.CLI_SUBPROCESS_CORE_WATCHDOG;
   if (options.source) env.CLI_SUBPROCESS_CORE_PROCESS_SOURCE = options.source;
@@ -84,7 +89,9 @@ function startHost(options: HostOptions): Host {
     for (const watcher of watchers) watcher();
   });
   child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string }>((resolve) => child.on('close', (code, signal) => resolve({ code, signal, stderr })));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string }>((resolve) =>
+    child.on('close', (code, signal) => resolve({ code, signal, stderr })),
+  );
   const line = (key: string) =>
     new Promise<Record<string, unknown>>((resolve, reject) => {
       const check = () => {
@@ -118,7 +125,11 @@ function ref(pid: unknown, what: string): ProcessRef {
 /** The CLI, its setsid'd sleep and the watchdog (null when off), once the host says they run. */
 async function started(host: Host): Promise<{ cli: ProcessRef; sleep: ProcessRef; watchdog: ProcessRef | null }> {
   const ready = await host.line('cli');
-  return { cli: ref(ready.cli, 'the CLI'), sleep: ref(ready.sleep, 'its sleep'), watchdog: ready.watchdog === null ? null : ref(ready.watchdog, 'the watchdog') };
+  return {
+    cli: ref(ready.cli, 'the CLI'),
+    sleep: ref(ready.sleep, 'its sleep'),
+    watchdog: ready.watchdog === null ? null : ref(ready.watchdog, 'the watchdog'),
+  };
 }
 
 /** Resolves once none of `processes` runs (by pid and start time); fails after 15 s with the ones left. */
@@ -134,14 +145,17 @@ async function allGone(processes: Record<string, ProcessRef | null>): Promise<vo
 
 /** The scenarios of the issue, against one build of the library and one process source. */
 function hostScenarios(lib: () => string, source?: 'ps'): void {
-  it.each(['SIGHUP', 'SIGINT', 'SIGTERM'] as const)('a host %s: the CLI and its setsid sleep are stopped, and the host still dies of the signal', async (signal) => {
-    const host = startHost({ lib: lib(), source });
-    const { cli, sleep, watchdog } = await started(host);
-    expect(watchdog).not.toBeNull();
-    host.child.kill(signal);
-    expect(await host.exited).toMatchObject({ code: null, signal });
-    await allGone({ cli, sleep, watchdog });
-  });
+  it.each(['SIGHUP', 'SIGINT', 'SIGTERM'] as const)(
+    'a host %s: the CLI and its setsid sleep are stopped, and the host still dies of the signal',
+    async (signal) => {
+      const host = startHost({ lib: lib(), source });
+      const { cli, sleep, watchdog } = await started(host);
+      expect(watchdog).not.toBeNull();
+      host.child.kill(signal);
+      expect(await host.exited).toMatchObject({ code: null, signal });
+      await allGone({ cli, sleep, watchdog });
+    },
+  );
 
   it('an uncaught exception in the host: the exit hook stops the CLI and its sleep', async () => {
     const host = startHost({ lib: lib(), source, onUsr2: 'throw' });
@@ -226,11 +240,16 @@ describe('CLIs outlive their host (issue #18)', () => {
     it('the run command, sent SIGHUP (its terminal closed): the CLI and its sleep are stopped, the command dies of the SIGHUP', async () => {
       const pidFile = join(dir, 'sleep.pid');
       const env = { ...process.env, FAKE_CHILD: 'setsid', FAKE_HANG: '1', FAKE_CHILD_PID_FILE: pidFile };
-      const command = spawn(process.execPath, [join(build.dir, 'cli/main.js'), 'run', '--provider', 'claude', '--bin', join(__dirname, 'fake-cli.js'), 'hi'], { cwd: dir, env, stdio: 'ignore' });
+      const command = spawn(
+        process.execPath,
+        [join(build.dir, 'cli/main.js'), 'run', '--provider', 'claude', '--bin', join(__dirname, 'fake-cli.js'), 'hi'],
+        { cwd: dir, env, stdio: 'ignore' },
+      );
       hosts.push(command);
       const exited = new Promise<NodeJS.Signals | null>((resolve) => command.on('exit', (_code, signal) => resolve(signal)));
       const deadline = Date.now() + 15_000;
-      while (!(existsSync(pidFile) && Number(readFileSync(pidFile, 'utf8')) > 0) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+      while (!(existsSync(pidFile) && Number(readFileSync(pidFile, 'utf8')) > 0) && Date.now() < deadline)
+        await new Promise((resolve) => setTimeout(resolve, 20));
       const sleep = ref(Number(readFileSync(pidFile, 'utf8')), 'the sleep');
       const cli = ref(readStat(sleep.pid)?.ppid, 'the CLI');
       command.kill('SIGHUP');
@@ -238,14 +257,17 @@ describe('CLIs outlive their host (issue #18)', () => {
       await allGone({ cli, sleep });
     });
 
-    (HAS_SIGNAL_EXIT ? it : it.skip)('a host that loads signal-exit (as many libraries do) still dies of a SIGHUP, after both have done their part', async () => {
-      const host = startHost({ lib: lib(), signalExit: true });
-      const { cli, sleep, watchdog } = await started(host);
-      host.child.kill('SIGHUP');
-      expect(await host.line('signalExit')).toEqual({ signalExit: { code: null, signal: 'SIGHUP' } });
-      expect(await host.exited).toMatchObject({ signal: 'SIGHUP' });
-      await allGone({ cli, sleep, watchdog });
-    });
+    (HAS_SIGNAL_EXIT ? it : it.skip)(
+      'a host that loads signal-exit (as many libraries do) still dies of a SIGHUP, after both have done their part',
+      async () => {
+        const host = startHost({ lib: lib(), signalExit: true });
+        const { cli, sleep, watchdog } = await started(host);
+        host.child.kill('SIGHUP');
+        expect(await host.line('signalExit')).toEqual({ signalExit: { code: null, signal: 'SIGHUP' } });
+        expect(await host.exited).toMatchObject({ signal: 'SIGHUP' });
+        await allGone({ cli, sleep, watchdog });
+      },
+    );
   });
 
   describe('the sources, through ts-node (the watchdog is watchdog.ts)', () => {
@@ -273,7 +295,14 @@ describe('CLIs outlive their host (issue #18)', () => {
       const events = ['exit', 'SIGHUP', 'SIGINT', 'SIGTERM'] as const;
       const counts = () => events.map((event) => process.listenerCount(event));
       const before = counts();
-      const run = startRun({ provider: 'claude', prompt: 'hi', executable: join(__dirname, 'fake-cli.js'), cwd: dir, killGraceMs: 500, env: { FAKE_HANG: '1' } });
+      const run = startRun({
+        provider: 'claude',
+        prompt: 'hi',
+        executable: join(__dirname, 'fake-cli.js'),
+        cwd: dir,
+        killGraceMs: 500,
+        env: { FAKE_HANG: '1' },
+      });
       expect(counts()).toEqual(before.map((count) => count + 1));
       run.abort('done');
       await run.done;

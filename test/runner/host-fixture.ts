@@ -36,7 +36,13 @@ const { startRun } = require(lib) as Library;
 const { watchdogPid } = require(join(lib, 'runner/host-exit')) as HostExit;
 
 const cliEnv = JSON.parse(env.HOST_CLI_ENV ?? '{}') as Record<string, string>;
-const run = startRun({ provider: 'claude', prompt: 'hi', executable: join(__dirname, 'fake-cli.js'), killGraceMs: Number(env.HOST_GRACE_MS ?? 500), env: cliEnv });
+const run = startRun({
+  provider: 'claude',
+  prompt: 'hi',
+  executable: join(__dirname, 'fake-cli.js'),
+  killGraceMs: Number(env.HOST_GRACE_MS ?? 500),
+  env: cliEnv,
+});
 
 void (async () => {
   for await (const event of run) void event;

@@ -1,5 +1,15 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { descendantsOf, isRunning, listProcesses, parsePsLine, parseStat, processSource, readStat, useProcessSource, type ProcStat } from '../../src/runner/process-table';
+import {
+  descendantsOf,
+  isRunning,
+  listProcesses,
+  parsePsLine,
+  parseStat,
+  processSource,
+  readStat,
+  useProcessSource,
+  type ProcStat,
+} from '../../src/runner/process-table';
 import { ProcessTree } from '../../src/runner/process-tree';
 
 const stat = (pid: number, ppid: number, pgid = pid, startTime = 100): ProcStat => ({ pid, ppid, pgid, startTime, state: 'S' });
@@ -14,13 +24,21 @@ describe('parseStat', () => {
     expect(parseStat('')).toBeNull();
     expect(parseStat('12 (x)')).toBeNull();
   });
-
 });
 
 describe('parsePsLine', () => {
   it('reads pid, ppid, group, the state letter and lstart (as seconds since the epoch, the fields taken as UTC)', () => {
-    expect(parsePsLine(' 4242     1  4242 Ss   Mon Jan  1 12:00:00 2024')).toEqual({ pid: 4242, ppid: 1, pgid: 4242, state: 'S', startTime: Date.UTC(2024, 0, 1, 12, 0, 0) / 1000 });
-    expect(parsePsLine('17 4242 4242 Z+ Fri Dec 13 09:05:07 2024')).toMatchObject({ state: 'Z', startTime: Date.UTC(2024, 11, 13, 9, 5, 7) / 1000 });
+    expect(parsePsLine(' 4242     1  4242 Ss   Mon Jan  1 12:00:00 2024')).toEqual({
+      pid: 4242,
+      ppid: 1,
+      pgid: 4242,
+      state: 'S',
+      startTime: Date.UTC(2024, 0, 1, 12, 0, 0) / 1000,
+    });
+    expect(parsePsLine('17 4242 4242 Z+ Fri Dec 13 09:05:07 2024')).toMatchObject({
+      state: 'Z',
+      startTime: Date.UTC(2024, 11, 13, 9, 5, 7) / 1000,
+    });
   });
 
   it('answers null for what is not such a line', () => {
@@ -35,7 +53,11 @@ describe('descendantsOf', () => {
     const root = stat(10, 1);
     const processes = [root, stat(11, 10, 10), stat(12, 11, 12), stat(13, 12, 13), stat(20, 1), stat(30, 1, 10, 150), stat(31, 1, 10, 50)];
     // 30: re-parented to pid 1 but still in the root's group; 31: in a group of that id, but older than the root (pid reuse).
-    expect(descendantsOf(root, processes).map((p) => p.pid).sort()).toEqual([11, 12, 13, 30]);
+    expect(
+      descendantsOf(root, processes)
+        .map((p) => p.pid)
+        .sort(),
+    ).toEqual([11, 12, 13, 30]);
   });
 });
 

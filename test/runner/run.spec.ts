@@ -33,7 +33,15 @@ afterEach(async () => {
 });
 
 function fake(env: Record<string, string>, options: Partial<RunOptions> = {}): Run {
-  const run = startRun({ provider: 'claude', prompt: 'hi', executable: FAKE, cwd: dir, killGraceMs: 500, ...options, env: { ...env, ...options.env } });
+  const run = startRun({
+    provider: 'claude',
+    prompt: 'hi',
+    executable: FAKE,
+    cwd: dir,
+    killGraceMs: 500,
+    ...options,
+    env: { ...env, ...options.env },
+  });
   started.push(run);
   return run;
 }
@@ -41,7 +49,8 @@ function fake(env: Record<string, string>, options: Partial<RunOptions> = {}): R
 /** What `decodeLines` makes of a fixture: what the runner must produce from the same stdout. */
 async function decoded(provider: 'claude' | 'codex' | 'gemini', name: string): Promise<AnyEvent[]> {
   const events: AnyEvent[] = [];
-  for await (const event of decodeLines(provider, createReadStream(fixture(provider, name)), { clock: () => new Date() })) events.push(event);
+  for await (const event of decodeLines(provider, createReadStream(fixture(provider, name)), { clock: () => new Date() }))
+    events.push(event);
   return events;
 }
 
@@ -50,7 +59,6 @@ async function collect(run: Run): Promise<{ events: AnyEvent[]; outcome: RunOutc
   for await (const event of run) events.push(event);
   return { events, outcome: await run.done };
 }
-
 
 /** The process whose pid a fake wrote to `file`, once it has. */
 async function childOf(file: string): Promise<ProcessRef> {
@@ -84,7 +92,10 @@ describe('startRun (with a stand-in CLI)', () => {
   });
 
   it('stderr lines are events; only those after run_started carry the session id', async () => {
-    const run = fake({ FAKE_STDERR: 'warming up\r\nstill warming\n', FAKE_FIXTURE: fixture('codex', 'plain'), FAKE_STDERR_AFTER: 'bye' }, { provider: 'codex' });
+    const run = fake(
+      { FAKE_STDERR: 'warming up\r\nstill warming\n', FAKE_FIXTURE: fixture('codex', 'plain'), FAKE_STDERR_AFTER: 'bye' },
+      { provider: 'codex' },
+    );
     const { events, outcome } = await collect(run);
     const stderr = events.filter((event) => event.kind === 'stderr');
     expect(stderr.map((event) => (event.kind === 'stderr' ? event.payload.content : ''))).toEqual(['warming up', 'still warming', 'bye']);
@@ -136,7 +147,10 @@ describe('startRun (with a stand-in CLI)', () => {
     const providers = ['claude', 'codex', 'gemini'] as const;
     const runs = Array.from({ length: 20 }, (_, index) => {
       const provider = providers[index % 3] as (typeof providers)[number];
-      return { provider, run: fake({ FAKE_FIXTURE: fixture(provider, TOOL_FIXTURE[provider]), FAKE_STDERR: `run ${index}\n` }, { provider }) };
+      return {
+        provider,
+        run: fake({ FAKE_FIXTURE: fixture(provider, TOOL_FIXTURE[provider]), FAKE_STDERR: `run ${index}\n` }, { provider }),
+      };
     });
     const results = await Promise.all(runs.map(({ run }) => collect(run)));
     for (const [index, { events, outcome }] of results.entries()) {
@@ -155,7 +169,10 @@ describe('startRun (with a stand-in CLI)', () => {
     // Only the session's first line: no result of the CLI's own.
     const init = join(dir, 'init.jsonl');
     writeFileSync(init, `${readFileSync(fixture('gemini', 'plain'), 'utf8').split('\n')[0] ?? ''}\n`);
-    const run = fake({ FAKE_FIXTURE: init, FAKE_CHILD: 'setsid', FAKE_CHILD_PID_FILE: pidFile, FAKE_IGNORE_TERM: '1', FAKE_HANG: '1' }, { provider: 'gemini' });
+    const run = fake(
+      { FAKE_FIXTURE: init, FAKE_CHILD: 'setsid', FAKE_CHILD_PID_FILE: pidFile, FAKE_IGNORE_TERM: '1', FAKE_HANG: '1' },
+      { provider: 'gemini' },
+    );
     const child = await childOf(pidFile);
     run.abort('stop');
     const { events, outcome } = await collect(run);
@@ -177,7 +194,9 @@ describe('startRun (with a stand-in CLI)', () => {
     }
     const outcome = await run.done;
     expect(outcome).toMatchObject({ status: 'completed', signal: 'SIGTERM' });
-    expect(events.filter((event) => event.kind === 'result')).toEqual([expect.objectContaining({ payload: expect.objectContaining({ status: 'completed' }) })]);
+    expect(events.filter((event) => event.kind === 'result')).toEqual([
+      expect.objectContaining({ payload: expect.objectContaining({ status: 'completed' }) }),
+    ]);
     expect(events.filter((event) => event.kind === 'error')).toEqual([]);
     expect(events[events.length - 1].kind).toBe('result');
     expect(isRunning(readStat(run.pid as number) ?? { pid: run.pid as number, startTime: -1 })).toBe(false);
@@ -197,7 +216,16 @@ describe('startRun (with a stand-in CLI)', () => {
   // while its setsid child was still alive for up to a few seconds more.
   it('done resolves only once every process of the tree is gone: a CLI that hangs after its result, ignores SIGTERM and has a setsid child', async () => {
     const pidFile = join(dir, 'child.pid');
-    const run = fake({ FAKE_FIXTURE: fixture('claude', 'plain'), FAKE_HANG: '1', FAKE_IGNORE_TERM: '1', FAKE_CHILD: 'setsid', FAKE_CHILD_PID_FILE: pidFile }, { resultGraceMs: 200 });
+    const run = fake(
+      {
+        FAKE_FIXTURE: fixture('claude', 'plain'),
+        FAKE_HANG: '1',
+        FAKE_IGNORE_TERM: '1',
+        FAKE_CHILD: 'setsid',
+        FAKE_CHILD_PID_FILE: pidFile,
+      },
+      { resultGraceMs: 200 },
+    );
     const cli = readStat(run.pid as number) as ProcessRef;
     const child = await childOf(pidFile);
     const { events, outcome } = await collect(run);
@@ -225,7 +253,15 @@ describe('startRun (with a stand-in CLI)', () => {
     expect(outcome).toMatchObject({ status: 'failed', exitCode: 2 });
     expect(events.slice(-2)).toMatchObject([
       { kind: 'result', payload: { status: 'completed' } },
-      { kind: 'error', payload: { code: 'exit_code', severity: 'error', message: 'the CLI exited with code 2 after its result', metadata: { exit_code: 2, signal: null } } },
+      {
+        kind: 'error',
+        payload: {
+          code: 'exit_code',
+          severity: 'error',
+          message: 'the CLI exited with code 2 after its result',
+          metadata: { exit_code: 2, signal: null },
+        },
+      },
     ]);
   });
 
@@ -241,10 +277,17 @@ describe('startRun (with a stand-in CLI)', () => {
   // #18 "Long prompts throw": E2BIG for a 140,000-character prompt, a raw TypeError for a NUL byte.
   it('a long prompt goes on stdin: no E2BIG, the CLI reads all of it, and argv has what stands in for it', async () => {
     const prompt = `${'é'.repeat(70_000)} the end`;
-    for (const [provider, stands] of [['claude', []], ['codex', ['-']], ['gemini', []]] as const) {
+    for (const [provider, stands] of [
+      ['claude', []],
+      ['codex', ['-']],
+      ['gemini', []],
+    ] as const) {
       const stdinFile = join(dir, `${provider}.stdin`);
       const argvFile = join(dir, `${provider}.argv`);
-      const run = fake({ FAKE_STDIN_FILE: stdinFile, FAKE_ARGV_FILE: argvFile, FAKE_FIXTURE: fixture(provider, 'plain') }, { provider, prompt });
+      const run = fake(
+        { FAKE_STDIN_FILE: stdinFile, FAKE_ARGV_FILE: argvFile, FAKE_FIXTURE: fixture(provider, 'plain') },
+        { provider, prompt },
+      );
       expect((await collect(run)).outcome.status).toBe('completed');
       expect(readFileSync(stdinFile, 'utf8')).toBe(prompt);
       const argv = JSON.parse(readFileSync(argvFile, 'utf8')) as string[];
@@ -259,9 +302,15 @@ describe('startRun (with a stand-in CLI)', () => {
 
   it('a NUL byte in the prompt, an argument, the environment or cwd is a clear TypeError before anything runs', () => {
     expect(() => startRun({ provider: 'claude', prompt: 'a\0b', executable: FAKE })).toThrow('prompt must not contain a NUL byte');
-    expect(() => startRun({ provider: 'claude', prompt: 'hi', args: ['--x\0'], executable: FAKE })).toThrow('an argument must not contain a NUL byte');
-    expect(() => startRun({ provider: 'claude', prompt: 'hi', env: { A: 'b\0' }, executable: FAKE })).toThrow('env A must not contain a NUL byte');
-    expect(() => startRun({ provider: 'claude', prompt: 'hi', cwd: '/tmp\0x', executable: FAKE })).toThrow('cwd must not contain a NUL byte');
+    expect(() => startRun({ provider: 'claude', prompt: 'hi', args: ['--x\0'], executable: FAKE })).toThrow(
+      'an argument must not contain a NUL byte',
+    );
+    expect(() => startRun({ provider: 'claude', prompt: 'hi', env: { A: 'b\0' }, executable: FAKE })).toThrow(
+      'env A must not contain a NUL byte',
+    );
+    expect(() => startRun({ provider: 'claude', prompt: 'hi', cwd: '/tmp\0x', executable: FAKE })).toThrow(
+      'cwd must not contain a NUL byte',
+    );
   });
 
   it('a spawn that throws (E2BIG: arguments over the system limit) ends the stream with spawn_failed, not a throw', async () => {
@@ -279,7 +328,14 @@ describe('startRun (with a stand-in CLI)', () => {
     const thread = '01a23bb5-c23e-7771-b264-d70068bf600c';
     const codexHome = join(dir, 'codex-home');
     mkdirSync(join(codexHome, 'sessions', '2026', '12', '03'), { recursive: true });
-    const total = { input_tokens: 1000, cached_input_tokens: 0, cache_write_input_tokens: 0, output_tokens: 20, reasoning_output_tokens: 0, total_tokens: 1020 };
+    const total = {
+      input_tokens: 1000,
+      cached_input_tokens: 0,
+      cache_write_input_tokens: 0,
+      output_tokens: 20,
+      reasoning_output_tokens: 0,
+      total_tokens: 1020,
+    };
     writeFileSync(
       join(codexHome, 'sessions', '2026', '12', '03', `rollout-2026-12-03T11-34-00-${thread}.jsonl`),
       `${JSON.stringify({ type: 'session_meta', payload: { id: thread } })}\n${JSON.stringify({ type: 'event_msg', payload: { type: 'token_count', info: { total_token_usage: total, last_token_usage: total } } })}\n`,
@@ -288,19 +344,46 @@ describe('startRun (with a stand-in CLI)', () => {
     const second = join(dir, 'codex-second.jsonl');
     writeFileSync(second, `${readFileSync(fixture('codex', 'resume-two-turns'), 'utf8').split('\n').slice(4).join('\n')}`);
     const codex = await collect(fake({ FAKE_FIXTURE: second }, { provider: 'codex', resume: thread, env: { CODEX_HOME: codexHome } }));
-    expect(codex.outcome.cost).toEqual({ input_tokens: 1000, output_tokens: 20, total_tokens: 1020, cache_read_input_tokens: 0, cache_write_input_tokens: 0, reasoning_output_tokens: 0, cost_usd: null });
+    expect(codex.outcome.cost).toEqual({
+      input_tokens: 1000,
+      output_tokens: 20,
+      total_tokens: 1020,
+      cache_read_input_tokens: 0,
+      cache_write_input_tokens: 0,
+      reasoning_output_tokens: 0,
+      cost_usd: null,
+    });
     // Not resumed, the same stdout is the thread's total.
     expect((await collect(fake({ FAKE_FIXTURE: second }, { provider: 'codex' }))).outcome.cost?.input_tokens).toBe(2000);
 
     const session = 'aa89407a-e1a2-4168-8e15-617faa8d2e76';
     const claudeDir = join(dir, 'claude-config');
     mkdirSync(join(claudeDir, 'projects', '-tmp-work'), { recursive: true });
-    const usage = (n: number) => ({ 'claude-opus-5-5': { inputTokens: 120 * n, outputTokens: 2 * n, cacheReadInputTokens: 64 * n, cacheCreationInputTokens: 32 * n, costUSD: 0.0006928 * n } });
-    writeFileSync(join(claudeDir, 'projects', '-tmp-work', `${session}.jsonl`), `${JSON.stringify({ type: 'cost-state', sessionId: session, totalCostUSD: 0.0006928, modelUsage: usage(1) })}\n`);
+    const usage = (n: number) => ({
+      'claude-opus-5-5': {
+        inputTokens: 120 * n,
+        outputTokens: 2 * n,
+        cacheReadInputTokens: 64 * n,
+        cacheCreationInputTokens: 32 * n,
+        costUSD: 0.0006928 * n,
+      },
+    });
+    writeFileSync(
+      join(claudeDir, 'projects', '-tmp-work', `${session}.jsonl`),
+      `${JSON.stringify({ type: 'cost-state', sessionId: session, totalCostUSD: 0.0006928, modelUsage: usage(1) })}\n`,
+    );
     const result = join(dir, 'claude-result.jsonl');
-    writeFileSync(result, `${JSON.stringify({ type: 'result', subtype: 'success', is_error: false, result: 'ok', session_id: session, uuid: 'u', total_cost_usd: 0.0013856, usage: { input_tokens: 120, output_tokens: 2 }, modelUsage: usage(2) })}\n`);
+    writeFileSync(
+      result,
+      `${JSON.stringify({ type: 'result', subtype: 'success', is_error: false, result: 'ok', session_id: session, uuid: 'u', total_cost_usd: 0.0013856, usage: { input_tokens: 120, output_tokens: 2 }, modelUsage: usage(2) })}\n`,
+    );
     const claude = await collect(fake({ FAKE_FIXTURE: result }, { resume: session, env: { CLAUDE_CONFIG_DIR: claudeDir } }));
-    expect(claude.outcome.cost).toMatchObject({ input_tokens: 216, output_tokens: 2, cache_read_input_tokens: 64, cache_write_input_tokens: 32 });
+    expect(claude.outcome.cost).toMatchObject({
+      input_tokens: 216,
+      output_tokens: 2,
+      cache_read_input_tokens: 64,
+      cache_write_input_tokens: 32,
+    });
     expect(claude.outcome.cost?.cost_usd).toBeCloseTo(0.0006928, 10);
   });
 
@@ -362,12 +445,19 @@ describe('startRun (with a stand-in CLI)', () => {
     expect(outcome).toMatchObject({ status: 'failed', exitCode: 3, sessionId: null });
     expect(events.map((event) => event.kind)).toEqual(['stderr', 'stderr', 'error', 'result']);
     expect(events[2]).toMatchObject({
-      payload: { code: 'no_result', severity: 'fatal', message: 'the CLI exited with code 3 without a result line: Error: bad flag --x', metadata: { stderr_tail: 'loading\nError: bad flag --x' } },
+      payload: {
+        code: 'no_result',
+        severity: 'fatal',
+        message: 'the CLI exited with code 3 without a result line: Error: bad flag --x',
+        metadata: { stderr_tail: 'loading\nError: bad flag --x' },
+      },
     });
   });
 
   it('a missing cwd is a clear TypeError before anything runs (not "could not start …: ENOENT")', () => {
-    expect(() => startRun({ provider: 'claude', prompt: 'hi', executable: FAKE, cwd: join(dir, 'missing') })).toThrow(`cwd is not a directory: ${join(dir, 'missing')}`);
+    expect(() => startRun({ provider: 'claude', prompt: 'hi', executable: FAKE, cwd: join(dir, 'missing') })).toThrow(
+      `cwd is not a directory: ${join(dir, 'missing')}`,
+    );
   });
 
   it('an executable that cannot start (its interpreter is missing): a spawn_failed error and a failed result', async () => {
@@ -399,7 +489,10 @@ describe('startRun (with a stand-in CLI)', () => {
       const cli = readStat(run.pid as number) as ProcessRef;
       const { events, outcome } = await collect(run);
       expect(outcome.status).toBe('aborted');
-      expect(events.find((event) => event.kind === 'error')?.payload).toMatchObject({ code: 'aborted', message: expect.stringContaining('a bug in a decoder') });
+      expect(events.find((event) => event.kind === 'error')?.payload).toMatchObject({
+        code: 'aborted',
+        message: expect.stringContaining('a bug in a decoder'),
+      });
       expect(isRunning(cli)).toBe(false);
     } finally {
       spy.mockRestore();
@@ -419,12 +512,18 @@ describe('startRun (with a stand-in CLI)', () => {
 
   it('refuses bad options and a missing or non-executable executable before anything runs', () => {
     writeFileSync(join(dir, 'not-executable'), '');
-    expect(() => startRun({ provider: 'codex', prompt: 'hi', executable: FAKE, allowedTools: ['x'] })).toThrow('codex has no flag for allowedTools');
+    expect(() => startRun({ provider: 'codex', prompt: 'hi', executable: FAKE, allowedTools: ['x'] })).toThrow(
+      'codex has no flag for allowedTools',
+    );
     expect(() => startRun({ provider: 'amp' as never, prompt: 'hi' })).toThrow(TypeError);
     expect(() => startRun({ provider: 'claude', prompt: 'hi', executable: FAKE, timeoutMs: -1 })).toThrow('timeoutMs');
-    expect(() => startRun({ provider: 'claude', prompt: 'hi', executable: FAKE, permission: 'yolo' as never })).toThrow('permission must be one of');
+    expect(() => startRun({ provider: 'claude', prompt: 'hi', executable: FAKE, permission: 'yolo' as never })).toThrow(
+      'permission must be one of',
+    );
     expect(() => startRun({ provider: 'gemini', prompt: 'hi', executable: 'not-executable', cwd: dir })).toThrow(ExecutableNotFoundError);
-    expect(() => startRun({ provider: 'gemini', prompt: 'hi', executable: './not-executable', cwd: dir })).toThrow('./not-executable not found or not executable: install @google/gemini-cli or pass executable');
+    expect(() => startRun({ provider: 'gemini', prompt: 'hi', executable: './not-executable', cwd: dir })).toThrow(
+      './not-executable not found or not executable: install @google/gemini-cli or pass executable',
+    );
   });
 
   it('can be iterated only once', async () => {

@@ -48,7 +48,11 @@ afterEach(async () => {
 
 /** Serves the runs API over `store` on 127.0.0.1 at a free port. */
 async function serve(options: Partial<RunsHandlerOptions> = {}): Promise<void> {
-  const handle = createRunsHandler(store, { token: { alice: ALICE, bob: BOB }, jobDefaults: { cwd: dir, executable: REPLAY_AGENT, env: { REPLAY_WIRE: wire('plain') } }, ...options } as RunsHandlerOptions);
+  const handle = createRunsHandler(store, {
+    token: { alice: ALICE, bob: BOB },
+    jobDefaults: { cwd: dir, executable: REPLAY_AGENT, env: { REPLAY_WIRE: wire('plain') } },
+    ...options,
+  } as RunsHandlerOptions);
   server = createServer((request, response) => {
     void handle(request, response).then((handled) => {
       if (!handled) response.writeHead(404).end();
@@ -58,19 +62,28 @@ async function serve(options: Partial<RunsHandlerOptions> = {}): Promise<void> {
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 }
 
-const json = (token: string | null, extra: Record<string, string> = {}) => ({ 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}), ...extra });
-const post = (path: string, body: unknown, token: string | null = ALICE, headers: Record<string, string> = {}) => fetch(`${base}${path}`, { method: 'POST', headers: json(token, headers), body: JSON.stringify(body) });
-const get = (path: string, token: string | null = ALICE, headers: Record<string, string> = {}) => fetch(`${base}${path}`, { headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...headers } });
+const json = (token: string | null, extra: Record<string, string> = {}) => ({
+  'content-type': 'application/json',
+  ...(token ? { authorization: `Bearer ${token}` } : {}),
+  ...extra,
+});
+const post = (path: string, body: unknown, token: string | null = ALICE, headers: Record<string, string> = {}) =>
+  fetch(`${base}${path}`, { method: 'POST', headers: json(token, headers), body: JSON.stringify(body) });
+const get = (path: string, token: string | null = ALICE, headers: Record<string, string> = {}) =>
+  fetch(`${base}${path}`, { headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...headers } });
 const hello = { provider: 'gemini', prompt: 'Say hello.' };
 
 /** A raw request with any Host header (fetch will not send a forged one): its status. */
 function rawStatus(method: string, path: string, headers: Record<string, string>, body = ''): Promise<number> {
   return new Promise((resolve, reject) => {
     const url = new URL(base);
-    const request = httpRequest({ host: url.hostname, port: url.port, method, path, headers: { ...headers, 'content-length': Buffer.byteLength(body) } }, (response) => {
-      response.resume();
-      resolve(response.statusCode ?? 0);
-    });
+    const request = httpRequest(
+      { host: url.hostname, port: url.port, method, path, headers: { ...headers, 'content-length': Buffer.byteLength(body) } },
+      (response) => {
+        response.resume();
+        resolve(response.statusCode ?? 0);
+      },
+    );
     request.on('error', reject);
     request.end(body);
   });
@@ -88,7 +101,12 @@ describe('who may call', () => {
     expect(created.headers.get('www-authenticate')).toBe('Bearer');
     expect((await post('/runs', hello, 'a-wrong-token-0123456789')).status).toBe(401);
     const { id } = (await (await post('/runs', hello)).json()) as { id: string };
-    for (const response of [await get(`/runs/${id}/events`, null), await get(`/runs/${id}/diff`, null), await post(`/runs/${id}/cancel`, {}, null), await post(`/runs/${id}/approvals/x`, { decision: 'allow' }, null)]) {
+    for (const response of [
+      await get(`/runs/${id}/events`, null),
+      await get(`/runs/${id}/diff`, null),
+      await post(`/runs/${id}/cancel`, {}, null),
+      await post(`/runs/${id}/approvals/x`, { decision: 'allow' }, null),
+    ]) {
       expect(response.status).toBe(401);
     }
     expect(await queuedRuns('alice')).toBe(1);
@@ -97,7 +115,9 @@ describe('who may call', () => {
   });
 
   it('a handler without a token, an authenticate or noAuth is refused when it is made, not at the first request', () => {
-    expect(() => createRunsHandler(store, {} as RunsHandlerOptions)).toThrow('a server of runs needs exactly one of token, authenticate or noAuth: true');
+    expect(() => createRunsHandler(store, {} as RunsHandlerOptions)).toThrow(
+      'a server of runs needs exactly one of token, authenticate or noAuth: true',
+    );
     expect(() => createRunsHandler(store, { token: 'short' })).toThrow('at least 16 characters');
   });
 
@@ -106,8 +126,15 @@ describe('who may call', () => {
     const { id } = (await (await post('/runs', hello)).json()) as { id: string };
     const unknown = '00000000-0000-4000-8000-000000000000';
     for (const runId of [id, unknown]) {
-      const answers = [await get(`/runs/${runId}/events`, BOB), await get(`/runs/${runId}/diff`, BOB), await post(`/runs/${runId}/cancel`, {}, BOB), await post(`/runs/${runId}/approvals/x`, { decision: 'allow' }, BOB)];
-      expect(await Promise.all(answers.map(async (answer) => [answer.status, await answer.json()]))).toEqual(Array(4).fill([404, { error: 'no such run' }]));
+      const answers = [
+        await get(`/runs/${runId}/events`, BOB),
+        await get(`/runs/${runId}/diff`, BOB),
+        await post(`/runs/${runId}/cancel`, {}, BOB),
+        await post(`/runs/${runId}/approvals/x`, { decision: 'allow' }, BOB),
+      ];
+      expect(await Promise.all(answers.map(async (answer) => [answer.status, await answer.json()]))).toEqual(
+        Array(4).fill([404, { error: 'no such run' }]),
+      );
     }
     // Bob's cancel did not reach Alice's run.
     worker = createWorker(store);
@@ -117,8 +144,24 @@ describe('who may call', () => {
 
   it("a host's own check (authenticate) names the principal", async () => {
     await serve({ token: undefined, authenticate: (request) => (request.headers['x-user'] === 'carol' ? 'carol' : null) });
-    expect((await fetch(`${base}/runs`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-user': 'carol' }, body: JSON.stringify(hello) })).status).toBe(201);
-    expect((await fetch(`${base}/runs`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-user': 'mallory' }, body: JSON.stringify(hello) })).status).toBe(401);
+    expect(
+      (
+        await fetch(`${base}/runs`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'x-user': 'carol' },
+          body: JSON.stringify(hello),
+        })
+      ).status,
+    ).toBe(201);
+    expect(
+      (
+        await fetch(`${base}/runs`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'x-user': 'mallory' },
+          body: JSON.stringify(hello),
+        })
+      ).status,
+    ).toBe(401);
     expect(await queuedRuns('carol')).toBe(1);
   });
 });
@@ -145,13 +188,14 @@ describe('same origin only', () => {
     expect((await post('/runs', hello, ALICE, { origin: base })).status).toBe(201);
   });
 
-  it('DNS rebinding: a Host that is not one of this server\'s names is 403, even with the token', async () => {
+  it("DNS rebinding: a Host that is not one of this server's names is 403, even with the token", async () => {
     await serve();
     const port = new URL(base).port;
     expect(await rawStatus('POST', '/runs', { host: `rebind.example:${port}`, ...json(ALICE) }, JSON.stringify(hello))).toBe(403);
     expect(await rawStatus('GET', '/', { host: `rebind.example:${port}` })).toBe(403);
     expect(await queuedRuns('alice')).toBe(0);
-    for (const host of [`localhost:${port}`, `127.0.0.1:${port}`, `[::1]:${port}`]) expect(await rawStatus('POST', '/runs', { host, ...json(ALICE) }, JSON.stringify(hello))).toBe(201);
+    for (const host of [`localhost:${port}`, `127.0.0.1:${port}`, `[::1]:${port}`])
+      expect(await rawStatus('POST', '/runs', { host, ...json(ALICE) }, JSON.stringify(hello))).toBe(201);
     // A name the operator lists is one of the server's.
     server?.closeAllConnections();
     await new Promise<void>((resolve) => server?.close(() => resolve()));
@@ -172,7 +216,13 @@ describe('same origin only', () => {
 describe('what a request may ask', () => {
   it("a request's model becomes a CLI flag: a model that starts with '-' or holds a control character is 400, and nothing is queued", async () => {
     await serve();
-    for (const model of ['--mcp-config={"mcpServers":{"p":{"command":"/bin/sh","args":["-c","id > /tmp/pwned"]}}}', '--yolo', '-m', 'gpt\n--yolo', 'a\u0000b']) {
+    for (const model of [
+      '--mcp-config={"mcpServers":{"p":{"command":"/bin/sh","args":["-c","id > /tmp/pwned"]}}}',
+      '--yolo',
+      '-m',
+      'gpt\n--yolo',
+      'a\u0000b',
+    ]) {
       const answer = await post('/runs', { provider: 'qwen', prompt: 'hi', approvals: 'deny', model });
       expect(answer.status).toBe(400);
       expect(((await answer.json()) as { error: string }).error).toContain('model must not start with "-"');
@@ -192,7 +242,10 @@ describe('what a request may ask', () => {
     store = openRunStore();
     await serve({ allow: { approvals: ['ask', 'allow'], models: ['gemini-2.5-pro'] } });
     expect((await post('/runs', { ...hello, approvals: 'allow', model: 'gemini-2.5-pro' })).status).toBe(201);
-    expect([(await post('/runs', { ...hello, model: 'gemini-2.5-flash' })).status, (await post('/runs', { ...hello, approvals: 'deny' })).status]).toEqual([403, 403]);
+    expect([
+      (await post('/runs', { ...hello, model: 'gemini-2.5-flash' })).status,
+      (await post('/runs', { ...hello, approvals: 'deny' })).status,
+    ]).toEqual([403, 403]);
     await store.close();
     server?.closeAllConnections();
     await new Promise<void>((resolve) => server?.close(() => resolve()));
@@ -206,7 +259,10 @@ describe('what a request may ask', () => {
     await serve();
     worker = createWorker(store);
     const answer = await post('/runs', { provider: 'gemini', prompt: 'a\u0000b' });
-    expect([answer.status, await answer.json()]).toEqual([400, { error: 'prompt must not contain a NUL byte (\\0): no CLI can be given one' }]);
+    expect([answer.status, await answer.json()]).toEqual([
+      400,
+      { error: 'prompt must not contain a NUL byte (\\0): no CLI can be given one' },
+    ]);
     expect(await queuedRuns('alice')).toBe(0);
     const { id } = (await (await post('/runs', hello)).json()) as { id: string };
     expect((await readAll(store.readRunEvents(id))).at(-1)?.event).toMatchObject({ kind: 'result', payload: { status: 'completed' } });
@@ -217,7 +273,8 @@ describe('what a request may ask', () => {
     const seen: string[] = [];
     const find = store.findRun.bind(store);
     store.findRun = (runId) => (seen.push(runId), find(runId));
-    for (const path of ['/runs/events/events', '/runs/meta/events', '/runs/..%2F..%2Fetc/events', '/runs/id/diff']) expect((await get(path)).status).toBe(404);
+    for (const path of ['/runs/events/events', '/runs/meta/events', '/runs/..%2F..%2Fetc/events', '/runs/id/diff'])
+      expect((await get(path)).status).toBe(404);
     expect(seen).toEqual([]);
   });
 
@@ -286,7 +343,14 @@ describe('what a request may ask', () => {
 
 describe('what a run can reach', () => {
   it("every CLI inherits the server's whole environment: a worker's CLI gets the allow-list, its CLI's own variables and what the operator names", async () => {
-    const secrets = { AWS_SECRET_ACCESS_KEY: 'aws', GITHUB_TOKEN: 'gh', DATABASE_URL: 'postgres://x', STRIPE_SECRET_KEY: 'sk', GEMINI_API_KEY: 'gemini-key', MYCORP_SETTING: 'named' };
+    const secrets = {
+      AWS_SECRET_ACCESS_KEY: 'aws',
+      GITHUB_TOKEN: 'gh',
+      DATABASE_URL: 'postgres://x',
+      STRIPE_SECRET_KEY: 'sk',
+      GEMINI_API_KEY: 'gemini-key',
+      MYCORP_SETTING: 'named',
+    };
     const saved = { ...process.env };
     Object.assign(process.env, secrets);
     try {
@@ -313,13 +377,22 @@ describe('what a run can reach', () => {
     writeFileSync(join(repo, 'README.md'), 'hello\n');
     git('add', '.');
     git('commit', '-qm', 'first');
-    await serve({ jobDefaults: { cwd: repo, executable: REPLAY_AGENT, env: { REPLAY_WIRE: wire('plain'), REPLAY_EDIT: 'made-by-run.txt=one\ntwo\n', REPLAY_SEEN: join(dir, 'seen.json') } } });
+    await serve({
+      jobDefaults: {
+        cwd: repo,
+        executable: REPLAY_AGENT,
+        env: { REPLAY_WIRE: wire('plain'), REPLAY_EDIT: 'made-by-run.txt=one\ntwo\n', REPLAY_SEEN: join(dir, 'seen.json') },
+      },
+    });
     worker = createWorker(store, { ttlSeconds: 1 });
     const { id } = (await (await post('/runs', hello)).json()) as { id: string };
     const entries = await readAll(store.readRunEvents(id));
     const { cwd } = JSON.parse(readFileSync(join(dir, 'seen.json'), 'utf8')) as { cwd: string };
     expect(cwd).not.toBe(repo);
-    expect(entries.at(-1)?.event).toMatchObject({ kind: 'result', payload: { status: 'completed', metadata: { changes: { files: 1, insertions: 2, deletions: 0 } } } });
+    expect(entries.at(-1)?.event).toMatchObject({
+      kind: 'result',
+      payload: { status: 'completed', metadata: { changes: { files: 1, insertions: 2, deletions: 0 } } },
+    });
     // The repository itself is untouched; the run's work is on its own branch.
     expect(git('status', '--porcelain')).toBe('');
     expect(git('branch', '--list', `cli-subprocess-core/${id}`)).toContain(id);
@@ -328,7 +401,8 @@ describe('what a run can reach', () => {
     expect(await diff.text()).toContain('+++ b/made-by-run.txt');
     // The worktree goes with the run's stream (ttl 1 s here).
     // Its branch goes last: until then git is still writing in the repository (which afterEach removes).
-    for (let i = 0; i < 100 && (existsSync(cwd) || git('branch', '--list', `cli-subprocess-core/${id}`) !== ''); i++) await new Promise((resolve) => setTimeout(resolve, 100));
+    for (let i = 0; i < 100 && (existsSync(cwd) || git('branch', '--list', `cli-subprocess-core/${id}`) !== ''); i++)
+      await new Promise((resolve) => setTimeout(resolve, 100));
     expect(existsSync(cwd)).toBe(false);
     expect(git('branch', '--list', `cli-subprocess-core/${id}`)).toBe('');
   });

@@ -34,15 +34,16 @@ afterEach(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-
-
 describe('the in-process store', () => {
   it('is the default: a queued run is taken by a worker, its stream ends with its result', async () => {
     expect(store).toBeInstanceOf(MemoryRunStore);
     worker = createWorker(store);
     const runId = await store.enqueueRun(replayJob(dir, 'plain'));
     const entries = await readAll(store.readRunEvents(runId));
-    expect(entries.at(-1)?.event).toMatchObject({ kind: 'result', payload: { status: 'completed', output: 'Hello from the scripted model.' } });
+    expect(entries.at(-1)?.event).toMatchObject({
+      kind: 'result',
+      payload: { status: 'completed', output: 'Hello from the scripted model.' },
+    });
     expect(entries.filter((entry) => entry.event.kind === 'run_started')).toHaveLength(1);
     expect(await store.isComplete(runId)).toBe(true);
     // Entry ids are the stream's cursors: strictly increasing.
@@ -56,7 +57,9 @@ describe('the in-process store', () => {
     const runId = await store.enqueueRun(replayJob(dir, 'plain'));
     const entries = await readAll(store.readRunEvents(runId));
     const cut = Math.floor(entries.length / 2);
-    expect((await readAll(store.readRunEvents(runId, { after: entries[cut].id }))).map((entry) => entry.id)).toEqual(entries.slice(cut + 1).map((entry) => entry.id));
+    expect((await readAll(store.readRunEvents(runId, { after: entries[cut].id }))).map((entry) => entry.id)).toEqual(
+      entries.slice(cut + 1).map((entry) => entry.id),
+    );
     expect((await readAll(store.readRunEvents(runId, { follow: false }))).length).toBe(entries.length);
     expect(await readAll(store.readRunEvents('no-such-run'))).toEqual([]);
   });
@@ -98,8 +101,10 @@ describe('the in-process store', () => {
     const log = join(dir, 'host.jsonl');
     const runId = await store.enqueueRun(replayJob(dir, 'allow', { REPLAY_LOG: log }, { prompt: 'Create made-by-tool.txt.' }));
     for await (const { event } of store.readRunEvents(runId)) {
-      if (event.kind === 'approval_requested') await store.approve(runId, event.payload.approval_id ?? '', { decision: 'allow', reason: 'from the web' });
-      if (event.kind === 'approval_resolved') expect(event.payload).toMatchObject({ decision: 'allow', reason: 'from the web', metadata: { answered_by: 'host' } });
+      if (event.kind === 'approval_requested')
+        await store.approve(runId, event.payload.approval_id ?? '', { decision: 'allow', reason: 'from the web' });
+      if (event.kind === 'approval_resolved')
+        expect(event.payload).toMatchObject({ decision: 'allow', reason: 'from the web', metadata: { answered_by: 'host' } });
     }
     expect(readFileSync(log, 'utf8')).toContain('"optionId":"proceed_once"');
   });
@@ -115,18 +120,26 @@ describe('the in-process store', () => {
     expect(seen.at(-1)?.event).toMatchObject({ kind: 'result', payload: { status: 'aborted' } });
   });
 
-  it("a run taken again after its worker died is failed (worker_lost) unless it says retry; with retry the attempt is marked and it runs", async () => {
+  it('a run taken again after its worker died is failed (worker_lost) unless it says retry; with retry the attempt is marked and it runs', async () => {
     // A store whose queue hands the job over as a second attempt: what a queue does once the first worker died.
     const again: RunStore = Object.assign(Object.create(store) as RunStore, {
-      work: (handle: Parameters<RunStore['work']>[0], options: { concurrency: number }) => store.work((taken, signals) => handle({ ...taken, attempt: 2 }, signals), options),
+      work: (handle: Parameters<RunStore['work']>[0], options: { concurrency: number }) =>
+        store.work((taken, signals) => handle({ ...taken, attempt: 2 }, signals), options),
     });
     worker = createWorker(again);
     const lost = await store.enqueueRun(replayJob(dir, 'plain'));
-    expect((await readAll(store.readRunEvents(lost))).map((entry) => entry.event.kind === 'error' ? entry.event.payload.code : entry.event.kind)).toEqual(['worker_lost', 'result']);
+    expect(
+      (await readAll(store.readRunEvents(lost))).map((entry) =>
+        entry.event.kind === 'error' ? entry.event.payload.code : entry.event.kind,
+      ),
+    ).toEqual(['worker_lost', 'result']);
     expect(existsSync(join(dir, 'pids'))).toBe(false);
     const retried = await store.enqueueRun(replayJob(dir, 'plain', {}, { retry: true }));
     const entries = await readAll(store.readRunEvents(retried));
-    expect(entries[0].event).toMatchObject({ kind: 'error', payload: { code: 'worker_lost', severity: 'warning', message: 'attempt 2: the worker running this run died; the run starts over' } });
+    expect(entries[0].event).toMatchObject({
+      kind: 'error',
+      payload: { code: 'worker_lost', severity: 'warning', message: 'attempt 2: the worker running this run died; the run starts over' },
+    });
     expect(entries.at(-1)?.event).toMatchObject({ kind: 'result', payload: { status: 'completed' } });
   });
 });
@@ -135,19 +148,27 @@ describe('the runs API over HTTP (createRunsHandler)', () => {
   let server: { base: string; close(): Promise<void> };
   let base: string;
   beforeEach(async () => {
-    server = await listen(createRunsHandler(store, { token: TOKEN, jobDefaults: { cwd: dir, executable: AGENT, env: { REPLAY_WIRE: wire('plain') } } }));
+    server = await listen(
+      createRunsHandler(store, { token: TOKEN, jobDefaults: { cwd: dir, executable: AGENT, env: { REPLAY_WIRE: wire('plain') } } }),
+    );
     base = server.base;
   });
   afterEach(() => server.close());
 
   const TOKEN = 'memory-spec-token-0123456789';
   const auth = { authorization: `Bearer ${TOKEN}` };
-  const post = (path: string, body: unknown) => fetch(`${base}${path}`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const post = (path: string, body: unknown) =>
+    fetch(`${base}${path}`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify(body) });
 
   it('refuses a bad request with a clear 400; a request never chooses where or what runs', async () => {
-    expect([(await post('/runs', { provider: 'nope', prompt: 'x' })).status, await (await post('/runs', { provider: 'nope', prompt: 'x' })).json()]).toEqual([400, { error: 'provider must be one of claude, codex, gemini, opencode, qwen, copilot, pi, kilo, cline' }]);
+    expect([
+      (await post('/runs', { provider: 'nope', prompt: 'x' })).status,
+      await (await post('/runs', { provider: 'nope', prompt: 'x' })).json(),
+    ]).toEqual([400, { error: 'provider must be one of claude, codex, gemini, opencode, qwen, copilot, pi, kilo, cline' }]);
     expect((await post('/runs', { provider: 'gemini', prompt: ' ' })).status).toBe(400);
-    expect((await fetch(`${base}/runs`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: 'not json' })).status).toBe(400);
+    expect(
+      (await fetch(`${base}/runs`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: 'not json' })).status,
+    ).toBe(400);
     expect((await fetch(`${base}/runs/%E0%A4%A/events`, { headers: auth })).status).toBe(400);
     worker = createWorker(store);
     const created = await post('/runs', { provider: 'gemini', prompt: 'Say hello.', executable: '/bin/rm', cwd: '/', env: { X: '1' } });
@@ -166,7 +187,9 @@ describe('the runs API over HTTP (createRunsHandler)', () => {
     expect(full.ended).toBe(true);
     const stream = await readAll(store.readRunEvents(id));
     expect(full.messages.map((message) => message.id)).toEqual(stream.map((entry) => entry.id));
-    expect(full.messages.map((message) => (JSON.parse(message.data) as { kind: string }).kind)).toEqual(stream.map((entry) => entry.event.kind));
+    expect(full.messages.map((message) => (JSON.parse(message.data) as { kind: string }).kind)).toEqual(
+      stream.map((entry) => entry.event.kind),
+    );
     const cursor = full.messages[2].id;
     const rest = await sse(`${base}/runs/${id}/events`, { ...auth, 'last-event-id': cursor });
     expect(rest.messages.map((message) => message.id)).toEqual(stream.slice(3).map((entry) => entry.id));
@@ -180,15 +203,22 @@ describe('the runs API over HTTP (createRunsHandler)', () => {
     const body = (await response.text()).replaceAll(': keep-alive\n\n', '');
     const stream = await readAll(store.readRunEvents(id));
     expect(stream.length).toBeGreaterThan(3);
-    expect(body).toBe(`retry: 1000\n\n${stream.map((entry) => `id: ${entry.id}\ndata: ${entry.json}\n\n`).join('')}event: end\ndata: {}\n\n`);
+    expect(body).toBe(
+      `retry: 1000\n\n${stream.map((entry) => `id: ${entry.id}\ndata: ${entry.json}\n\n`).join('')}event: end\ndata: {}\n\n`,
+    );
   });
 });
 
 /** The messages of an SSE stream read to its end (`event: end` left out), and whether it ended with `event: end`. */
-async function sse(url: string, headers: Record<string, string> = {}): Promise<{ messages: { id: string; data: string }[]; ended: boolean }> {
+async function sse(
+  url: string,
+  headers: Record<string, string> = {},
+): Promise<{ messages: { id: string; data: string }[]; ended: boolean }> {
   const client = new SseClient(url, headers);
   await client.ended;
-  const messages = client.frames.flatMap((frame) => (frame.id !== undefined && frame.event !== 'end' ? [{ id: frame.id, data: frame.data }] : []));
+  const messages = client.frames.flatMap((frame) =>
+    frame.id !== undefined && frame.event !== 'end' ? [{ id: frame.id, data: frame.data }] : [],
+  );
   return { messages, ended: client.frames.some((frame) => frame.event === 'end') };
 }
 

@@ -25,13 +25,22 @@ afterEach(async () => {
   await store.close();
 });
 
-const call = (method: string, path: string, token: string | null = ALICE) => fetch(`${base}${path}`, { method, headers: token ? { authorization: `Bearer ${token}` } : {} });
+const call = (method: string, path: string, token: string | null = ALICE) =>
+  fetch(`${base}${path}`, { method, headers: token ? { authorization: `Bearer ${token}` } : {} });
 const json = async (method: string, path: string, token: string | null = ALICE) => {
   const response = await call(method, path, token);
   return { status: response.status, body: (await response.json()) as Record<string, unknown> };
 };
-const cost = (input_tokens: number, output_tokens: number, cost_usd: number): AnyEvent => Event.create('cost_update', { provider: 'claude', payload: usageDraft({ input_tokens, output_tokens, cost_usd }, 'delta', {}).payload }) as AnyEvent;
-const result = (): AnyEvent => Event.create('result', { provider: 'claude', payload: { status: 'completed', stop_reason: null, output: 'ok', metadata: {} } }) as AnyEvent;
+const cost = (input_tokens: number, output_tokens: number, cost_usd: number): AnyEvent =>
+  Event.create('cost_update', {
+    provider: 'claude',
+    payload: usageDraft({ input_tokens, output_tokens, cost_usd }, 'delta', {}).payload,
+  }) as AnyEvent;
+const result = (): AnyEvent =>
+  Event.create('result', {
+    provider: 'claude',
+    payload: { status: 'completed', stop_reason: null, output: 'ok', metadata: {} },
+  }) as AnyEvent;
 
 /** A run of `owner`'s, ended after two usage deltas. */
 async function endedRun(owner: string, prompt = 'Say hello.'): Promise<string> {
@@ -54,7 +63,17 @@ it("GET /runs lists the caller's runs alone, newest first, with their record; GE
   const one = await json('GET', `/runs/${first}`);
   expect(one.status).toBe(200);
   expect(one.body).toEqual((body.runs as unknown[])[1]);
-  expect(one.body).toMatchObject({ id: first, provider: 'claude', model: 'sonnet', status: 'completed', title: 'Fix the bug', turns: 1, usage: { input_tokens: 150, output_tokens: 15, total_tokens: 165 }, changes: null, ttl_seconds: 86_400 });
+  expect(one.body).toMatchObject({
+    id: first,
+    provider: 'claude',
+    model: 'sonnet',
+    status: 'completed',
+    title: 'Fix the bug',
+    turns: 1,
+    usage: { input_tokens: 150, output_tokens: 15, total_tokens: 165 },
+    changes: null,
+    ttl_seconds: 86_400,
+  });
   expect((one.body.usage as { cost_usd: number }).cost_usd).toBeCloseTo(0.03, 10);
   expect(one.body).not.toHaveProperty('owner');
   expect(((await json('GET', '/runs', BOB)).body.runs as { id: string }[]).map((run) => run.id)).toEqual([bobs]);
@@ -77,7 +96,8 @@ it('pages: limit, next, before (a cursor or a run id of the caller); bad ones ar
   expect(seen).toEqual([...ids].reverse());
   expect(((await json('GET', `/runs?before=${ids[2]}`)).body.runs as { id: string }[]).map((run) => run.id)).toEqual([ids[1], ids[0]]);
   const bobs = await endedRun('bob');
-  for (const query of ['limit=0', 'limit=101', 'limit=x', 'before=nope', `before=${bobs}`]) expect([query, (await call('GET', `/runs?${query}`)).status]).toEqual([query, 400]);
+  for (const query of ['limit=0', 'limit=101', 'limit=x', 'before=nope', `before=${bobs}`])
+    expect([query, (await call('GET', `/runs?${query}`)).status]).toEqual([query, 400]);
   expect(((await json('GET', '/runs?limit=100')).body.runs as unknown[]).length).toBe(5);
 });
 
@@ -92,5 +112,12 @@ it('DELETE /runs/:id: 409 while the run is not over, 404 for another principal, 
   expect((await call('GET', `/runs/${ended}/events`)).status).toBe(404);
   expect(((await json('GET', '/runs')).body.runs as { id: string }[]).map((run) => run.id)).toEqual([open]);
   // Refused from another origin, as every other call.
-  expect((await fetch(`${base}/runs/${open}`, { method: 'DELETE', headers: { authorization: `Bearer ${ALICE}`, origin: 'http://evil.example' } })).status).toBe(403);
+  expect(
+    (
+      await fetch(`${base}/runs/${open}`, {
+        method: 'DELETE',
+        headers: { authorization: `Bearer ${ALICE}`, origin: 'http://evil.example' },
+      })
+    ).status,
+  ).toBe(403);
 });

@@ -38,9 +38,12 @@ const homes: [string, (ttlSeconds: number) => RunStore, boolean][] = [
 ];
 
 const job = (prompt = 'Say hello.', extra: Partial<RunJob> = {}): RunJob => ({ provider: 'claude', prompt, ...extra });
-const usage = (input: UsageInput, aggregation: UsageAggregation): AnyEvent => Event.create('cost_update', { provider: 'claude', payload: usageDraft(input, aggregation, {}).payload }) as AnyEvent;
-const result = (status: string, metadata: JsonObject = {}): AnyEvent => Event.create('result', { provider: 'claude', payload: { status, stop_reason: null, output: 'done', metadata } }) as AnyEvent;
-const text = (content: string): AnyEvent => Event.create('assistant_message', { provider: 'claude', payload: { content: [{ type: 'text', text: content }] } }) as AnyEvent;
+const usage = (input: UsageInput, aggregation: UsageAggregation): AnyEvent =>
+  Event.create('cost_update', { provider: 'claude', payload: usageDraft(input, aggregation, {}).payload }) as AnyEvent;
+const result = (status: string, metadata: JsonObject = {}): AnyEvent =>
+  Event.create('result', { provider: 'claude', payload: { status, stop_reason: null, output: 'done', metadata } }) as AnyEvent;
+const text = (content: string): AnyEvent =>
+  Event.create('assistant_message', { provider: 'claude', payload: { content: [{ type: 'text', text: content }] } }) as AnyEvent;
 /** A millisecond later: runs queued one after the other are ordered by their time. */
 const tick = () => new Promise((resolve) => setTimeout(resolve, 2));
 
@@ -67,7 +70,20 @@ describe.each(homes)('the records %s', (_name, open, recordOutlivesEvents) => {
     expect((await store.listRuns('bob')).map((run) => run.id)).toEqual([bob]);
     expect(await store.listRuns('carol')).toEqual([]);
     const first = await store.findRun(alice[0]);
-    expect(first).toMatchObject({ id: alice[0], owner: 'alice', provider: 'claude', model: 'sonnet', status: 'queued', title: 'First question', turns: 1, usage: null, changes: null, ended_at: null, expires_at: null, ttl_seconds: 60 });
+    expect(first).toMatchObject({
+      id: alice[0],
+      owner: 'alice',
+      provider: 'claude',
+      model: 'sonnet',
+      status: 'queued',
+      title: 'First question',
+      turns: 1,
+      usage: null,
+      changes: null,
+      ended_at: null,
+      expires_at: null,
+      ttl_seconds: 60,
+    });
     expect(Date.parse(first?.created_at ?? '')).toBeLessThanOrEqual(Date.parse((await store.findRun(alice[1]))?.created_at ?? ''));
   });
 
@@ -96,7 +112,7 @@ describe.each(homes)('the records %s', (_name, open, recordOutlivesEvents) => {
     const whole = (await store.listRuns('alice', { limit: 100 })).map((run) => run.id);
     expect(whole).toHaveLength(12);
     const seen: string[] = [];
-    for (let page = await store.listRuns('alice', { limit: 1 }); page.length > 0; ) {
+    for (let page = await store.listRuns('alice', { limit: 1 }); page.length > 0;) {
       seen.push(page[0].id);
       page = await store.listRuns('alice', { limit: 1, before: { createdAt: Date.parse(page[0].created_at), id: page[0].id } });
     }
@@ -120,14 +136,22 @@ describe.each(homes)('the records %s', (_name, open, recordOutlivesEvents) => {
     await store.append(runId, result('completed', { changes: { files: 2, insertions: 10, deletions: 3 } }));
     await store.complete(runId);
     const ended = await store.findRun(runId);
-    expect(ended).toMatchObject({ status: 'completed', changes: { files: 2, insertions: 10, deletions: 3 }, usage: await usageOfEvents(store, runId) });
+    expect(ended).toMatchObject({
+      status: 'completed',
+      changes: { files: 2, insertions: 10, deletions: 3 },
+      usage: await usageOfEvents(store, runId),
+    });
     expect(Date.parse(ended?.expires_at ?? '') - Date.parse(ended?.ended_at ?? '')).toBe(60_000);
     expect((await store.listRuns('alice'))[0]).toEqual(ended);
   });
 
   it('a run is running once a worker takes it; aborted is cancelled; an end without a result is failed', async () => {
     store = open(60);
-    const [taken, aborted, cut] = [await store.enqueueRun(job(), { owner: 'alice' }), await store.enqueueRun(job(), { owner: 'alice' }), await store.enqueueRun(job(), { owner: 'alice' })];
+    const [taken, aborted, cut] = [
+      await store.enqueueRun(job(), { owner: 'alice' }),
+      await store.enqueueRun(job(), { owner: 'alice' }),
+      await store.enqueueRun(job(), { owner: 'alice' }),
+    ];
     const statuses: (string | undefined)[] = [];
     const worker = store.work(
       async ({ runId }) => {
@@ -167,22 +191,28 @@ describe.each(homes)('the records %s', (_name, open, recordOutlivesEvents) => {
     expect(await store.countRuns('alice')).toEqual({ waiting: 1, owned: 1 });
   });
 
-  it(recordOutlivesEvents ? "the record outlives the run's events (ttl): it goes when deleted" : 'the record goes with its events past the ttl', async () => {
-    store = open(1);
-    const runId = await store.enqueueRun(job(), { owner: 'alice' });
-    await store.append(runId, text('one'));
-    await store.complete(runId, [result('completed')]);
-    for (let kept = 1; kept > 0; kept = (await readAll(store.readRunEvents(runId, { follow: false }))).length) await new Promise((resolve) => setTimeout(resolve, 100));
-    if (recordOutlivesEvents) {
-      await new Promise((resolve) => setTimeout(resolve, 1000));
-      expect(await store.findRun(runId)).toMatchObject({ status: 'completed' });
-      expect(await store.isComplete(runId)).toBe(true);
-      expect((await store.countRuns('alice')).owned).toBe(0);
-      expect(await store.deleteRun(runId)).toBe(true);
-    }
-    expect(await store.findRun(runId)).toBeNull();
-    expect(await store.listRuns('alice')).toEqual([]);
-  });
+  it(
+    recordOutlivesEvents
+      ? "the record outlives the run's events (ttl): it goes when deleted"
+      : 'the record goes with its events past the ttl',
+    async () => {
+      store = open(1);
+      const runId = await store.enqueueRun(job(), { owner: 'alice' });
+      await store.append(runId, text('one'));
+      await store.complete(runId, [result('completed')]);
+      for (let kept = 1; kept > 0; kept = (await readAll(store.readRunEvents(runId, { follow: false }))).length)
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      if (recordOutlivesEvents) {
+        await new Promise((resolve) => setTimeout(resolve, 1000));
+        expect(await store.findRun(runId)).toMatchObject({ status: 'completed' });
+        expect(await store.isComplete(runId)).toBe(true);
+        expect((await store.countRuns('alice')).owned).toBe(0);
+        expect(await store.deleteRun(runId)).toBe(true);
+      }
+      expect(await store.findRun(runId)).toBeNull();
+      expect(await store.listRuns('alice')).toEqual([]);
+    },
+  );
 });
 
 describe('the data directory', () => {
@@ -212,7 +242,11 @@ describe('the data directory', () => {
     const queued = await before.enqueueRun(job('Queued'), { owner: 'bob' });
     const statusBefore = new Map(await Promise.all([running, queued].map(async (id) => [id, (await before.findRun(id))?.status] as const)));
     expect([...statusBefore.values()]).toEqual(['running', 'queued']);
-    const entriesBefore = new Map(await Promise.all([done, running, queued].map(async (id) => [id, await readAll(before.readRunEvents(id, { follow: false }))] as const)));
+    const entriesBefore = new Map(
+      await Promise.all(
+        [done, running, queued].map(async (id) => [id, await readAll(before.readRunEvents(id, { follow: false }))] as const),
+      ),
+    );
     const recordsBefore = await before.listRuns('alice');
 
     // The process dies here: nothing more is written, the new store opens the same directory.
@@ -225,9 +259,18 @@ describe('the data directory', () => {
     for (const id of [running, queued]) {
       const status = statusBefore.get(id);
       const entries = await readAll(after.readRunEvents(id));
-      expect(entries.slice(0, -2).map(({ id: entryId, json }) => ({ id: entryId, json }))).toEqual(entriesBefore.get(id)?.map(({ id: entryId, json }) => ({ id: entryId, json })));
+      expect(entries.slice(0, -2).map(({ id: entryId, json }) => ({ id: entryId, json }))).toEqual(
+        entriesBefore.get(id)?.map(({ id: entryId, json }) => ({ id: entryId, json })),
+      );
       expect(entries.slice(-2).map((entry) => entry.event)).toMatchObject([
-        { kind: 'error', payload: { code: 'server_lost', severity: 'fatal', message: `the server stopped while this run was ${status}: it was not finished, and is not run again` } },
+        {
+          kind: 'error',
+          payload: {
+            code: 'server_lost',
+            severity: 'fatal',
+            message: `the server stopped while this run was ${status}: it was not finished, and is not run again`,
+          },
+        },
         { kind: 'result', payload: { status: 'failed', stop_reason: 'server_lost' } },
       ]);
       expect(await after.findRun(id)).toMatchObject({ status: 'failed', usage: await usageOfEvents(after, id) });
@@ -249,7 +292,8 @@ describe('the data directory', () => {
     await store.complete(runId, [result('completed')]);
     expect(statSync(data()).mode & 0o777).toBe(0o700);
     expect(statSync(join(data(), 'runs')).mode & 0o777).toBe(0o700);
-    for (const name of ['index.jsonl', `runs/${runId}.jsonl`, `runs/${runId}.diff`]) expect(statSync(join(data(), name)).mode & 0o777).toBe(0o600);
+    for (const name of ['index.jsonl', `runs/${runId}.jsonl`, `runs/${runId}.diff`])
+      expect(statSync(join(data(), name)).mode & 0o777).toBe(0o600);
     expect(await store.deleteRun(runId)).toBe(true);
     expect(readdirSync(join(data(), 'runs'))).toEqual([]);
     expect(await opened().findRun(runId)).toBeNull();
@@ -267,28 +311,31 @@ describe('the data directory', () => {
   });
 
   // Linux's /dev/full: every write to it fails with ENOSPC, as on a full disk.
-  (existsSync('/dev/full') ? it : it.skip)('a write that fails (a full disk) fails the append, never the process; the run is ended server_lost on the next start', async () => {
-    const store = opened();
-    const runId = await store.enqueueRun(job(), { owner: 'alice' });
-    const events = join(data(), 'runs', `${runId}.jsonl`);
-    symlinkSync('/dev/full', events);
-    const outcomes: string[] = [];
-    const worker = store.work(
-      async () => {
-        await store.append(runId, text('one')).then(
-          () => outcomes.push('appended'),
-          (error: NodeJS.ErrnoException) => outcomes.push(error.code ?? 'no code'),
-        );
-        await store.append(runId, text('two'));
-      },
-      { concurrency: 1 },
-    );
-    await worker.close();
-    expect(outcomes).toEqual(['ENOSPC']);
-    expect(await readAll(store.readRunEvents(runId, { follow: false }))).toEqual([]);
-    rmSync(events);
-    expect((await readAll(opened().readRunEvents(runId))).map((entry) => entry.event.kind)).toEqual(['error', 'result']);
-  });
+  (existsSync('/dev/full') ? it : it.skip)(
+    'a write that fails (a full disk) fails the append, never the process; the run is ended server_lost on the next start',
+    async () => {
+      const store = opened();
+      const runId = await store.enqueueRun(job(), { owner: 'alice' });
+      const events = join(data(), 'runs', `${runId}.jsonl`);
+      symlinkSync('/dev/full', events);
+      const outcomes: string[] = [];
+      const worker = store.work(
+        async () => {
+          await store.append(runId, text('one')).then(
+            () => outcomes.push('appended'),
+            (error: NodeJS.ErrnoException) => outcomes.push(error.code ?? 'no code'),
+          );
+          await store.append(runId, text('two'));
+        },
+        { concurrency: 1 },
+      );
+      await worker.close();
+      expect(outcomes).toEqual(['ENOSPC']);
+      expect(await readAll(store.readRunEvents(runId, { follow: false }))).toEqual([]);
+      rmSync(events);
+      expect((await readAll(opened().readRunEvents(runId))).map((entry) => entry.event.kind)).toEqual(['error', 'result']);
+    },
+  );
 
   it('a line cut short by a crash is left out', async () => {
     const store = opened();
@@ -314,7 +361,10 @@ describe('record helpers', () => {
     const ids = ['00000000-0000-4000-8000-00000000000a', '00000000-0000-4000-8000-00000000000b', '00000000-0000-4000-8000-00000000000c'];
     const records = [record(ids[0], 5), record(ids[1], 5), record(ids[2], 5), record(ids[0].replace('a', 'd'), 4)];
     expect(pageOf(records, { limit: 10 }).map((run) => run.id)).toEqual([ids[2], ids[1], ids[0], ids[0].replace('a', 'd')]);
-    expect(pageOf(records, { limit: 10, before: { createdAt: 5, id: ids[1] } }).map((run) => run.id)).toEqual([ids[0], ids[0].replace('a', 'd')]);
+    expect(pageOf(records, { limit: 10, before: { createdAt: 5, id: ids[1] } }).map((run) => run.id)).toEqual([
+      ids[0],
+      ids[0].replace('a', 'd'),
+    ]);
     expect(pageOf(records, { limit: 1, before: { createdAt: 5, id: ids[2] } }).map((run) => run.id)).toEqual([ids[1]]);
   });
 });

@@ -12,7 +12,14 @@ export const REPLAY_AGENT = join(ROOT, 'test', 'sessions', 'replay-agent.js');
 /** A job replaying `capture` in `dir`; the stand-ins it starts write their pids to `<dir>/pids`. */
 export function replayJob(dir: string, capture: string, env: Record<string, string> = {}, extra: Partial<RunJob> = {}): RunJob {
   const wire = join(ROOT, 'test', 'fixtures', 'sessions', 'gemini', `wire-${capture}.jsonl`);
-  return { provider: 'gemini', prompt: 'Say hello.', cwd: dir, executable: REPLAY_AGENT, env: { REPLAY_WIRE: wire, REPLAY_PIDS: join(dir, 'pids'), ...env }, ...extra };
+  return {
+    provider: 'gemini',
+    prompt: 'Say hello.',
+    cwd: dir,
+    executable: REPLAY_AGENT,
+    env: { REPLAY_WIRE: wire, REPLAY_PIDS: join(dir, 'pids'), ...env },
+    ...extra,
+  };
 }
 
 /** Every entry of a stream read to its end. */

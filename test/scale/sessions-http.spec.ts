@@ -39,7 +39,12 @@ afterEach(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-async function call(method: string, path: string, body?: unknown, token = ALICE): Promise<{ status: number; body: Record<string, unknown> }> {
+async function call(
+  method: string,
+  path: string,
+  body?: unknown,
+  token = ALICE,
+): Promise<{ status: number; body: Record<string, unknown> }> {
   const headers: Record<string, string> = { authorization: `Bearer ${token}` };
   if (body !== undefined) headers['content-type'] = 'application/json';
   const response = await fetch(`${server.base}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
@@ -57,7 +62,9 @@ it('a conversation: two messages, one stream holding both turns, ending when the
   await eventually('both results', () => events.messages.filter((data) => data.includes('"kind":"result"')).length === 2);
   const listed = await call('GET', '/sessions');
   expect((listed.body.runs as { id: string }[]).map((session) => session.id)).toEqual([id]);
-  expect(listed.body.runs).toEqual([expect.objectContaining({ id, kind: 'session', turns: 2, title: 'Give the first answer.', resumable: true })]);
+  expect(listed.body.runs).toEqual([
+    expect.objectContaining({ id, kind: 'session', turns: 2, title: 'Give the first answer.', resumable: true }),
+  ]);
   expect(((await call('GET', '/runs')).body.runs as unknown[]).length).toBe(0);
   expect((await call('DELETE', `/sessions/${id}`)).status).toBe(204);
   // The stream ends with the session: `event: end`, and no reconnection.
@@ -104,7 +111,11 @@ it('a store without sessions (Redis) answers 501 to /sessions', async () => {
   const redisLike = Object.create(RedisRunStore.prototype) as RunStore;
   const other = await listen(createRunsHandler(redisLike, { token: { alice: ALICE } }));
   try {
-    const response = await fetch(`${other.base}/sessions`, { method: 'POST', headers: { authorization: `Bearer ${ALICE}`, 'content-type': 'application/json' }, body: '{"provider":"claude"}' });
+    const response = await fetch(`${other.base}/sessions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${ALICE}`, 'content-type': 'application/json' },
+      body: '{"provider":"claude"}',
+    });
     expect(response.status).toBe(501);
   } finally {
     await other.close();

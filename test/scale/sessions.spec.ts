@@ -46,7 +46,13 @@ function work(store: SessionStore, idleSeconds?: number): void {
 }
 
 function claudeJob(extra: Partial<SessionJob> = {}): SessionJob {
-  return { provider: 'claude', cwd: dir, executable: REPLAY_AGENT, env: { REPLAY_WIRE: wire('claude', 'two-turns'), REPLAY_PIDS: join(dir, 'pids'), REPLAY_SEEN: join(dir, 'seen') }, ...extra };
+  return {
+    provider: 'claude',
+    cwd: dir,
+    executable: REPLAY_AGENT,
+    env: { REPLAY_WIRE: wire('claude', 'two-turns'), REPLAY_PIDS: join(dir, 'pids'), REPLAY_SEEN: join(dir, 'seen') },
+    ...extra,
+  };
 }
 
 const starts = () => (existsSync(join(dir, 'pids')) ? readFileSync(join(dir, 'pids'), 'utf8').trim().split('\n') : []);
@@ -75,7 +81,15 @@ describe('sessions on the in-process store', () => {
     const store = open();
     work(store);
     const sessionId = await store.openSession(claudeJob(), { owner: 'ann' });
-    expect(await store.findRun(sessionId)).toMatchObject({ id: sessionId, kind: 'session', status: 'idle', turns: 0, title: '', resumable: true, owner: 'ann' });
+    expect(await store.findRun(sessionId)).toMatchObject({
+      id: sessionId,
+      kind: 'session',
+      status: 'idle',
+      turns: 0,
+      title: '',
+      resumable: true,
+      owner: 'ann',
+    });
     expect((await store.listRuns('ann', { kind: 'session' })).map((record) => record.id)).toEqual([sessionId]);
     expect(await store.listRuns('ann')).toEqual([]);
     expect(starts()).toEqual([]);
@@ -89,7 +103,10 @@ describe('sessions on the in-process store', () => {
     expect(await store.sendMessage(sessionId, 'Give the first answer.')).toEqual({ turn: 1 });
     expect(await store.sendMessage(sessionId, 'Give the second answer.')).toEqual({ turn: 2 });
     const events = await waitForResults(store, sessionId, 2);
-    expect(resultsOf(events).map((event) => (event.payload as { output: string }).output)).toEqual(['The first answer.', 'The second answer.']);
+    expect(resultsOf(events).map((event) => (event.payload as { output: string }).output)).toEqual([
+      'The first answer.',
+      'The second answer.',
+    ]);
     expect(starts()).toHaveLength(1);
     await eventually('an idle session', async () => (await store.findRun(sessionId))?.status === 'idle');
     expect(await store.findRun(sessionId)).toMatchObject({ turns: 2, title: 'Give the first answer.', status: 'idle', ended_at: null });
@@ -116,7 +133,12 @@ describe('sessions on the in-process store', () => {
   it('a CLI that cannot resume (Gemini CLI) ends its session when it idles: a later message is refused', async () => {
     const store = open();
     work(store, 0.2);
-    const sessionId = await store.openSession({ provider: 'gemini', cwd: dir, executable: REPLAY_AGENT, env: { REPLAY_WIRE: wire('gemini', 'two-turns') } });
+    const sessionId = await store.openSession({
+      provider: 'gemini',
+      cwd: dir,
+      executable: REPLAY_AGENT,
+      env: { REPLAY_WIRE: wire('gemini', 'two-turns') },
+    });
     expect(await store.findRun(sessionId)).toMatchObject({ resumable: false });
     await store.sendMessage(sessionId, 'Give the first answer.');
     await eventually('the session ended', () => store.isComplete(sessionId));
@@ -182,12 +204,16 @@ describe('sessions on the in-process store', () => {
     expect(seen.argv).toContain(CLAUDE_SESSION);
   });
 
-  it("an interrupt ends the running turn (aborted) and the session goes on; an approval is answered through the store", async () => {
+  it('an interrupt ends the running turn (aborted) and the session goes on; an approval is answered through the store', async () => {
     const store = open();
     work(store);
-    const sessionId = await store.openSession(claudeJob({ env: { REPLAY_WIRE: wire('claude', 'interrupt-stream'), REPLAY_PIDS: join(dir, 'pids') } }));
+    const sessionId = await store.openSession(
+      claudeJob({ env: { REPLAY_WIRE: wire('claude', 'interrupt-stream'), REPLAY_PIDS: join(dir, 'pids') } }),
+    );
     await store.sendMessage(sessionId, 'Count slowly.');
-    await eventually('the turn streaming', async () => (await eventsOf(store, sessionId)).some((event) => event.kind === 'assistant_delta'));
+    await eventually('the turn streaming', async () =>
+      (await eventsOf(store, sessionId)).some((event) => event.kind === 'assistant_delta'),
+    );
     await store.interrupt(sessionId);
     const [aborted] = resultsOf(await waitForResults(store, sessionId, 1));
     expect(aborted.payload).toMatchObject({ status: 'aborted' });
@@ -204,16 +230,23 @@ describe('sessions on the in-process store', () => {
     });
     await store.approve(allowing, approvalId as string, { decision: 'allow' });
     const events = await waitForResults(store, allowing, 1);
-    expect(events.find((event) => event.kind === 'approval_resolved')?.payload).toMatchObject({ approval_id: approvalId, decision: 'allow' });
+    expect(events.find((event) => event.kind === 'approval_resolved')?.payload).toMatchObject({
+      approval_id: approvalId,
+      decision: 'allow',
+    });
   });
 
   it('a restart during a turn fails that turn (server_lost) and keeps the session', async () => {
     const dataDir = join(dir, 'data');
     const first = open(dataDir);
     work(first);
-    const sessionId = await first.openSession(claudeJob({ env: { REPLAY_WIRE: wire('claude', 'interrupt-stream'), REPLAY_PIDS: join(dir, 'pids') } }));
+    const sessionId = await first.openSession(
+      claudeJob({ env: { REPLAY_WIRE: wire('claude', 'interrupt-stream'), REPLAY_PIDS: join(dir, 'pids') } }),
+    );
     await first.sendMessage(sessionId, 'Count slowly.');
-    await eventually('the turn streaming', async () => (await eventsOf(first, sessionId)).some((event) => event.kind === 'assistant_delta'));
+    await eventually('the turn streaming', async () =>
+      (await eventsOf(first, sessionId)).some((event) => event.kind === 'assistant_delta'),
+    );
     // The store goes first, as when the server dies: the worker's last events find no store.
     await stores.pop()?.close();
     const second = open(dataDir);

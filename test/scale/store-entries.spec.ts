@@ -24,7 +24,8 @@ const homes: [string, (ttlSeconds: number) => RunStore][] = [
 ];
 
 const job = { provider: 'gemini' as const, prompt: 'Say hello.' };
-const stderr = (content: string, session: string | null = null): AnyEvent => Event.create('stderr', { provider: 'gemini', provider_session_id: session, payload: { content } }) as AnyEvent;
+const stderr = (content: string, session: string | null = null): AnyEvent =>
+  Event.create('stderr', { provider: 'gemini', provider_session_id: session, payload: { content } }) as AnyEvent;
 
 describe.each(homes)('the store %s', (_name, open) => {
   let store: RunStore;
@@ -70,7 +71,8 @@ describe.each(homes)('the store %s', (_name, open) => {
     await store.append(runId, stderr('first', 'session-1'));
     await store.complete(runId);
     expect(await store.lastSessionId(runId)).toBe('session-1');
-    for (let kept = 1; kept > 0; kept = (await readAll(store.readRunEvents(runId, { follow: false }))).length) await new Promise((resolve) => setTimeout(resolve, 100));
+    for (let kept = 1; kept > 0; kept = (await readAll(store.readRunEvents(runId, { follow: false }))).length)
+      await new Promise((resolve) => setTimeout(resolve, 100));
     expect(await store.lastSessionId(runId)).toBeNull();
   });
 });

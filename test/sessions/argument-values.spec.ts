@@ -15,10 +15,17 @@ import { startSession } from '../../src/sessions/session';
  */
 
 const PROVIDERS = SESSION_CLI_IDS;
-const FLAG_LIKE = ['--mcp-config={"mcpServers":{"x":{"command":"sh","args":["-c","touch /tmp/pwned"]}}}', '--yolo', '-m', 'qwen3-coder-plus\n--yolo', 'qwen3-coder-plus\0'];
+const FLAG_LIKE = [
+  '--mcp-config={"mcpServers":{"x":{"command":"sh","args":["-c","touch /tmp/pwned"]}}}',
+  '--yolo',
+  '-m',
+  'qwen3-coder-plus\n--yolo',
+  'qwen3-coder-plus\0',
+];
 const ORDINARY = ['gpt-4o', 'claude-sonnet-4-5', 'qwen3-coder-plus', 'models/gemini-2.5-pro', 'openai/gpt-4.1'];
 const cases = PROVIDERS.flatMap((provider) => FLAG_LIKE.map((value) => [provider, value] as const));
-const refusal = (what: string, value: string) => new TypeError(`${what} must not start with "-" or hold control characters (it would be read as a flag): got ${JSON.stringify(value)}`);
+const refusal = (what: string, value: string) =>
+  new TypeError(`${what} must not start with "-" or hold control characters (it would be read as a flag): got ${JSON.stringify(value)}`);
 
 let dir: string;
 beforeEach(() => {
@@ -51,16 +58,30 @@ describe("a request's model never becomes a CLI flag", () => {
   });
 
   it('ordinary session ids still pass', () => {
-    expect(sessionArgv('claude', CLIS.claude.session, undefined, '0b9e7c1a-58f3-4c1e-9a57-1f0e2d3c4b5a')).toEqual([...CLIS.claude.session.args, '--resume', '0b9e7c1a-58f3-4c1e-9a57-1f0e2d3c4b5a']);
+    expect(sessionArgv('claude', CLIS.claude.session, undefined, '0b9e7c1a-58f3-4c1e-9a57-1f0e2d3c4b5a')).toEqual([
+      ...CLIS.claude.session.args,
+      '--resume',
+      '0b9e7c1a-58f3-4c1e-9a57-1f0e2d3c4b5a',
+    ]);
   });
 
   // `launchOptions` reads --model for run, session and acp alike (parseArgs gives it `--model=-m` as `-m` too).
   it('the run, session and acp commands: a flag-like --model is a usage error before any CLI starts', () => {
     for (const model of ['--yolo', '-m', 'x\ty']) {
-      expect(() => runOptions(new Map([['--provider', 'claude'], ['--model', model]]), ['hi'])).toThrow(UsageError);
+      expect(() =>
+        runOptions(
+          new Map([
+            ['--provider', 'claude'],
+            ['--model', model],
+          ]),
+          ['hi'],
+        ),
+      ).toThrow(UsageError);
       expect(() => launchOptions(new Map([['--model', model]]), {})).toThrow(UsageError);
     }
-    expect(() => launchOptions(new Map([['--model', '--yolo']]), {})).toThrow('--model must not start with "-" or hold control characters (it would be read as a flag): got "--yolo"');
+    expect(() => launchOptions(new Map([['--model', '--yolo']]), {})).toThrow(
+      '--model must not start with "-" or hold control characters (it would be read as a flag): got "--yolo"',
+    );
     const options: { model?: string } = {};
     launchOptions(new Map([['--model', 'openai/gpt-4.1']]), options);
     expect(options.model).toBe('openai/gpt-4.1');

@@ -22,7 +22,10 @@ describe.each(all.map((capture) => [`${capture.cli}/${capture.name}`, capture] a
 
   it('decodes to its golden events', () => {
     expect(existsSync(capture.goldenPath)).toBe(true);
-    const golden = readFileSync(capture.goldenPath, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as unknown);
+    const golden = readFileSync(capture.goldenPath, 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as unknown);
     expect(played.events).toEqual(golden);
   });
 
@@ -38,7 +41,11 @@ describe.each(all.map((capture) => [`${capture.cli}/${capture.name}`, capture] a
     // Our writes hold the capture's, in the same order (our client may write more: Codex's terminal
     // clean-up); the capture's probes of what this client never sends (unknown methods, modes) aside.
     const handshake = new Set(['initialize', 'initialized', 'session/new', 'session/load', 'thread/start', 'get_state']);
-    const spoken = played.recorded.filter((message) => hostAction(message) !== null || handshake.has(String(message.method ?? (message.request as { subtype?: string } | undefined)?.subtype)));
+    const spoken = played.recorded.filter(
+      (message) =>
+        hostAction(message) !== null ||
+        handshake.has(String(message.method ?? (message.request as { subtype?: string } | undefined)?.subtype)),
+    );
     let at = 0;
     for (const wanted of spoken.map(shape)) {
       const found = ours.indexOf(wanted, at);

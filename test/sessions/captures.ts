@@ -32,7 +32,8 @@ export function captures(): Capture[] {
     if (!existsSync(dir)) continue;
     for (const file of readdirSync(dir).sort()) {
       const match = /^wire-(.+)\.jsonl$/.exec(file);
-      if (match && !file.endsWith('.events.jsonl')) found.push({ cli, name: match[1], path: join(dir, file), goldenPath: join(dir, `wire-${match[1]}.events.jsonl`) });
+      if (match && !file.endsWith('.events.jsonl'))
+        found.push({ cli, name: match[1], path: join(dir, file), goldenPath: join(dir, `wire-${match[1]}.events.jsonl`) });
     }
   }
   return found;
@@ -61,9 +62,14 @@ export async function play(capture: Capture): Promise<Played> {
     .filter((line) => line.trim() !== '')
     .map((line) => JSON.parse(line) as { from: string; line: unknown });
   // A capture that loads an earlier session is played as a session resuming it.
-  const load = entries.find((entry) => entry.from === 'host' && (entry.line as JsonObject).method === 'session/load')?.line as JsonObject | undefined;
+  const load = entries.find((entry) => entry.from === 'host' && (entry.line as JsonObject).method === 'session/load')?.line as
+    JsonObject | undefined;
   const resume = load ? String((load.params as JsonObject).sessionId) : undefined;
-  const protocol = CLIS[capture.cli].session.protocol({ write: (message) => written.push(message), fail: (message) => failures.push(message) }, capture.cli, { provider: capture.cli, cwd: '/tmp/capture', resume });
+  const protocol = CLIS[capture.cli].session.protocol(
+    { write: (message) => written.push(message), fail: (message) => failures.push(message) },
+    capture.cli,
+    { provider: capture.cli, cwd: '/tmp/capture', resume },
+  );
   const decoder = decoderFor(protocol.profile, { clock: CLOCK, keepRaw: 'none' });
   const events: AnyEvent[] = [];
   const recorded: JsonObject[] = [];
@@ -106,12 +112,24 @@ export function hostAction(message: JsonObject): HostAction | null {
   if (message.type === 'control_response') {
     const response = message.response as JsonObject;
     const body = response.response as JsonObject;
-    return { type: 'answer', id: String(response.request_id), answer: { decision: body.behavior === 'allow' ? 'allow' : 'deny', reason: typeof body.message === 'string' ? body.message : undefined } };
+    return {
+      type: 'answer',
+      id: String(response.request_id),
+      answer: {
+        decision: body.behavior === 'allow' ? 'allow' : 'deny',
+        reason: typeof body.message === 'string' ? body.message : undefined,
+      },
+    };
   }
   // pi RPC
   if (message.type === 'prompt') return { type: 'prompt', text: String(message.message) };
   if (message.type === 'abort') return { type: 'interrupt' };
-  if (message.type === 'extension_ui_response') return { type: 'answer', id: String(message.id), answer: message.cancelled === true ? null : { decision: message.confirmed === true ? 'allow' : 'deny' } };
+  if (message.type === 'extension_ui_response')
+    return {
+      type: 'answer',
+      id: String(message.id),
+      answer: message.cancelled === true ? null : { decision: message.confirmed === true ? 'allow' : 'deny' },
+    };
   // Codex app-server and ACP
   if (message.method === 'turn/start' || message.method === 'session/prompt') {
     const input = (message.method === 'turn/start' ? params.input : params.prompt) as JsonObject[];
@@ -124,10 +142,18 @@ export function hostAction(message: JsonObject): HostAction | null {
     if (outcome) {
       if (outcome.outcome === 'cancelled') return { type: 'answer', id: String(message.id), answer: null };
       const option = String(outcome.optionId);
-      return { type: 'answer', id: String(message.id), answer: { decision: /cancel|reject/.test(option) ? 'deny' : 'allow', remember: /always/.test(option) } };
+      return {
+        type: 'answer',
+        id: String(message.id),
+        answer: { decision: /cancel|reject/.test(option) ? 'deny' : 'allow', remember: /always/.test(option) },
+      };
     }
     if (typeof result.decision === 'string') {
-      return { type: 'answer', id: String(message.id), answer: result.decision === 'cancel' ? null : { decision: result.decision.startsWith('accept') ? 'allow' : 'deny' } };
+      return {
+        type: 'answer',
+        id: String(message.id),
+        answer: result.decision === 'cancel' ? null : { decision: result.decision.startsWith('accept') ? 'allow' : 'deny' },
+      };
     }
   }
   return null;

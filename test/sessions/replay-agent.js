@@ -20,7 +20,8 @@ const { appendFileSync, readFileSync, writeFileSync } = require('node:fs');
 const env = process.env;
 if (env.REPLAY_PIDS) appendFileSync(env.REPLAY_PIDS, `${process.pid} ${process.ppid}\n`);
 if (env.REPLAY_SEEN) writeFileSync(env.REPLAY_SEEN, JSON.stringify({ cwd: process.cwd(), env, argv: process.argv.slice(2) }));
-if (env.REPLAY_EDIT) writeFileSync(env.REPLAY_EDIT.slice(0, env.REPLAY_EDIT.indexOf('=')), env.REPLAY_EDIT.slice(env.REPLAY_EDIT.indexOf('=') + 1));
+if (env.REPLAY_EDIT)
+  writeFileSync(env.REPLAY_EDIT.slice(0, env.REPLAY_EDIT.indexOf('=')), env.REPLAY_EDIT.slice(env.REPLAY_EDIT.indexOf('=') + 1));
 const wire = readFileSync(env.REPLAY_WIRE, 'utf8')
   .split('\n')
   .filter((line) => line.trim() !== '')

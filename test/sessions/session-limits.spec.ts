@@ -20,7 +20,14 @@ afterEach(async () => {
 
 /** A session of `cli` replaying its capture `name`, and everything it emits. */
 function replay(cli: SessionProvider, name: string, options: Partial<SessionOptions>, env: Record<string, string> = {}) {
-  const session = startSession({ provider: cli, executable: AGENT, killGraceMs: 500, approvals: 'allow', ...options, env: { REPLAY_WIRE: wire(cli, name), ...env } });
+  const session = startSession({
+    provider: cli,
+    executable: AGENT,
+    killGraceMs: 500,
+    approvals: 'allow',
+    ...options,
+    env: { REPLAY_WIRE: wire(cli, name), ...env },
+  });
   started.push(session);
   const root = readStat(session.pid as number);
   const events: AnyEvent[] = [];
@@ -33,7 +40,11 @@ function replay(cli: SessionProvider, name: string, options: Partial<SessionOpti
     await drained;
     expect(root && isRunning(root)).toBe(false);
     const error = events.filter((event) => event.kind === 'error').at(-1);
-    return { outcome, error: error?.kind === 'error' ? error.payload : null, results: events.flatMap((event) => (event.kind === 'result' ? [event.payload] : [])) };
+    return {
+      outcome,
+      error: error?.kind === 'error' ? error.payload : null,
+      results: events.flatMap((event) => (event.kind === 'result' ? [event.payload] : [])),
+    };
   };
   return { session, ending };
 }
@@ -57,7 +68,11 @@ it('maxTokens: usage past it mid-turn stops the CLI: budget_exceeded, a failed r
   await expect(second).rejects.toThrow('the session ended before this prompt was sent');
   const { outcome, error, results } = await ending();
   expect(outcome).toMatchObject({ status: 'failed', cost: { total_tokens: 1020 } });
-  expect(error).toMatchObject({ code: 'budget_exceeded', severity: 'fatal', message: "the session's usage reached 1020 tokens, over its limit of 1000: the CLI was stopped" });
+  expect(error).toMatchObject({
+    code: 'budget_exceeded',
+    severity: 'fatal',
+    message: "the session's usage reached 1020 tokens, over its limit of 1000: the CLI was stopped",
+  });
   expect(results.map((result) => result.status)).toEqual(['failed']);
 });
 
@@ -69,7 +84,10 @@ it('maxCostUsd: a price past it stops the CLI (Claude reports its price with its
   await expect(session.send('A third?')).rejects.toThrow('the session is closed');
   const { outcome, error } = await ending();
   expect(outcome).toMatchObject({ status: 'failed', cost: { cost_usd: 0.0015056 } });
-  expect(error).toMatchObject({ code: 'budget_exceeded', message: "the session's usage reached $0.0015056, over its limit of $0.001: the CLI was stopped" });
+  expect(error).toMatchObject({
+    code: 'budget_exceeded',
+    message: "the session's usage reached $0.0015056, over its limit of $0.001: the CLI was stopped",
+  });
 });
 
 it('maxCostUsd does not stop a CLI that reports no price (Gemini CLI): maxTokens is its limit', async () => {

@@ -28,7 +28,14 @@ afterEach(async () => {
 /** A session with the stand-in replaying `wire` (a Gemini capture), and everything it emits. */
 function replay(wire: string, options: Partial<SessionOptions> = {}, env: Record<string, string> = {}, iterate = true) {
   const log = join(dir, 'host.jsonl');
-  const session = startSession({ provider: 'gemini', executable: AGENT, cwd: dir, killGraceMs: 500, ...options, env: { REPLAY_WIRE: join(WIRES, `wire-${wire}.jsonl`), REPLAY_LOG: log, ...env } });
+  const session = startSession({
+    provider: 'gemini',
+    executable: AGENT,
+    cwd: dir,
+    killGraceMs: 500,
+    ...options,
+    env: { REPLAY_WIRE: join(WIRES, `wire-${wire}.jsonl`), REPLAY_LOG: log, ...env },
+  });
   started.push(session);
   const events: AnyEvent[] = [];
   const drained = iterate
@@ -37,13 +44,19 @@ function replay(wire: string, options: Partial<SessionOptions> = {}, env: Record
       })()
     : Promise.resolve();
   /** What the host wrote to the CLI. */
-  const written = (): Record<string, unknown>[] => (existsSync(log) ? readFileSync(log, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>) : []);
+  const written = (): Record<string, unknown>[] =>
+    existsSync(log)
+      ? readFileSync(log, 'utf8')
+          .trim()
+          .split('\n')
+          .map((line) => JSON.parse(line) as Record<string, unknown>)
+      : [];
   return { session, events, drained, written };
 }
 
 const kindsOf = (events: readonly AnyEvent[]) => events.map((event) => event.kind);
-const answers = (written: Record<string, unknown>[]) => written.filter((message) => message.method === undefined).map((message) => message.result);
-
+const answers = (written: Record<string, unknown>[]) =>
+  written.filter((message) => message.method === undefined).map((message) => message.result);
 
 describe('turns', () => {
   it('a turn: run_started once, the answer, its result; send resolves with that result', async () => {
@@ -74,7 +87,10 @@ describe('turns', () => {
     expect([first.payload.output, second.payload.output]).toEqual(['The first answer.', 'The second answer.']);
     expect(first.sequence as number).toBeLessThan(second.sequence as number);
     const prompts = written().filter((message) => message.method === 'session/prompt');
-    expect(prompts.map((message) => (message.params as { prompt: { text: string }[] }).prompt[0].text)).toEqual(['Give the first answer.', 'Give the second answer.']);
+    expect(prompts.map((message) => (message.params as { prompt: { text: string }[] }).prompt[0].text)).toEqual([
+      'Give the first answer.',
+      'Give the second answer.',
+    ]);
   });
 
   it('a prompt that is not a string is a TypeError; a send after close is refused', async () => {
@@ -113,7 +129,11 @@ describe('approvals', () => {
     expect(session.approve('no-such-id', { decision: 'allow' })).toBe(false);
     await turn;
     expect(answers(written())).toContainEqual({ outcome: { outcome: 'selected', optionId: 'cancel' } });
-    expect(events.find((event) => event.kind === 'approval_resolved')?.payload).toMatchObject({ decision: 'deny', reason: 'no writes', metadata: { answered_by: 'host' } });
+    expect(events.find((event) => event.kind === 'approval_resolved')?.payload).toMatchObject({
+      decision: 'deny',
+      reason: 'no writes',
+      metadata: { answered_by: 'host' },
+    });
     // Gemini never closes a denied call: it gets its result inside the turn.
     expect(events.find((event) => event.kind === 'tool_result')?.payload).toMatchObject({ is_error: true, metadata: { status: 'denied' } });
   });
@@ -145,18 +165,26 @@ describe('approvals', () => {
     const { session, events } = replay('deny', { approvals: 'deny', onApproval });
     await session.send('Create made-by-tool.txt.');
     expect(onApproval).not.toHaveBeenCalled();
-    expect(events.find((event) => event.kind === 'approval_resolved')?.payload).toMatchObject({ decision: 'deny', metadata: { answered_by: 'policy' } });
+    expect(events.find((event) => event.kind === 'approval_resolved')?.payload).toMatchObject({
+      decision: 'deny',
+      metadata: { answered_by: 'policy' },
+    });
   });
 
   it('approvalPolicy changed while the session runs answers the requests asked from then on; a bad one is a TypeError', async () => {
     const onApproval = jest.fn();
     const { session, events, written } = replay('allow', { onApproval });
     expect(session.approvalPolicy).toBe('ask');
-    expect(() => (session.approvalPolicy = 'yolo' as never)).toThrow(new TypeError('approvals must be one of ask, allow, deny; got "yolo"'));
+    expect(() => (session.approvalPolicy = 'yolo' as never)).toThrow(
+      new TypeError('approvals must be one of ask, allow, deny; got "yolo"'),
+    );
     session.approvalPolicy = 'allow';
     await session.send('Create made-by-tool.txt.');
     expect(onApproval).not.toHaveBeenCalled();
-    expect(events.find((event) => event.kind === 'approval_resolved')?.payload).toMatchObject({ decision: 'allow', metadata: { answered_by: 'policy' } });
+    expect(events.find((event) => event.kind === 'approval_resolved')?.payload).toMatchObject({
+      decision: 'allow',
+      metadata: { answered_by: 'policy' },
+    });
     expect(answers(written())).toContainEqual({ outcome: { outcome: 'selected', optionId: 'proceed_once' } });
   });
 
@@ -167,13 +195,21 @@ describe('approvals', () => {
       },
     });
     await session.send('Create made-by-tool.txt.');
-    expect(events.find((event) => event.kind === 'approval_resolved')?.payload).toMatchObject({ decision: 'deny', reason: 'the approval callback failed: boom', metadata: { answered_by: 'callback' } });
+    expect(events.find((event) => event.kind === 'approval_resolved')?.payload).toMatchObject({
+      decision: 'deny',
+      reason: 'the approval callback failed: boom',
+      metadata: { answered_by: 'callback' },
+    });
   });
 
   it('a request nobody answers is denied after approvalTimeoutMs', async () => {
     const { session, events, written } = replay('deny', { approvalTimeoutMs: 200 });
     await session.send('Create made-by-tool.txt.');
-    expect(events.find((event) => event.kind === 'approval_resolved')?.payload).toMatchObject({ decision: 'deny', reason: 'no answer within 200 ms', metadata: { answered_by: 'timeout' } });
+    expect(events.find((event) => event.kind === 'approval_resolved')?.payload).toMatchObject({
+      decision: 'deny',
+      reason: 'no answer within 200 ms',
+      metadata: { answered_by: 'timeout' },
+    });
     expect(answers(written())).toContainEqual({ outcome: { outcome: 'selected', optionId: 'cancel' } });
   });
 
@@ -184,7 +220,9 @@ describe('approvals', () => {
     await session.interrupt();
     expect((await turn).payload.status).toBe('aborted');
     expect(session.pendingApprovals).toEqual([]);
-    expect(events.filter((event) => event.kind === 'approval_resolved').map((event) => event.payload)).toEqual([expect.objectContaining({ decision: 'cancelled', metadata: { answered_by: 'withdrawn' } })]);
+    expect(events.filter((event) => event.kind === 'approval_resolved').map((event) => event.payload)).toEqual([
+      expect.objectContaining({ decision: 'cancelled', metadata: { answered_by: 'withdrawn' } }),
+    ]);
     const sent = written().map((message) => message.method ?? 'answer');
     expect(sent.slice(sent.indexOf('session/cancel'))).toEqual(['session/cancel', 'answer']);
     expect(answers(written()).at(-1)).toEqual({ outcome: { outcome: 'cancelled' } });
@@ -212,7 +250,12 @@ describe('interrupt and endings', () => {
     expect((await turn).payload).toMatchObject({ status: 'aborted', stop_reason: 'aborted' });
     expect(await session.done).toMatchObject({ status: 'aborted' });
     await drained;
-    expect(events.filter((event) => event.kind !== 'stderr').slice(-2).map((event) => [event.kind, event.kind === 'error' ? event.payload.message : null])).toEqual([
+    expect(
+      events
+        .filter((event) => event.kind !== 'stderr')
+        .slice(-2)
+        .map((event) => [event.kind, event.kind === 'error' ? event.payload.message : null]),
+    ).toEqual([
       ['error', 'the CLI did not end its turn within 300 ms of the interrupt'],
       ['result', null],
     ]);
@@ -227,7 +270,11 @@ describe('interrupt and endings', () => {
     await expect(queued).rejects.toThrow('the session ended before this prompt was sent');
     expect(await session.done).toMatchObject({ status: 'failed', signal: 'SIGKILL' });
     await drained;
-    expect(events.find((event) => event.kind === 'error')?.payload).toMatchObject({ code: 'no_result', severity: 'fatal', message: 'the CLI was killed by SIGKILL during the turn' });
+    expect(events.find((event) => event.kind === 'error')?.payload).toMatchObject({
+      code: 'no_result',
+      severity: 'fatal',
+      message: 'the CLI was killed by SIGKILL during the turn',
+    });
   });
 
   it('close during a turn: the turn ends aborted, the session too', async () => {
@@ -272,30 +319,74 @@ describe('interrupt and endings', () => {
   it('a refused handshake ends the session with an error', async () => {
     const wire = join(dir, 'wire-refused.jsonl');
     const line = (from: string, message: unknown) => JSON.stringify({ from, at_ms: 0, line: message });
-    writeFileSync(wire, [line('host', { id: 0, method: 'initialize' }), line('cli', { jsonrpc: '2.0', id: 0, error: { code: -32000, message: 'Authentication required' } })].join('\n'));
+    writeFileSync(
+      wire,
+      [
+        line('host', { id: 0, method: 'initialize' }),
+        line('cli', { jsonrpc: '2.0', id: 0, error: { code: -32000, message: 'Authentication required' } }),
+      ].join('\n'),
+    );
     const { session, events, drained } = replay('plain', {}, { REPLAY_WIRE: wire, REPLAY_NO_EOF: '1' });
     expect(await session.done).toMatchObject({ status: 'failed' });
     await drained;
-    expect(events.find((event) => event.kind === 'error')?.payload).toMatchObject({ message: 'gemini refused to initialize: Authentication required', severity: 'fatal' });
+    expect(events.find((event) => event.kind === 'error')?.payload).toMatchObject({
+      message: 'gemini refused to initialize: Authentication required',
+      severity: 'fatal',
+    });
   });
 });
 
 describe('options', () => {
   it('clear errors before anything starts', () => {
-    expect(() => startSession({ provider: 'nope' as never })).toThrow('provider must be one of claude, codex, gemini, opencode, qwen, copilot, pi, kilo, cline; got "nope"');
+    expect(() => startSession({ provider: 'nope' as never })).toThrow(
+      'provider must be one of claude, codex, gemini, opencode, qwen, copilot, pi, kilo, cline; got "nope"',
+    );
     expect(() => startSession({ provider: 'gemini', executable: '/nonexistent/gemini' })).toThrow(ExecutableNotFoundError);
-    expect(() => startSession({ provider: 'opencode', model: 'x', executable: AGENT })).toThrow("opencode takes no model option in a session: set it in the CLI's own configuration");
-    expect(() => startSession({ provider: 'gemini', executable: AGENT, approvals: 'sometimes' as never })).toThrow("approvals must be one of ask, allow, deny; got \"sometimes\"");
-    expect(() => startSession({ provider: 'gemini', executable: AGENT, approvalTimeoutMs: -1 })).toThrow('approvalTimeoutMs must be a non-negative number of milliseconds; got -1');
-    expect(() => startSession({ provider: 'gemini', executable: AGENT, cwd: '/nonexistent-dir' })).toThrow('cwd is not a directory: /nonexistent-dir');
+    expect(() => startSession({ provider: 'opencode', model: 'x', executable: AGENT })).toThrow(
+      "opencode takes no model option in a session: set it in the CLI's own configuration",
+    );
+    expect(() => startSession({ provider: 'gemini', executable: AGENT, approvals: 'sometimes' as never })).toThrow(
+      'approvals must be one of ask, allow, deny; got "sometimes"',
+    );
+    expect(() => startSession({ provider: 'gemini', executable: AGENT, approvalTimeoutMs: -1 })).toThrow(
+      'approvalTimeoutMs must be a non-negative number of milliseconds; got -1',
+    );
+    expect(() => startSession({ provider: 'gemini', executable: AGENT, cwd: '/nonexistent-dir' })).toThrow(
+      'cwd is not a directory: /nonexistent-dir',
+    );
     expect(() => startSession({ provider: 'gemini', executable: AGENT, resume: 'abc' })).toThrow('gemini sessions cannot be resumed');
   });
 
   it("the CLI's command line: the protocol's flags, the model, the caller's args", () => {
-    const session = startSession({ provider: 'claude', executable: AGENT, model: 'opus', args: ['--add-dir', '/tmp'], env: { REPLAY_WIRE: join(WIRES, 'wire-plain.jsonl') } });
+    const session = startSession({
+      provider: 'claude',
+      executable: AGENT,
+      model: 'opus',
+      args: ['--add-dir', '/tmp'],
+      env: { REPLAY_WIRE: join(WIRES, 'wire-plain.jsonl') },
+    });
     started.push(session);
-    expect(session.argv.slice(1)).toEqual(['--print', '--input-format', 'stream-json', '--output-format', 'stream-json', '--verbose', '--include-partial-messages', '--permission-prompt-tool', 'stdio', '--model', 'opus', '--add-dir', '/tmp']);
-    const resumed = startSession({ provider: 'claude', executable: AGENT, resume: 'abc-123', env: { REPLAY_WIRE: join(WIRES, 'wire-plain.jsonl') } });
+    expect(session.argv.slice(1)).toEqual([
+      '--print',
+      '--input-format',
+      'stream-json',
+      '--output-format',
+      'stream-json',
+      '--verbose',
+      '--include-partial-messages',
+      '--permission-prompt-tool',
+      'stdio',
+      '--model',
+      'opus',
+      '--add-dir',
+      '/tmp',
+    ]);
+    const resumed = startSession({
+      provider: 'claude',
+      executable: AGENT,
+      resume: 'abc-123',
+      env: { REPLAY_WIRE: join(WIRES, 'wire-plain.jsonl') },
+    });
     started.push(resumed);
     expect(resumed.argv.slice(-2)).toEqual(['--resume', 'abc-123']);
   });
@@ -303,7 +394,13 @@ describe('options', () => {
 
 describe('SessionTurns', () => {
   it('hands each turn its own events, ending with its result; what came before the first turn opens it', async () => {
-    const session = startSession({ provider: 'gemini', executable: AGENT, cwd: dir, killGraceMs: 500, env: { REPLAY_WIRE: join(WIRES, 'wire-two-turns.jsonl') } });
+    const session = startSession({
+      provider: 'gemini',
+      executable: AGENT,
+      cwd: dir,
+      killGraceMs: 500,
+      env: { REPLAY_WIRE: join(WIRES, 'wire-two-turns.jsonl') },
+    });
     started.push(session);
     const turns = new SessionTurns(session);
     const collect = async (events: AsyncIterable<AnyEvent>) => {
@@ -311,7 +408,10 @@ describe('SessionTurns', () => {
       for await (const event of events) out.push(event);
       return out;
     };
-    const [first, second] = await Promise.all([collect(turns.send('Give the first answer.')), collect(turns.send('Give the second answer.'))]);
+    const [first, second] = await Promise.all([
+      collect(turns.send('Give the first answer.')),
+      collect(turns.send('Give the second answer.')),
+    ]);
     expect(first.filter((event) => event.kind === 'run_started')).toHaveLength(1);
     expect(first.at(-1)).toMatchObject({ kind: 'result', payload: { output: 'The first answer.' } });
     expect(second.some((event) => event.kind === 'run_started')).toBe(false);
@@ -322,7 +422,13 @@ describe('SessionTurns', () => {
   });
 
   it('one NUL prompt wedges an ACP session (fixed): its turn throws the refusal, the next turn gets its events and result', async () => {
-    const session = startSession({ provider: 'gemini', executable: AGENT, cwd: dir, killGraceMs: 500, env: { REPLAY_WIRE: join(WIRES, 'wire-plain.jsonl') } });
+    const session = startSession({
+      provider: 'gemini',
+      executable: AGENT,
+      cwd: dir,
+      killGraceMs: 500,
+      env: { REPLAY_WIRE: join(WIRES, 'wire-plain.jsonl') },
+    });
     started.push(session);
     const turns = new SessionTurns(session);
     const seen: AnyEvent[] = [];

@@ -33,7 +33,10 @@ describe('JSON-RPC 2.0 (ACP)', () => {
 
   it('a request nobody handles is refused at once: method not found', () => {
     const { peer, written } = peerOf(JSON_RPC);
-    expect(peer.receive({ jsonrpc: '2.0', id: 7, method: 'craft/drainMidTurnQueue', params: {} })).toMatchObject({ type: 'request', method: 'craft/drainMidTurnQueue' });
+    expect(peer.receive({ jsonrpc: '2.0', id: 7, method: 'craft/drainMidTurnQueue', params: {} })).toMatchObject({
+      type: 'request',
+      method: 'craft/drainMidTurnQueue',
+    });
     expect(written).toEqual([{ jsonrpc: '2.0', id: 7, error: { code: -32601, message: 'Method not found: craft/drainMidTurnQueue' } }]);
   });
 
@@ -104,7 +107,7 @@ describe('JSON-RPC 2.0 (ACP)', () => {
   });
 });
 
-describe("Codex's JSON-RPC (no \"jsonrpc\")", () => {
+describe('Codex\'s JSON-RPC (no "jsonrpc")', () => {
   it('writes no "jsonrpc" field, reads answers and requests the same, and refuses in its words', async () => {
     const { peer, written } = peerOf(CODEX_JSON_RPC);
     const start = peer.request('thread/start', { cwd: '/tmp' });
@@ -149,7 +152,10 @@ describe("Claude Code's control envelope", () => {
     peer.receive({ type: 'control_request', request_id: 'a1', request: { subtype: 'can_use_tool', tool_name: 'Bash', input: {} } });
     peer.receive({ type: 'control_request', request_id: 'h1', request: { subtype: 'hook_callback' } });
     expect(peer.receive({ type: 'assistant', message: {} })).toEqual({ type: 'other' });
-    expect(peer.receive({ type: 'control_cancel_request', request_id: 'a1' })).toMatchObject({ type: 'notification', method: 'control_cancel_request' });
+    expect(peer.receive({ type: 'control_cancel_request', request_id: 'a1' })).toMatchObject({
+      type: 'notification',
+      method: 'control_cancel_request',
+    });
     peer.respond('a1', { behavior: 'deny', message: 'no' });
     expect(asked).toEqual([['a1', 'Bash']]);
     expect(written).toEqual([

@@ -58,7 +58,8 @@ interface AgentSession {
 }
 
 /** A JSON-RPC failure answered to the client (a request the agent cannot do). */
-const rpcError = (code: number, message: string, data?: JsonValue): PeerError => new PeerError(data === undefined ? { code, message } : { code, message, data });
+const rpcError = (code: number, message: string, data?: JsonValue): PeerError =>
+  new PeerError(data === undefined ? { code, message } : { code, message, data });
 
 /**
  * An Agent Client Protocol agent over a pair of streams (the `acp` command's stdin and stdout):
@@ -105,12 +106,18 @@ export async function serveAcpAgent(options: AcpAgentOptions, input: Readable, o
     const id = event.payload.approval_id;
     if (id === null || !agent.session.pendingApprovals.includes(id)) return;
     // A failed answer is no answer: a deny.
-    const answer = await peer.request(ACP_CLIENT_METHODS.requestPermission, { sessionId, ...agent.projector.permission(event) }).catch(() => null);
+    const answer = await peer
+      .request(ACP_CLIENT_METHODS.requestPermission, { sessionId, ...agent.projector.permission(event) })
+      .catch(() => null);
     const outcome = obj(obj(answer)?.outcome);
     const option = str(outcome?.optionId);
     // A cancelled request (the client's turn was cancelled, or it closed the prompt) runs nothing.
     const decision = outcome?.outcome === 'selected' && (option === 'allow_once' || option === 'allow_always') ? 'allow' : 'deny';
-    agent.session.approve(id, { decision, remember: option === 'allow_always', reason: decision === 'deny' ? 'The user rejected this tool call.' : undefined });
+    agent.session.approve(id, {
+      decision,
+      remember: option === 'allow_always',
+      reason: decision === 'deny' ? 'The user rejected this tool call.' : undefined,
+    });
   };
 
   const handlers = {
@@ -118,7 +125,11 @@ export async function serveAcpAgent(options: AcpAgentOptions, input: Readable, o
       protocolVersion: 1,
       agentCapabilities: { loadSession: history !== null, promptCapabilities: { image: false, audio: false, embeddedContext: false } },
       authMethods: [],
-      agentInfo: { name: options.agentInfo?.name ?? 'cli-subprocess-core', title: `cli-subprocess-core (${options.provider})`, version: options.agentInfo?.version ?? '0' },
+      agentInfo: {
+        name: options.agentInfo?.name ?? 'cli-subprocess-core',
+        title: `cli-subprocess-core (${options.provider})`,
+        version: options.agentInfo?.version ?? '0',
+      },
     }),
     [ACP_AGENT_METHODS.sessionNew]: (params) => {
       const sessionId = randomUUID();
@@ -139,7 +150,12 @@ export async function serveAcpAgent(options: AcpAgentOptions, input: Readable, o
       const live = sessions.get(sessionId);
       if (live) return modesOf(live.session.approvalPolicy);
       // A new prefix keeps the ids this projector makes apart from those of the replayed turns.
-      return open(sessionId, str(params.cwd) ?? process.cwd(), saved.cliSessionId ?? undefined, new AcpProjector(`${randomUUID().slice(0, 8)}-`));
+      return open(
+        sessionId,
+        str(params.cwd) ?? process.cwd(),
+        saved.cliSessionId ?? undefined,
+        new AcpProjector(`${randomUUID().slice(0, 8)}-`),
+      );
     },
     [ACP_AGENT_METHODS.sessionSetMode]: (params) => {
       const agent = sessionOf(params);
@@ -152,10 +168,12 @@ export async function serveAcpAgent(options: AcpAgentOptions, input: Readable, o
       const sessionId = str(params.sessionId) ?? '';
       const agent = sessionOf(params);
       const text = promptText(params.prompt);
-      for (const block of arr(params.prompt)) if (obj(block)) history?.record(sessionId, { update: { sessionUpdate: 'user_message_chunk', content: block } });
+      for (const block of arr(params.prompt))
+        if (obj(block)) history?.record(sessionId, { update: { sessionUpdate: 'user_message_chunk', content: block } });
       for await (const event of refusedAsInvalid(agent.turns.send(text))) {
         // The CLI's own session id, which a later `session/load` resumes.
-        if (event.kind === 'run_started' && event.provider_session_id) history?.record(sessionId, { cli_session_id: event.provider_session_id });
+        if (event.kind === 'run_started' && event.provider_session_id)
+          history?.record(sessionId, { cli_session_id: event.provider_session_id });
         for (const update of agent.projector.updates(event)) {
           notify(sessionId, update);
           history?.record(sessionId, { update });

@@ -115,7 +115,13 @@ export class AcpProjector {
     if (codes.includes('max_turns')) return { result: { stopReason: 'max_turn_requests' } };
     if (codes.includes('refusal')) return { result: { stopReason: 'refusal' } };
     const failure = errors.find((error) => error.payload.severity !== 'warning' && error.payload.severity !== 'info') ?? errors.at(-1);
-    return { error: { code: TURN_FAILED, message: failure?.payload.message ?? 'the turn failed', data: { code: failure?.payload.code ?? null, stop_reason: result.payload.stop_reason } } };
+    return {
+      error: {
+        code: TURN_FAILED,
+        message: failure?.payload.message ?? 'the turn failed',
+        data: { code: failure?.payload.code ?? null, stop_reason: result.payload.stop_reason },
+      },
+    };
   }
 
   /** A chunk of text or thought, in its message (a new message id when the last one was closed). */
@@ -134,7 +140,8 @@ export class AcpProjector {
     const updates = this.chunk('agent_message_chunk', this.text.whole(messageText(content)), true);
     for (const value of content) {
       const block = obj(value);
-      if (block?.type === 'image' || block?.type === 'resource_link') updates.push({ sessionUpdate: 'agent_message_chunk', content: block, messageId: this.messageId('agent_message_chunk') });
+      if (block?.type === 'image' || block?.type === 'resource_link')
+        updates.push({ sessionUpdate: 'agent_message_chunk', content: block, messageId: this.messageId('agent_message_chunk') });
     }
     return updates;
   }
@@ -155,12 +162,24 @@ export class AcpProjector {
     const plan = planOf(name, input);
     if (plan !== null) {
       this.tools.set(id, { hasDiff: false, plan: true });
-      return [{ sessionUpdate: 'plan', entries: plan.map((entry) => ({ content: entry.content, priority: entry.priority, status: entry.status })) }];
+      return [
+        {
+          sessionUpdate: 'plan',
+          entries: plan.map((entry) => ({ content: entry.content, priority: entry.priority, status: entry.status })),
+        },
+      ];
     }
     const view = viewToolCall(name, input, metadata);
     const known = this.tools.has(id);
     this.tools.set(id, { hasDiff: view.diffs.length > 0, plan: false });
-    const call: JsonObject = { sessionUpdate: known ? 'tool_call_update' : 'tool_call', toolCallId: id, title: view.title, kind: view.kind, status: 'pending', rawInput: input };
+    const call: JsonObject = {
+      sessionUpdate: known ? 'tool_call_update' : 'tool_call',
+      toolCallId: id,
+      title: view.title,
+      kind: view.kind,
+      status: 'pending',
+      rawInput: input,
+    };
     if (name !== null) call.name = name;
     if (view.locations.length > 0) call.locations = view.locations;
     if (view.diffs.length > 0) call.content = view.diffs;
@@ -171,7 +190,12 @@ export class AcpProjector {
     const id = event.payload.tool_call_id;
     const shown = id === null ? undefined : this.tools.get(id);
     if (id === null || !shown || shown.plan) return [];
-    const update: JsonObject = { sessionUpdate: 'tool_call_update', toolCallId: id, status: event.payload.is_error ? 'failed' : 'completed', rawOutput: { content: event.payload.content } };
+    const update: JsonObject = {
+      sessionUpdate: 'tool_call_update',
+      toolCallId: id,
+      status: event.payload.is_error ? 'failed' : 'completed',
+      rawOutput: { content: event.payload.content },
+    };
     // An edit keeps its diff on screen: its result (often only "The file was updated") does not replace it.
     const text = toolOutputText(event.payload.content);
     if (!shown.hasDiff && text !== '') update.content = [{ type: 'content', content: { type: 'text', text } }];
@@ -223,7 +247,11 @@ function usageUpdate(event: Event<'cost_update'>): JsonObject[] {
   if (size === null && models) {
     for (const model of Object.values(models)) size = Math.max(size ?? 0, num(obj(model)?.contextWindow) ?? 0) || null;
     const main = obj(metadata.main_loop_usage);
-    used = (num(main?.input_tokens) ?? 0) + (num(main?.cache_read_input_tokens) ?? 0) + (num(main?.cache_creation_input_tokens) ?? 0) + (num(main?.output_tokens) ?? 0);
+    used =
+      (num(main?.input_tokens) ?? 0) +
+      (num(main?.cache_read_input_tokens) ?? 0) +
+      (num(main?.cache_creation_input_tokens) ?? 0) +
+      (num(main?.output_tokens) ?? 0);
   }
   if (size === null || used === null) return [];
   const update: JsonObject = { sessionUpdate: 'usage_update', used, size };

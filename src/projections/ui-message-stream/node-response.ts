@@ -18,7 +18,11 @@ import { UI_MESSAGE_STREAM_HEADERS, UIMessageFrames } from './sse';
  * }
  * ```
  */
-export async function pipeUIMessageStreamToResponse(response: ServerResponse, events: AsyncIterable<AnyEvent>, options?: UIMessageStreamOptions): Promise<void> {
+export async function pipeUIMessageStreamToResponse(
+  response: ServerResponse,
+  events: AsyncIterable<AnyEvent>,
+  options?: UIMessageStreamOptions,
+): Promise<void> {
   const frames = new UIMessageFrames(events, options);
   const sse = new SseWriter(response);
   const leave = (): void => void frames.stop();

@@ -112,7 +112,8 @@ export class UIMessageStreamProjector {
         break;
       case 'error':
         this.errorCodes.push(event.payload.code);
-        if (event.payload.severity === 'error' || event.payload.severity === 'fatal') this.errorTexts.push(event.payload.message || event.payload.code || 'error');
+        if (event.payload.severity === 'error' || event.payload.severity === 'fatal')
+          this.errorTexts.push(event.payload.message || event.payload.code || 'error');
         break;
       case 'result':
         this.finish(event, out);
@@ -190,7 +191,8 @@ export class UIMessageStreamProjector {
     const text = toolOutputText(event.payload.content);
     // ai 6 and 7 refuse an output on a denied call's part (its approval says `approved: false`): the denial is its output.
     if (this.version >= 6 && call.approval?.decision === 'denied') out.push({ type: 'tool-output-denied', toolCallId: id });
-    else if (event.payload.is_error) out.push({ type: 'tool-output-error', toolCallId: id, errorText: text || 'The tool call failed.', dynamic: true });
+    else if (event.payload.is_error)
+      out.push({ type: 'tool-output-error', toolCallId: id, errorText: text || 'The tool call failed.', dynamic: true });
     else out.push({ type: 'tool-output-available', toolCallId: id, output: text, dynamic: true });
   }
 
@@ -226,7 +228,13 @@ export class UIMessageStreamProjector {
     approval.decision = decision === 'allow' ? 'allowed' : 'denied';
     if (this.version === 5) out.push(this.approvalPart(approval, decision, reason));
     // ai 6 has no chunk for a decision: its client records the one it made (`addToolApprovalResponse`).
-    if (this.version === 7) out.push({ type: 'tool-approval-response', approvalId: approval.id, approved: decision === 'allow', ...(reason === null ? {} : { reason }) });
+    if (this.version === 7)
+      out.push({
+        type: 'tool-approval-response',
+        approvalId: approval.id,
+        approved: decision === 'allow',
+        ...(reason === null ? {} : { reason }),
+      });
   }
 
   /** An ai 5 approval: a data part, replaced in place by its decision (same id). */
@@ -247,10 +255,12 @@ export class UIMessageStreamProjector {
     for (const [id, call] of this.tools) {
       if (call.done) continue;
       call.done = true;
-      if (call.approval?.decision === 'pending') this.settle(call.approval, 'cancelled', 'The turn ended before the approval was answered.', out);
+      if (call.approval?.decision === 'pending')
+        this.settle(call.approval, 'cancelled', 'The turn ended before the approval was answered.', out);
       // Asked and not allowed: the call did not run.
       if (this.version >= 6 && call.approval?.decision === 'denied') out.push({ type: 'tool-output-denied', toolCallId: id });
-      else out.push({ type: 'tool-output-error', toolCallId: id, errorText: 'The turn ended before the tool call finished.', dynamic: true });
+      else
+        out.push({ type: 'tool-output-error', toolCallId: id, errorText: 'The turn ended before the tool call finished.', dynamic: true });
     }
     // The clients stop reading at an `error` chunk (useChat keeps the error and drops the rest):
     // errors come last, so nothing the turn said after one is lost.

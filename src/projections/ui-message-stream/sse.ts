@@ -8,7 +8,10 @@ import { UIMessageStreamProjector, type UIMessageStreamOptions } from './project
  * The headers of a UI message stream response, as the `ai` packages' own
  * `createUIMessageStreamResponse` writes them (5, 6 and 7 alike): SSE's, and the stream's version.
  */
-export const UI_MESSAGE_STREAM_HEADERS: Readonly<Record<string, string>> = Object.freeze({ ...SSE_HEADERS, 'x-vercel-ai-ui-message-stream': 'v1' });
+export const UI_MESSAGE_STREAM_HEADERS: Readonly<Record<string, string>> = Object.freeze({
+  ...SSE_HEADERS,
+  'x-vercel-ai-ui-message-stream': 'v1',
+});
 
 /** One chunk as a server-sent event: `data: <json>` and a blank line. */
 export function sseFrame(chunk: UIMessageChunk): string {

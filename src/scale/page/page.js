@@ -13,9 +13,14 @@
  */
 'use strict';
 (function () {
-  var $ = function (id) { return document.getElementById(id); };
+  var $ = function (id) {
+    return document.getElementById(id);
+  };
   // The library's text rules (text.js).
-  var isObject = pageText.isObject, StreamedText = pageText.StreamedText, messageText = pageText.messageText, outputText = pageText.toolOutputText;
+  var isObject = pageText.isObject,
+    StreamedText = pageText.StreamedText,
+    messageText = pageText.messageText,
+    outputText = pageText.toolOutputText;
   /** The run on screen: its id and its event stream. */
   var current = null;
 
@@ -30,7 +35,10 @@
     }
     return sessionStorage.getItem('cli-subprocess-core-token') || '';
   })();
-  function authorized(headers) { headers.authorization = 'Bearer ' + token; return headers; }
+  function authorized(headers) {
+    headers.authorization = 'Bearer ' + token;
+    return headers;
+  }
 
   /** An element with its class, test id and text: event data goes in as textContent only. */
   function el(tag, className, testId, text) {
@@ -41,15 +49,28 @@
     return node;
   }
 
-  function clip(text) { return text.length > 2000 ? text.slice(0, 2000) + '…' : text; }
-  function runPath(runId, rest) { return '/runs/' + encodeURIComponent(runId) + rest; }
+  function clip(text) {
+    return text.length > 2000 ? text.slice(0, 2000) + '…' : text;
+  }
+  function runPath(runId, rest) {
+    return '/runs/' + encodeURIComponent(runId) + rest;
+  }
 
   function post(path, body) {
-    return fetch(path, { method: 'POST', headers: authorized({ 'content-type': 'application/json' }), body: JSON.stringify(body || {}) }).then(function (response) {
-      return response.json().catch(function () { return {}; }).then(function (answer) {
-        if (!response.ok) throw new Error(answer.error || 'HTTP ' + response.status);
-        return answer;
-      });
+    return fetch(path, {
+      method: 'POST',
+      headers: authorized({ 'content-type': 'application/json' }),
+      body: JSON.stringify(body || {}),
+    }).then(function (response) {
+      return response
+        .json()
+        .catch(function () {
+          return {};
+        })
+        .then(function (answer) {
+          if (!response.ok) throw new Error(answer.error || 'HTTP ' + response.status);
+          return answer;
+        });
     });
   }
 
@@ -66,9 +87,17 @@
   function approvalSummary(details) {
     var d = isObject(details) ? details : {};
     var call = isObject(d.toolCall) ? d.toolCall : {};
-    var input = isObject(d.input) ? d.input : isObject(call.rawInput) ? call.rawInput : typeof d.command === 'string' ? { command: d.command } : null;
+    var input = isObject(d.input)
+      ? d.input
+      : isObject(call.rawInput)
+        ? call.rawInput
+        : typeof d.command === 'string'
+          ? { command: d.command }
+          : null;
     var what = input ? inputText(input) : Array.isArray(d.changes) ? d.changes.length + ' file change(s)' : clip(JSON.stringify(d));
-    var why = [d.description, call.title, d.reason].filter(function (text) { return typeof text === 'string' && text !== ''; })[0];
+    var why = [d.description, call.title, d.reason].filter(function (text) {
+      return typeof text === 'string' && text !== '';
+    })[0];
     return why ? why + '\n' + what : what;
   }
 
@@ -91,43 +120,59 @@
       controller = new AbortController();
       var headers = authorized({ accept: 'text/event-stream' });
       if (lastId !== null) headers['last-event-id'] = lastId;
-      fetch(path, { headers: headers, signal: controller.signal }).then(function (response) {
-        if (response.status === 404) { stopped = true; onEnd(); return; }
-        if (!response.ok || !response.body) throw new Error('HTTP ' + response.status);
-        onState(true);
-        var reader = response.body.getReader();
-        var decoder = new TextDecoder();
-        var buffer = '';
-        function pump() {
-          return reader.read().then(function (chunk) {
-            if (chunk.done) throw new Error('the stream broke off');
-            buffer += decoder.decode(chunk.value, { stream: true });
-            var at;
-            while ((at = buffer.indexOf('\n\n')) >= 0) {
-              var frame = buffer.slice(0, at);
-              buffer = buffer.slice(at + 2);
-              var id = null, name = 'message', data = [];
-              frame.split('\n').forEach(function (line) {
-                if (line.indexOf('id: ') === 0) id = line.slice(4);
-                else if (line.indexOf('event: ') === 0) name = line.slice(7);
-                else if (line.indexOf('data: ') === 0) data.push(line.slice(6));
-              });
-              if (name === 'end') { stopped = true; controller.abort(); onEnd(); return; }
-              if (id !== null) lastId = id;
-              if (data.length > 0 && name === 'message') onMessage(data.join('\n'));
-            }
-            return pump();
-          });
-        }
-        return pump();
-      }).catch(function () {
-        if (stopped) return;
-        onState(false);
-        setTimeout(connect, 1000);
-      });
+      fetch(path, { headers: headers, signal: controller.signal })
+        .then(function (response) {
+          if (response.status === 404) {
+            stopped = true;
+            onEnd();
+            return;
+          }
+          if (!response.ok || !response.body) throw new Error('HTTP ' + response.status);
+          onState(true);
+          var reader = response.body.getReader();
+          var decoder = new TextDecoder();
+          var buffer = '';
+          function pump() {
+            return reader.read().then(function (chunk) {
+              if (chunk.done) throw new Error('the stream broke off');
+              buffer += decoder.decode(chunk.value, { stream: true });
+              var at;
+              while ((at = buffer.indexOf('\n\n')) >= 0) {
+                var frame = buffer.slice(0, at);
+                buffer = buffer.slice(at + 2);
+                var id = null,
+                  name = 'message',
+                  data = [];
+                frame.split('\n').forEach(function (line) {
+                  if (line.indexOf('id: ') === 0) id = line.slice(4);
+                  else if (line.indexOf('event: ') === 0) name = line.slice(7);
+                  else if (line.indexOf('data: ') === 0) data.push(line.slice(6));
+                });
+                if (name === 'end') {
+                  stopped = true;
+                  controller.abort();
+                  onEnd();
+                  return;
+                }
+                if (id !== null) lastId = id;
+                if (data.length > 0 && name === 'message') onMessage(data.join('\n'));
+              }
+              return pump();
+            });
+          }
+          return pump();
+        })
+        .catch(function () {
+          if (stopped) return;
+          onState(false);
+          setTimeout(connect, 1000);
+        });
     }
     connect();
-    return function () { stopped = true; if (controller) controller.abort(); };
+    return function () {
+      stopped = true;
+      if (controller) controller.abort();
+    };
   }
 
   /** Shows the run runId from its first event on (or nothing when there is none). */
@@ -144,11 +189,20 @@
     setStatus('waiting', 'waiting for a worker');
     // Without a Last-Event-ID the stream starts at the run's first event: the view is rebuilt from them.
     var view = new RunView(runId);
-    var stop = followEvents(runPath(runId, '/events'),
-      function (data) { view.render(JSON.parse(data)); },
+    var stop = followEvents(
+      runPath(runId, '/events'),
+      function (data) {
+        view.render(JSON.parse(data));
+      },
       // The run is over (or unknown): nothing more to follow.
-      function () { $('connection').hidden = true; view.ended(); },
-      function (connected) { $('connection').hidden = connected; });
+      function () {
+        $('connection').hidden = true;
+        view.ended();
+      },
+      function (connected) {
+        $('connection').hidden = connected;
+      },
+    );
     current = { runId: runId, stop: stop };
   }
 
@@ -170,20 +224,39 @@
     var p = event.payload || {};
     if (this.events++ === 0 && !this.finished) setStatus('running', 'running');
     switch (event.kind) {
-      case 'assistant_delta': this.say('text', this.text.delta(p.content || '')); break;
-      case 'assistant_message': this.whole('text', this.text.whole(messageText(p.content))); break;
+      case 'assistant_delta':
+        this.say('text', this.text.delta(p.content || ''));
+        break;
+      case 'assistant_message':
+        this.whole('text', this.text.whole(messageText(p.content)));
+        break;
       case 'thinking':
         if (isObject(p.metadata) && p.metadata.delta === true) this.say('thinking', this.thought.delta(p.content || ''));
         else this.whole('thinking', this.thought.whole(p.content || ''));
         break;
-      case 'tool_use': this.tool(p.tool_call_id, p.tool_name, p.input); break;
-      case 'tool_result': this.toolResult(p); break;
-      case 'approval_requested': this.requested(p); break;
-      case 'approval_resolved': this.resolved(p); break;
-      case 'cost_update': this.cost(p); break;
-      case 'error': this.error(p); break;
-      case 'result': this.result(p); break;
-      default: break;
+      case 'tool_use':
+        this.tool(p.tool_call_id, p.tool_name, p.input);
+        break;
+      case 'tool_result':
+        this.toolResult(p);
+        break;
+      case 'approval_requested':
+        this.requested(p);
+        break;
+      case 'approval_resolved':
+        this.resolved(p);
+        break;
+      case 'cost_update':
+        this.cost(p);
+        break;
+      case 'error':
+        this.error(p);
+        break;
+      case 'result':
+        this.result(p);
+        break;
+      default:
+        break;
     }
   };
 
@@ -245,33 +318,54 @@
       allow.disabled = deny.disabled = true;
       decision.textContent = 'sending ' + choice + '…';
       post(runPath(runId, '/approvals/' + encodeURIComponent(approvalId)), { decision: choice }).then(
-        function () { if (box.dataset.state === 'pending') decision.textContent = choice + ' sent, waiting for the CLI'; },
+        function () {
+          if (box.dataset.state === 'pending') decision.textContent = choice + ' sent, waiting for the CLI';
+        },
         function (error) {
           if (box.dataset.state !== 'pending') return;
           allow.disabled = deny.disabled = false;
           decision.textContent = 'not sent: ' + error.message;
-        });
+        },
+      );
     };
-    allow.onclick = function () { answer('allow'); };
-    deny.onclick = function () { answer('deny'); };
+    allow.onclick = function () {
+      answer('allow');
+    };
+    deny.onclick = function () {
+      answer('deny');
+    };
     var actions = el('div', 'approval-actions');
     actions.append(allow, deny, decision);
-    box.append(el('div', 'approval-subject', 'approval-subject', 'Approve ' + (p.subject || 'a tool call') + '?'), el('pre', 'approval-details', 'approval-details', approvalSummary(p.details)), actions);
+    box.append(
+      el('div', 'approval-subject', 'approval-subject', 'Approve ' + (p.subject || 'a tool call') + '?'),
+      el('pre', 'approval-details', 'approval-details', approvalSummary(p.details)),
+      actions,
+    );
     var card = isObject(p.metadata) && p.metadata.tool_call_id ? this.tools.get(p.metadata.tool_call_id) : undefined;
     if (card) card.append(box);
     else this.add(box);
     this.approvals.set(approvalId, { box: box, buttons: [allow, deny], decision: decision });
   };
 
-  var DECIDED = new Map([['allow', 'Allowed'], ['deny', 'Denied'], ['cancelled', 'Withdrawn']]);
-  var BY = new Map([['policy', 'by the run’s approval policy'], ['timeout', 'nobody answered in time'], ['withdrawn', 'the turn ended first']]);
+  var DECIDED = new Map([
+    ['allow', 'Allowed'],
+    ['deny', 'Denied'],
+    ['cancelled', 'Withdrawn'],
+  ]);
+  var BY = new Map([
+    ['policy', 'by the run’s approval policy'],
+    ['timeout', 'nobody answered in time'],
+    ['withdrawn', 'the turn ended first'],
+  ]);
 
   RunView.prototype.resolved = function (p) {
     var approval = this.approvals.get(p.approval_id);
     if (!approval) return;
     var decision = String(p.decision);
     approval.box.dataset.state = decision;
-    approval.buttons.forEach(function (button) { button.disabled = true; });
+    approval.buttons.forEach(function (button) {
+      button.disabled = true;
+    });
     var by = isObject(p.metadata) ? BY.get(p.metadata.answered_by) : undefined;
     approval.decision.textContent = [DECIDED.get(decision) || decision, by, p.reason].filter(Boolean).join(' · ');
   };
@@ -284,7 +378,12 @@
   };
 
   RunView.prototype.error = function (p) {
-    var node = el('div', 'error', 'error', (p.severity || 'error') + (p.code ? ' (' + p.code + ')' : '') + ': ' + (p.message || 'no message'));
+    var node = el(
+      'div',
+      'error',
+      'error',
+      (p.severity || 'error') + (p.code ? ' (' + p.code + ')' : '') + ': ' + (p.message || 'no message'),
+    );
     node.dataset.severity = p.severity || 'error';
     this.add(node);
   };
@@ -303,7 +402,11 @@
   RunView.prototype.ended = function () {
     $('cancel').disabled = true;
     // An approval left open (a run whose worker was lost) can no longer be answered.
-    this.approvals.forEach(function (approval) { approval.buttons.forEach(function (button) { button.disabled = true; }); });
+    this.approvals.forEach(function (approval) {
+      approval.buttons.forEach(function (button) {
+        button.disabled = true;
+      });
+    });
     if (this.events === 0) this.add(el('div', 'notice', 'notice', 'No events: this server does not know the run (or it expired).'));
     if (!this.finished) setStatus('ended', 'ended');
   };
@@ -314,20 +417,35 @@
     if ($('model').value.trim() !== '') body.model = $('model').value.trim();
     $('start').disabled = true;
     $('form-error').hidden = true;
-    post('/runs', body).then(
-      // The hash names the run: hashchange shows it, and a reload shows it again.
-      function (answer) { location.hash = 'run=' + encodeURIComponent(answer.id); },
-      function (error) { $('form-error').textContent = error.message; $('form-error').hidden = false; }
-    ).finally(function () { $('start').disabled = false; });
+    post('/runs', body)
+      .then(
+        // The hash names the run: hashchange shows it, and a reload shows it again.
+        function (answer) {
+          location.hash = 'run=' + encodeURIComponent(answer.id);
+        },
+        function (error) {
+          $('form-error').textContent = error.message;
+          $('form-error').hidden = false;
+        },
+      )
+      .finally(function () {
+        $('start').disabled = false;
+      });
   });
 
   $('cancel').addEventListener('click', function () {
     if (!current) return;
     $('cancel').disabled = true;
-    post(runPath(current.runId, '/cancel')).catch(function () { $('cancel').disabled = false; });
+    post(runPath(current.runId, '/cancel')).catch(function () {
+      $('cancel').disabled = false;
+    });
   });
 
-  function runInHash() { return new URLSearchParams(location.hash.slice(1)).get('run'); }
-  window.addEventListener('hashchange', function () { show(runInHash()); });
+  function runInHash() {
+    return new URLSearchParams(location.hash.slice(1)).get('run');
+  }
+  window.addEventListener('hashchange', function () {
+    show(runInHash());
+  });
   show(runInHash());
 })();

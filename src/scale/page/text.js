@@ -6,14 +6,21 @@
  */
 'use strict';
 var pageText = (function () {
-  function isObject(value) { return typeof value === 'object' && value !== null && !Array.isArray(value); }
+  function isObject(value) {
+    return typeof value === 'object' && value !== null && !Array.isArray(value);
+  }
 
   /**
    * One stream of text (src/projections/streamed-text.ts, StreamedText): CLIs that stream deltas
    * send the whole message after them, and it adds only what they did not.
    */
-  function StreamedText() { this.streamed = ''; }
-  StreamedText.prototype.delta = function (text) { this.streamed += text; return text; };
+  function StreamedText() {
+    this.streamed = '';
+  }
+  StreamedText.prototype.delta = function (text) {
+    this.streamed += text;
+    return text;
+  };
   StreamedText.prototype.whole = function (text) {
     var streamed = this.streamed;
     this.streamed = '';
@@ -26,10 +33,12 @@ var pageText = (function () {
 
   /** An assistant message's text blocks, joined (src/projections/approval-call.ts, messageText). */
   function messageText(content) {
-    return (Array.isArray(content) ? content : []).map(function (block) {
-      if (typeof block === 'string') return block;
-      return isObject(block) && block.type === 'text' && typeof block.text === 'string' ? block.text : '';
-    }).join('');
+    return (Array.isArray(content) ? content : [])
+      .map(function (block) {
+        if (typeof block === 'string') return block;
+        return isObject(block) && block.type === 'text' && typeof block.text === 'string' ? block.text : '';
+      })
+      .join('');
   }
 
   /** Fields of a tool's result object that hold its output as text, by preference (as TEXT_FIELDS there). */
@@ -46,7 +55,12 @@ var pageText = (function () {
     if (typeof content === 'string') return content;
     if (Array.isArray(content)) {
       var texts = content.map(blockText);
-      if (texts.every(function (text) { return text !== null; })) return texts.join('\n');
+      if (
+        texts.every(function (text) {
+          return text !== null;
+        })
+      )
+        return texts.join('\n');
       return JSON.stringify(content);
     }
     if (typeof content === 'object') {

@@ -16,7 +16,8 @@ export const enumRule: FieldRule = {
     const text = typeof value === 'string' ? trim(value) : value;
     const values = spec.values ?? [];
     // Lengths first: a parsed string is not hashed yet, and most declared values differ in length.
-    if (typeof text === 'string') for (let i = 0; i < values.length; i++) if (values[i].length === text.length && values[i] === text) return values[i];
+    if (typeof text === 'string')
+      for (let i = 0; i < values.length; i++) if (values[i].length === text.length && values[i] === text) return values[i];
     return new Invalid('invalid_enum', `expected one of ${values.map((v) => JSON.stringify(v)).join(', ')}; got ${preview(text)}`);
   },
   schema: (spec) => nullable(spec, { enum: [...(spec.values ?? [])] }),

@@ -10,7 +10,9 @@ import { defaultsToNull, defineField, fresh, wrongType } from './define';
 export const objectRule: FieldRule = {
   type: 'object',
   read: (value, _spec, trusted) =>
-    (typeof value === 'object' && !isArrayInput(value)) || typeof value === 'function' ? readJsonData(value, trusted) : wrongType('object', value),
+    (typeof value === 'object' && !isArrayInput(value)) || typeof value === 'function'
+      ? readJsonData(value, trusted)
+      : wrongType('object', value),
   schema: (spec) => nullable(spec, { type: 'object' }),
   validators: (spec) => [...(defaultsToNull(spec) ? [IsOptional()] : []), IsObject(), IsJsonValue()],
 };

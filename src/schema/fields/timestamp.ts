@@ -20,7 +20,6 @@ export const TIMESTAMP_PATTERN =
   '[Tt ](?:[01]\\d|2[0-3]):[0-5]\\d(?::[0-5]\\d(?:\\.\\d{1,9})?)?' +
   '(?:[Zz]|[+-](?:[01]\\d|2[0-3]):?[0-5]\\d)$';
 
-
 const TIMESTAMP_SCHEMA: JsonSchema = {
   description: 'ISO 8601 date-time with an offset, or epoch milliseconds; default: now',
   type: ['string', 'number', 'null'],
@@ -37,7 +36,8 @@ const WRITE_EXACT_TEXT = Transform(({ value }) => (value instanceof Date ? value
 export const timestampRule: FieldRule = {
   type: 'timestamp',
   read: (value) =>
-    toPreciseDate(value) ?? new Invalid('invalid_date', `expected an ISO 8601 timestamp, a Date or epoch milliseconds; got ${preview(value)}`),
+    toPreciseDate(value) ??
+    new Invalid('invalid_date', `expected an ISO 8601 timestamp, a Date or epoch milliseconds; got ${preview(value)}`),
   schema: () => TIMESTAMP_SCHEMA,
   // instanceToPlain (NestJS's ClassSerializerInterceptor) would copy the Date and lose its exact text (µs).
   validators: () => [IsDate(), WRITE_EXACT_TEXT],

@@ -24,7 +24,13 @@ async function main(): Promise<void> {
   app.useGlobalInterceptors(new ClassSerializerInterceptor(app.get(Reflector)));
   await app.listen(0, '127.0.0.1');
   const url = await app.getUrl();
-  const event = { id: 7, kind: 'tool_use', timestamp: '2026-03-19T00:00:00.123456Z', payload: { tool_name: ' shell ', server: 'x' }, trace_id: 't' };
+  const event = {
+    id: 7,
+    kind: 'tool_use',
+    timestamp: '2026-03-19T00:00:00.123456Z',
+    payload: { tool_name: ' shell ', server: 'x' },
+    trace_id: 't',
+  };
   const results = [
     await post(`${url}/events`, event),
     await post(`${url}/tool-use`, { tool_name: 'shell', server: 'x' }),
