@@ -45,7 +45,7 @@ if [ "${TEST_ALL_SETUP_ONLY:-}" = 1 ]; then
   exit 0
 fi
 
-# The linter first: no import cycle, no layer crossed (eslint.config.mjs), seconds to run.
+# The linters first: no import cycle, no layer crossed (eslint.config.mjs), and Prettier's layout (.prettierrc.json); seconds to run.
 npm run lint
 npm test
 npm run test:eval-free
