@@ -38,7 +38,8 @@ interface Held {
  */
 export class SessionHost {
   private readonly held = new Map<string, Held>();
-  private readonly workspaces = new Map<string, Workspace>();
+  /** Each session's workspace, made at its first turn, and whether its job keeps it after the session's end. */
+  private readonly workspaces = new Map<string, { readonly workspace: Workspace; readonly keep: boolean }>();
   private readonly idleMs: number;
 
   constructor(
@@ -57,8 +58,9 @@ export class SessionHost {
     held.idle = null;
     signals.onCancel(() => void held.session.interrupt());
     signals.onApprove((approvalId, answer) => held.session.approve(approvalId, answer));
-    signals.onClose?.(() => this.closeCli(sessionId, 'session'));
-    const appended = new Promise<void>((resolve) => held.results.push(resolve));
+    signals.onClose?.(() => this.inBackground(this.closeCli(sessionId, 'session')));
+    let release!: () => void;
+    const appended = new Promise<void>((resolve) => held.results.push((release = resolve)));
     try {
       await held.session.send(job.prompt);
     } catch (error) {
@@ -69,7 +71,9 @@ export class SessionHost {
           await this.store.append(sessionId, event);
         return this.idleLater(sessionId, held);
       }
-      // The CLI ended before the turn started: its stream said why; the waiter is released as it ends.
+      // The CLI ended before the turn started: its stream says why, and no result of this turn will come.
+      held.results.splice(held.results.indexOf(release), 1);
+      return;
     }
     await appended;
     if (this.held.get(sessionId) === held) this.idleLater(sessionId, held);
@@ -87,14 +91,14 @@ export class SessionHost {
       for (const event of endingEvents(job.provider, code, message, 'failed')) await this.store.append(sessionId, event);
       return null;
     };
-    let workspace = this.workspaces.get(sessionId);
+    let workspace = this.workspaces.get(sessionId)?.workspace;
     if (!workspace) {
       try {
         workspace = await openJobWorkspace(sessionId, job);
       } catch (error) {
         return fail('spawn_failed', `could not prepare the session's workspace: ${(error as Error).message}`);
       }
-      this.workspaces.set(sessionId, workspace);
+      this.workspaces.set(sessionId, { workspace, keep: job.keepWorkspace === true });
     }
     const resume = CLIS[job.provider].session.resume === null ? undefined : ((await this.store.lastSessionId(sessionId)) ?? undefined);
     let session: Session;
@@ -105,7 +109,15 @@ export class SessionHost {
     }
     const held: Held = { session, job, results: [], idle: null, closing: null, stored: 0 };
     this.held.set(sessionId, held);
-    void this.pump(sessionId, held, workspace);
+    this.inBackground(
+      this.pump(sessionId, held, workspace).catch((error: unknown) => {
+        // The store took no more (it could not write: a full disk): the CLI is stopped and its turn released.
+        if (this.held.get(sessionId) === held) this.held.delete(sessionId);
+        for (const releaseTurn of held.results.splice(0)) releaseTurn();
+        void session.close();
+        throw error;
+      }),
+    );
     return held;
   }
 
@@ -124,12 +136,11 @@ export class SessionHost {
     if (this.held.get(sessionId) === held) this.held.delete(sessionId);
     if (held.idle) clearTimeout(held.idle);
     for (const release of held.results.splice(0)) release();
-    // Closed by its session (its last events are in), stopped by a limit, or ended by itself where
-    // nothing can start it again: the session is over. An idle CLI closed, or one that died but can
-    // be resumed: the session goes on from its next message.
-    // A CLI that cannot resume (Gemini CLI 0.61.0) takes its conversation with it, however it was closed.
+    // Closed by its session (its last events are in), stopped by a limit, or a CLI that cannot resume
+    // (Gemini CLI 0.61.0), however it ended: the session is over. An idle CLI closed, or one that died
+    // but can be resumed: the session goes on from its next message.
     const resumable = CLIS[job.provider].session.resume !== null;
-    if (held.closing === 'session' || !open || !resumable) await this.end(sessionId, job, []);
+    if (held.closing === 'session' || !open || !resumable) await this.end(sessionId, []);
   }
 
   /** Appends `event` under the job's stored-output limit; false when the stream takes no more (closed, or the limit passed). */
@@ -140,7 +151,6 @@ export class SessionHost {
       // Nothing is dropped silently: the session stops here and its stream says why.
       await this.end(
         sessionId,
-        job,
         endingEvents(job.provider, 'output_limit', `the session's events passed ${job.maxRunBytes} bytes: it was stopped`, 'failed'),
       );
       return false;
@@ -149,23 +159,30 @@ export class SessionHost {
   }
 
   /** Completes the session's stream (once: the store refuses a second) and schedules its workspace's removal with it. */
-  private async end(sessionId: string, job: RunJob | null, ending: AnyEvent[]): Promise<void> {
+  private async end(sessionId: string, ending: AnyEvent[]): Promise<void> {
     await this.store.complete(sessionId, ending);
-    const workspace = this.workspaces.get(sessionId);
+    const made = this.workspaces.get(sessionId);
     this.workspaces.delete(sessionId);
-    if (workspace && !job?.keepWorkspace)
-      setTimeout(() => void workspace.remove().catch(() => undefined), timerMs(this.options.ttlMs)).unref();
+    if (made && !made.keep) setTimeout(() => void made.workspace.remove().catch(() => undefined), timerMs(this.options.ttlMs)).unref();
   }
 
   private idleLater(sessionId: string, held: Held): void {
-    held.idle = setTimeout(() => void this.closeCli(sessionId, 'idle'), timerMs(this.idleMs));
+    held.idle = setTimeout(() => this.inBackground(this.closeCli(sessionId, 'idle')), timerMs(this.idleMs));
     held.idle.unref();
+  }
+
+  /**
+   * Work no caller awaits (a CLI's pump, an idle or a close timer): a failure of the store there (its
+   * journal could not write: a full disk) never takes the process down, as a run's job's does not.
+   */
+  private inBackground(work: Promise<void>): void {
+    work.catch(() => undefined);
   }
 
   private async closeCli(sessionId: string, why: 'session' | 'idle'): Promise<void> {
     const held = this.held.get(sessionId);
     if (!held) {
-      if (why === 'session') await this.end(sessionId, null, []);
+      if (why === 'session') await this.end(sessionId, []);
       return;
     }
     held.closing ??= why;

@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createWorker, openRunStore, type AnyEvent, type SessionJob, type SessionStore } from '../../src';
@@ -68,6 +68,11 @@ const resultsOf = (events: AnyEvent[]) => events.filter((event) => event.kind ==
 /** The session's events so far (without waiting for more). */
 async function eventsOf(store: SessionStore, sessionId: string): Promise<AnyEvent[]> {
   return (await readAll(store.readRunEvents(sessionId, { follow: false }))).map((entry) => entry.event);
+}
+
+/** Waits until the session's running turn has streamed some text. */
+async function streaming(store: SessionStore, sessionId: string): Promise<void> {
+  await eventually('the turn streaming', async () => (await eventsOf(store, sessionId)).some((event) => event.kind === 'assistant_delta'));
 }
 
 async function waitForResults(store: SessionStore, sessionId: string, count: number): Promise<AnyEvent[]> {
@@ -211,9 +216,7 @@ describe('sessions on the in-process store', () => {
       claudeJob({ env: { REPLAY_WIRE: wire('claude', 'interrupt-stream'), REPLAY_PIDS: join(dir, 'pids') } }),
     );
     await store.sendMessage(sessionId, 'Count slowly.');
-    await eventually('the turn streaming', async () =>
-      (await eventsOf(store, sessionId)).some((event) => event.kind === 'assistant_delta'),
-    );
+    await streaming(store, sessionId);
     await store.interrupt(sessionId);
     const [aborted] = resultsOf(await waitForResults(store, sessionId, 1));
     expect(aborted.payload).toMatchObject({ status: 'aborted' });
@@ -244,9 +247,7 @@ describe('sessions on the in-process store', () => {
       claudeJob({ env: { REPLAY_WIRE: wire('claude', 'interrupt-stream'), REPLAY_PIDS: join(dir, 'pids') } }),
     );
     await first.sendMessage(sessionId, 'Count slowly.');
-    await eventually('the turn streaming', async () =>
-      (await eventsOf(first, sessionId)).some((event) => event.kind === 'assistant_delta'),
-    );
+    await streaming(first, sessionId);
     // The store goes first, as when the server dies: the worker's last events find no store.
     await stores.pop()?.close();
     const second = open(dataDir);
@@ -256,4 +257,31 @@ describe('sessions on the in-process store', () => {
     expect(await second.findRun(sessionId)).toMatchObject({ status: 'idle', ended_at: null });
     await workers.pop()?.close();
   });
+
+  // Linux's /dev/full: every write to it fails with ENOSPC, as on a full disk.
+  (existsSync('/dev/full') ? it : it.skip)(
+    "a store that cannot write (a full disk) stops the session's CLI, never the process",
+    async () => {
+      const dataDir = join(dir, 'data');
+      const store = open(dataDir);
+      work(store);
+      const unhandled: unknown[] = [];
+      const note = (reason: unknown) => unhandled.push(reason);
+      process.on('unhandledRejection', note);
+      try {
+        const sessionId = await store.openSession(claudeJob());
+        symlinkSync('/dev/full', join(dataDir, 'runs', `${sessionId}.jsonl`));
+        await store.sendMessage(sessionId, 'Give the first answer.');
+        await eventually('the CLI started', () => pidsStarted().length === 1);
+        const [pid] = pidsStarted();
+        await eventually('the CLI stopped', () => !isRunning(pid));
+        // The turn was released: the session takes its next message.
+        await eventually('the turn released', async () => (await store.countRuns('nobody')).waiting === 0);
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        expect(unhandled).toEqual([]);
+      } finally {
+        process.off('unhandledRejection', note);
+      }
+    },
+  );
 });
