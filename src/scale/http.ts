@@ -110,17 +110,9 @@ export function createRunsHandler(
     if (!['GET events', 'GET diff', 'POST cancel', 'POST approvals'].includes(what) || parts.length !== (what === 'POST approvals' ? 4 : 3))
       return false;
     if (!(await isOwnedRun(store, runId, principal))) throw new HttpError(404, 'no such run');
-    if (what === 'GET events') {
-      await streamEvents(store, runId, request, response, url, options.keepAliveMs ?? 15_000);
-    } else if (what === 'GET diff') {
-      await sendDiff(store, runId, response);
-    } else if (what === 'POST cancel') {
-      await store.cancel(runId);
-      sendJson(response, 202, {});
-    } else {
-      await store.approve(runId, parts[3], await readApproval(request));
-      sendJson(response, 202, {});
-    }
+    if (await routeStream(store, runId, what, { request, response, url, parts, principal }, options)) return true;
+    await store.cancel(runId);
+    sendJson(response, 202, {});
     return true;
   };
   return async (request, response) => {
@@ -190,16 +182,28 @@ async function routeSessions(store: RunStore, call: Call, options: RunsHandlerOp
       );
     }
     sendJson(response, 202, sent);
-  } else if (what === 'GET events') {
-    await streamEvents(store, sessionId, request, response, url, options.keepAliveMs ?? 15_000);
-  } else if (what === 'GET diff') {
-    await sendDiff(store, sessionId, response);
-  } else if (what === 'POST interrupt') {
+  } else if (!(await routeStream(store, sessionId, what, call, options))) {
     await store.interrupt(sessionId);
     sendJson(response, 202, {});
-  } else {
-    await store.approve(sessionId, parts[3], await readApproval(request));
+  }
+  return true;
+}
+
+/**
+ * What a run and a session share, on `id` (its owner checked): `GET …/events`, `GET …/diff`,
+ * `POST …/approvals/:approvalId`. False for another route, answering nothing.
+ */
+async function routeStream(store: RunStore, id: string, what: string, call: Call, options: RunsHandlerOptions): Promise<boolean> {
+  const { request, response, url, parts } = call;
+  if (what === 'GET events') {
+    await streamEvents(store, id, request, response, url, options.keepAliveMs ?? 15_000);
+  } else if (what === 'GET diff') {
+    await sendDiff(store, id, response);
+  } else if (what === 'POST approvals') {
+    await store.approve(id, parts[3], await readApproval(request));
     sendJson(response, 202, {});
+  } else {
+    return false;
   }
   return true;
 }
