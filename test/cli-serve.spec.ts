@@ -212,6 +212,8 @@ it('serve holds a conversation across a restart: POST /sessions, a turn, serve r
     await waitFor('the banner', () => serve.output.stdout.includes('\n'));
     return { serve, base: /http:\/\/[^/]+/.exec(serve.output.stdout)?.[0] as string };
   };
+  const message = (base: string, id: string, text: string) =>
+    fetch(`${base}/sessions/${id}/messages`, { method: 'POST', headers, body: JSON.stringify({ text }) });
   const idleAfter = async (base: string, id: string, turns: number) => {
     for (const deadline = Date.now() + 20_000; Date.now() < deadline; await new Promise((resolve) => setTimeout(resolve, 100))) {
       const record = (await (await fetch(`${base}/sessions/${id}`, { headers })).json()) as { status: string; turns: number };
@@ -224,28 +226,12 @@ it('serve holds a conversation across a restart: POST /sessions, a turn, serve r
     const { id } = (await (
       await fetch(`${serving.base}/sessions`, { method: 'POST', headers, body: JSON.stringify({ provider: 'claude' }) })
     ).json()) as { id: string };
-    expect(
-      (
-        await fetch(`${serving.base}/sessions/${id}/messages`, {
-          method: 'POST',
-          headers,
-          body: JSON.stringify({ text: 'Give the first answer.' }),
-        })
-      ).status,
-    ).toBe(202);
+    expect((await message(serving.base, id, 'Give the first answer.')).status).toBe(202);
     await idleAfter(serving.base, id, 1);
     serving.serve.child.kill('SIGTERM');
     expect(await serving.serve.exited).toBe(0);
     serving = await started();
-    expect(
-      (
-        await fetch(`${serving.base}/sessions/${id}/messages`, {
-          method: 'POST',
-          headers,
-          body: JSON.stringify({ text: 'Give the second answer.' }),
-        })
-      ).status,
-    ).toBe(202);
+    expect((await message(serving.base, id, 'Give the second answer.')).status).toBe(202);
     await idleAfter(serving.base, id, 2);
     // The second CLI continued the conversation the first announced.
     expect((JSON.parse(readFileSync(join(bin, 'seen'), 'utf8')) as { argv: string[] }).argv).toContain(
