@@ -96,8 +96,8 @@ Options:
                      runs are noticed about this long after (default 15)
   --ttl <s>          serve, worker: how long a finished run's events, diff and workspace stay (default 86400, a
                      day); without Redis its record goes with them, on Redis it stays until DELETE /runs/:id
-  --idle-seconds <s> serve without Redis: how long a session's CLI is kept with no turn (default 300); the next
-                     message starts it again on the same conversation (its resume)
+  --idle-seconds <s> serve without Redis, worker: how long a session's CLI is kept with no turn (default 300); the
+                     next message starts it again on the same conversation (its resume), on any worker
   --data-dir <dir>   serve without Redis: where runs and their events are kept, so that a restart loses none
                      (default: $XDG_DATA_HOME/cli-subprocess-core, or ~/.local/share/…; made 0700)
   --token <t>        serve: the bearer token every API call must carry (default: $CLI_SUBPROCESS_CORE_TOKEN,
@@ -168,7 +168,7 @@ const OPTIONS: Readonly<Record<string, { readonly takesValue: boolean; readonly 
   '--lock': { takesValue: true, commands: ['serve', 'worker'] },
   '--ttl': { takesValue: true, commands: ['serve', 'worker'] },
   '--data-dir': { takesValue: true, commands: ['serve'] },
-  '--idle-seconds': { takesValue: true, commands: ['serve'] },
+  '--idle-seconds': { takesValue: true, commands: ['serve', 'worker'] },
   '--token': { takesValue: true, commands: ['serve'] },
   '--tokens': { takesValue: true, commands: ['serve'] },
   '--no-auth': { takesValue: false, commands: ['serve'] },

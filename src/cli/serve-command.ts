@@ -115,6 +115,7 @@ export async function workerCommand(options: ServeOptions, io: CliIo, signals: N
     concurrency: options.concurrency,
     jobDefaults: options.jobDefaults,
     ttlSeconds: options.ttlSeconds,
+    idleSeconds: options.idleSeconds,
   });
   io.stdout.write(`cli-subprocess-core worker: taking runs from ${options.redis ?? ''}, ${options.concurrency} at a time\n`);
   await signal.stopped;

@@ -56,7 +56,7 @@ export interface RunsHandlerOptions extends AccessOptions, RunPolicy {
  *   when the session is closed); `POST /sessions/:id/interrupt` (ends the running turn),
  *   `POST /sessions/:id/approvals/:approvalId`, `GET /sessions/:id/diff`; `DELETE /sessions/:id`
  *   → 204 closes it (its CLI too), and removes a closed one; `GET /sessions`, `GET /sessions/:id`:
- *   the caller's sessions, as `GET /runs`. On a store that holds no sessions (Redis, today): 501.
+ *   the caller's sessions, as `GET /runs`. On a store that holds no sessions (a custom one): 501.
  * - `GET /`: a page to start runs and watch them (`runs-page.ts`, and its files `/page.css`,
  *   `/text.js`, `/page.js`), which reads its token from the URL's fragment (`/#token=…`).
  * Answers false for a request it does not handle (404 unless the caller serves it); no request
@@ -141,12 +141,12 @@ interface Call {
 
 /**
  * The `/sessions` routes: a conversation per session, each message a queued turn, one event
- * stream for the whole conversation. 501 on a store that holds no sessions (Redis, today).
+ * stream for the whole conversation. 501 on a store that holds no sessions (a custom `RunStore`).
  */
 async function routeSessions(store: RunStore, call: Call, options: RunsHandlerOptions, maxBodyBytes: number): Promise<boolean> {
   const { request, response, url, parts, principal } = call;
   if (!holdsSessions(store))
-    throw new HttpError(501, 'this server holds no sessions: its store (Redis) does not offer them yet; POST /runs runs one turn');
+    throw new HttpError(501, 'this server holds no sessions: its store does not offer them; POST /runs runs one turn');
   if (request.method === 'POST' && parts.length === 1) {
     const job = sessionJobFromRequest(await readJson(request, BODY_ROOM_BYTES), options.allow ?? {}, options.jobDefaults ?? {});
     sendJson(response, 201, { id: await store.openSession(job, { owner: principal }) });

@@ -4,7 +4,7 @@ export { openRunStore, type RunStoreOptions } from './open-store';
 export { MemoryRunStore, type JournaledRun, type MemoryStoreOptions, type RunJournal } from './memory-store';
 export { FileRunJournal, defaultDataDir } from './file-journal';
 export { RedisRunStore, type RedisStoreOptions } from './redis-store';
-export type { JobSignals, ReadOptions, RunStore, SentMessage, SessionStore, StreamEntry, TakenJob } from './store';
+export type { JobSignals, ReadOptions, RunStore, SentMessage, SessionStore, StreamEntry, TakenJob, WorkOptions } from './store';
 export { holdsSessions, MAX_WAITING_MESSAGES } from './store';
 export type { RunJob, SessionJob } from './run-job';
 export { createRunsHandler, type RunsHandlerOptions } from './http';

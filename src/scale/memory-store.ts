@@ -6,6 +6,7 @@ import { isAfter, nextId } from './entry-id';
 import { endingEvents, type RunJob, type SessionJob } from './run-job';
 import {
   changesRecord,
+  holdsWork,
   isOpen,
   newRunRecord,
   newSessionRecord,
@@ -32,6 +33,7 @@ import {
   type SessionStore,
   type StreamEntry,
   type TakenJob,
+  type WorkOptions,
 } from './store';
 
 /** A run as a journal hands it back when the store opens: its record, its entries as written, its diff. */
@@ -180,10 +182,8 @@ export class MemoryRunStore implements SessionStore {
 
   async countRuns(owner?: string): Promise<RunCounts> {
     let owned = 0;
-    // An idle session holds nothing: only what waits or runs counts.
-    const active = (run: MemoryRun) => run.record.status === 'queued' || run.record.status === 'running';
     if (owner !== undefined)
-      for (const run of this.runs.values()) if (run.record.owner === owner && run.record.endedAt === null && active(run)) owned++;
+      for (const run of this.runs.values()) if (run.record.owner === owner && run.record.endedAt === null && holdsWork(run.record)) owned++;
     return { waiting: this.queue.length, owned };
   }
 
@@ -252,7 +252,7 @@ export class MemoryRunStore implements SessionStore {
     this.signals.get(runId)?.emit('approve', approvalId, answer);
   }
 
-  work(handle: (taken: TakenJob, signals: JobSignals) => Promise<void>, options: { concurrency: number }): { close(): Promise<void> } {
+  work(handle: (taken: TakenJob, signals: JobSignals) => Promise<void>, options: WorkOptions): { close(): Promise<void> } {
     const running = new Set<Promise<void>>();
     let closed = false;
     const pull = (): void => {
@@ -291,6 +291,7 @@ export class MemoryRunStore implements SessionStore {
         closed = true;
         this.pullers.delete(pull);
         await Promise.all(running);
+        await options.stopped?.();
       },
     };
   }

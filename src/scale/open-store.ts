@@ -1,7 +1,7 @@
 import { FileRunJournal } from './file-journal';
 import { MemoryRunStore } from './memory-store';
 import { RedisRunStore, type RedisStoreOptions } from './redis-store';
-import type { RunStore } from './store';
+import type { SessionStore } from './store';
 
 /** Options of `openRunStore`. */
 export interface RunStoreOptions extends Partial<Omit<RedisStoreOptions, 'url'>> {
@@ -25,7 +25,7 @@ export interface RunStoreOptions extends Partial<Omit<RedisStoreOptions, 'url'>>
  * const runId = await store.enqueueRun({ provider: 'claude', prompt: 'Say hello.' });
  * for await (const { id, event } of store.readRunEvents(runId)) console.log(id, event.kind);
  */
-export function openRunStore(options: RunStoreOptions = {}): RunStore {
+export function openRunStore(options: RunStoreOptions = {}): SessionStore {
   if (options.redis && options.dataDir)
     throw new TypeError('dataDir keeps the in-process store on disk: with redis, runs are kept on Redis');
   if (!options.redis) {

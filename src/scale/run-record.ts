@@ -196,7 +196,12 @@ export function noteEnd(record: StoredRun, now: number): void {
   else if (isOpen(record)) record.status = 'failed';
 }
 
-/** Whether the run is queued or running. */
+/** Whether the run (or a session's turn) waits for a worker or runs: what counts against its owner's limit (an idle session holds nothing). */
+export function holdsWork(record: { readonly status: RunRecordStatus }): boolean {
+  return record.status === 'queued' || record.status === 'running';
+}
+
+/** Whether the run is queued or running, or the session not closed. */
 export function isOpen(record: { readonly status: RunRecordStatus }): boolean {
   return OPEN.includes(record.status);
 }

@@ -27,6 +27,8 @@ interface Held {
   closing: 'session' | 'idle' | null;
   /** Bytes of events stored for this CLI (`maxRunBytes`). */
   stored: number;
+  /** Tells the store this worker no longer holds the CLI (its later turns may go to any worker). */
+  readonly release: () => void;
 }
 
 /**
@@ -50,9 +52,16 @@ export class SessionHost {
   }
 
   /** Plays one turn of a session: resolves once its `result` is in the stream. */
-  async playTurn({ runId: sessionId, job }: TakenJob, signals: JobSignals): Promise<void> {
+  async playTurn({ runId: sessionId, job, attempt }: TakenJob, signals: JobSignals): Promise<void> {
     if (await this.store.isComplete(sessionId)) return;
-    const held = this.held.get(sessionId) ?? (await this.start(sessionId, job));
+    if (attempt > 1) {
+      // Taken again because the worker playing it died: a turn is not played twice (its tools ran);
+      // it fails, and the session goes on from the next message (its CLI resumed).
+      const message = 'the worker playing this turn died; the turn is not played again (send the message again); the session goes on';
+      for (const event of endingEvents(job.provider, 'worker_lost', message, 'failed')) await this.store.append(sessionId, event);
+      return;
+    }
+    const held = this.held.get(sessionId) ?? (await this.start(sessionId, job, signals));
     if (!held) return;
     if (held.idle) clearTimeout(held.idle);
     held.idle = null;
@@ -86,7 +95,7 @@ export class SessionHost {
   }
 
   /** Starts the session's CLI (resuming its conversation when it had one), or ends the turn with why it could not. */
-  private async start(sessionId: string, job: RunJob): Promise<Held | null> {
+  private async start(sessionId: string, job: RunJob, signals: JobSignals): Promise<Held | null> {
     const fail = async (code: 'spawn_failed', message: string): Promise<null> => {
       for (const event of endingEvents(job.provider, code, message, 'failed')) await this.store.append(sessionId, event);
       return null;
@@ -107,12 +116,20 @@ export class SessionHost {
     } catch (error) {
       return fail('spawn_failed', (error as Error).message);
     }
-    const held: Held = { session, job, results: [], idle: null, closing: null, stored: 0 };
+    const held: Held = {
+      session,
+      job,
+      results: [],
+      idle: null,
+      closing: null,
+      stored: 0,
+      release: signals.holdCli?.() ?? (() => undefined),
+    };
     this.held.set(sessionId, held);
     this.inBackground(
       this.pump(sessionId, held, workspace).catch((error: unknown) => {
         // The store took no more (it could not write: a full disk): the CLI is stopped and its turn released.
-        if (this.held.get(sessionId) === held) this.held.delete(sessionId);
+        this.letGo(sessionId, held);
         for (const releaseTurn of held.results.splice(0)) releaseTurn();
         void session.close();
         throw error;
@@ -133,7 +150,7 @@ export class SessionHost {
       if (!open) void session.close();
     }
     await session.done;
-    if (this.held.get(sessionId) === held) this.held.delete(sessionId);
+    this.letGo(sessionId, held);
     if (held.idle) clearTimeout(held.idle);
     for (const release of held.results.splice(0)) release();
     // Closed by its session (its last events are in), stopped by a limit, or a CLI that cannot resume
@@ -186,7 +203,14 @@ export class SessionHost {
       return;
     }
     held.closing ??= why;
-    this.held.delete(sessionId);
+    this.letGo(sessionId, held);
     await held.session.close();
+  }
+
+  /** Forgets the CLI `held` (unless another took its place) and tells the store this worker no longer holds it. */
+  private letGo(sessionId: string, held: Held): void {
+    if (this.held.get(sessionId) !== held) return;
+    this.held.delete(sessionId);
+    held.release();
   }
 }

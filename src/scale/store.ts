@@ -58,6 +58,14 @@ export interface TakenJob {
   readonly turn?: number;
 }
 
+/** Options of `RunStore.work`. */
+export interface WorkOptions {
+  /** How many jobs at once. */
+  concurrency: number;
+  /** Called by `close()` once no job runs any more, before the worker leaves. */
+  stopped?: () => Promise<void>;
+}
+
 /** What a store hands to the job a worker runs: the cancels and approval answers sent to that run. */
 export interface JobSignals {
   /** A run's cancel; a turn's interrupt (the session goes on). */
@@ -65,6 +73,12 @@ export interface JobSignals {
   /** A turn: its session is closed (`closeSession`): its CLI is to be closed, and its stream completed by whoever holds the CLI. */
   onClose?(listener: () => void): void;
   onApprove(listener: (approvalId: string, answer: ApprovalAnswer) => void): void;
+  /**
+   * A turn whose worker keeps the session's CLI after it: the session's later turns are routed to
+   * this worker until the function answered is called (the CLI closed or gone). Absent where every
+   * turn is played in one process (the in-process store).
+   */
+  holdCli?(): () => void;
   /** Whether the run was cancelled before the worker took it. */
   readonly cancelled: boolean;
 }
@@ -127,9 +141,10 @@ export interface RunStore {
   approve(runId: string, approvalId: string, answer: ApprovalAnswer): Promise<void>;
   /**
    * Takes jobs, `concurrency` at a time, and runs `handle` for each; answers a function that stops
-   * taking jobs and waits for the running ones.
+   * taking jobs, waits for the running ones, then `options.stopped` (what the worker still holds:
+   * its sessions' CLIs, closed) before the jobs routed to it are handed to other workers.
    */
-  work(handle: (taken: TakenJob, signals: JobSignals) => Promise<void>, options: { concurrency: number }): { close(): Promise<void> };
+  work(handle: (taken: TakenJob, signals: JobSignals) => Promise<void>, options: WorkOptions): { close(): Promise<void> };
   /** Closes the store's connections. */
   close(): Promise<void>;
 }

@@ -74,13 +74,13 @@ export function createWorker(store: RunStore, options: WorkerOptions = {}): { cl
         for (const stop of own) stops.delete(stop);
       }
     },
-    { concurrency: options.concurrency ?? 2 },
+    // The sessions' CLIs are closed once no turn runs, before their later turns go to other workers.
+    { concurrency: options.concurrency ?? 2, stopped: () => sessions.close() },
   );
   return {
     close: async () => {
       for (const stop of stops) stop();
       await taking.close();
-      await sessions.close();
     },
   };
 }

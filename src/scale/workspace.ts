@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { lstat, mkdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
@@ -66,9 +66,12 @@ export async function defaultWorkspaceMode(cwd: string): Promise<WorkspaceMode> 
 }
 
 /**
- * Makes the workspace of run `runId` in `mode` over the base directory `cwd`. Throws a TypeError for
- * an unknown mode or a runId that is not `[A-Za-z0-9-]+`, an Error for worktree outside a git
- * repository with a commit.
+ * Makes the workspace of run `runId` in `mode` over the base directory `cwd`, or opens it again when
+ * it was made already: its path is the run's own (a session's later turn, a retried run, on another
+ * worker of the same machine, continue in the files and the cwd of the earlier ones: Claude Code
+ * finds a session to `--resume` only under the cwd it ran in). Throws a TypeError for an unknown mode
+ * or a runId that is not `[A-Za-z0-9-]+`, an Error for worktree outside a git repository with a
+ * commit.
  */
 export async function openWorkspace(options: OpenWorkspaceOptions): Promise<Workspace> {
   checkOptions(options);
@@ -110,13 +113,23 @@ async function findRepository(cwd: string): Promise<Repository | null> {
 async function openWorktree({ runId, cwd, root }: OpenWorkspaceOptions): Promise<Workspace> {
   const repository = await findRepository(cwd);
   if (!repository) throw new Error(`--workspace worktree needs a git repository with at least one commit: ${cwd}`);
-  const { toplevel, prefix, head } = repository;
+  const { toplevel, prefix } = repository;
+  let { head } = repository;
   const parent = root ?? join(tmpdir(), 'cli-subprocess-core-worktrees');
   const dir = join(parent, runId);
   const branch = BRANCH_PREFIX + runId;
   await mkdir(parent, { recursive: true });
-  // From the commit itself (not the branch name): the base stays fixed whatever the base repository does next.
-  await git(toplevel, ['worktree', 'add', '--quiet', '-b', branch, dir, head]);
+  const made = await git(dir, ['rev-parse', '--abbrev-ref', 'HEAD']).then(
+    (name) => name.trim() === branch,
+    () => false,
+  );
+  if (made) {
+    // Opened again: its base is where its branch left the repository's line (the run may have committed since).
+    head = (await git(toplevel, ['merge-base', branch, head]).catch(() => head)).trim();
+  } else {
+    // From the commit itself (not the branch name): the base stays fixed whatever the base repository does next.
+    await git(toplevel, ['worktree', 'add', '--quiet', '-b', branch, dir, head]);
+  }
   const workCwd = resolve(dir, prefix);
   // A subdirectory holding only untracked or ignored files is not checked out; the CLI still needs it.
   await mkdir(workCwd, { recursive: true });
@@ -176,8 +189,13 @@ async function removeWorktree(toplevel: string, dir: string, branch: string): Pr
 async function openTemp({ runId, root }: OpenWorkspaceOptions): Promise<Workspace> {
   const parent = root ?? tmpdir();
   await mkdir(parent, { recursive: true });
-  // mkdtemp makes it 0700: the run's files are no one else's to read.
-  const dir = await mkdtemp(join(parent, `cli-subprocess-core-${runId}-`));
+  const dir = join(parent, `cli-subprocess-core-${runId}`);
+  // 0700: the run's files are no one else's to read. Opened again only when it is a directory of this
+  // user's, never a link (the name is the run's id, which others may learn).
+  await mkdir(dir, { mode: 0o700 }).catch(async (error: NodeJS.ErrnoException) => {
+    const stat = error.code === 'EEXIST' ? await lstat(dir) : null;
+    if (!stat?.isDirectory() || (process.getuid && stat.uid !== process.getuid()) || (stat.mode & 0o077) !== 0) throw error;
+  });
   return { mode: 'temp', cwd: dir, branch: null, changes: async () => null, remove: () => rm(dir, { recursive: true, force: true }) };
 }
 

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createWorker, openRunStore, type AnyEvent, type SessionJob, type SessionStore } from '../../src';
 import { isLive, readStat } from '../../src/runner/process-table';
+import { startRedis, type RedisServer } from '../../e2e/test/redis-server';
 import { eventually } from '../wait-for';
 import { readAll, REPLAY_AGENT } from './replay-jobs';
 
@@ -21,6 +22,15 @@ const wire = (cli: string, name: string) => join(ROOT, 'test', 'fixtures', 'sess
 /** The session id Claude Code announced in its two-turn capture. */
 const CLAUDE_SESSION = '7f37fdad-95f4-4700-aae6-a0c4cbf147c2';
 
+/** The homes of sessions tested: in this process, and on a real redis-server (127.0.0.1, a free port, started here). */
+type Home = 'in-process' | 'Redis';
+let redis: RedisServer | null = null;
+let home: Home = 'in-process';
+beforeAll(async () => {
+  redis = await startRedis();
+});
+afterAll(() => redis?.stop());
+
 let dir: string;
 let stores: SessionStore[];
 let workers: { close(): Promise<void> }[];
@@ -36,7 +46,10 @@ afterEach(async () => {
 });
 
 function open(dataDir?: string): SessionStore {
-  const store = openRunStore({ dataDir }) as SessionStore;
+  const store =
+    home === 'Redis'
+      ? openRunStore({ redis: redis?.url, lockMs: 2000, prefix: `t${Math.random().toString(36).slice(2)}` })
+      : openRunStore({ dataDir });
   stores.push(store);
   return store;
 }
@@ -81,7 +94,10 @@ async function waitForResults(store: SessionStore, sessionId: string, count: num
   return events;
 }
 
-describe('sessions on the in-process store', () => {
+describe.each<Home>(['in-process', 'Redis'])('sessions (%s store)', (where) => {
+  beforeEach(() => {
+    home = where;
+  });
   it('opening one runs nothing: an idle record of no turn, listed as a session and not as a run', async () => {
     const store = open();
     work(store);
@@ -169,11 +185,16 @@ describe('sessions on the in-process store', () => {
 
   it('holds at most ten messages waiting behind the running turn', async () => {
     const store = open();
-    // No worker: every message waits.
-    const sessionId = await store.openSession(claudeJob());
-    for (let turn = 1; turn <= 10; turn++) expect(await store.sendMessage(sessionId, `Message ${turn}`)).toEqual({ turn });
+    work(store);
+    const sessionId = await store.openSession(
+      claudeJob({ env: { REPLAY_WIRE: wire('claude', 'interrupt-stream'), REPLAY_PIDS: join(dir, 'pids') } }),
+    );
+    expect(await store.sendMessage(sessionId, 'Count slowly.')).toEqual({ turn: 1 });
+    await streaming(store, sessionId);
+    for (let turn = 2; turn <= 11; turn++) expect(await store.sendMessage(sessionId, `Message ${turn}`)).toEqual({ turn });
     expect(await store.sendMessage(sessionId, 'One too many')).toEqual({ refused: 'full' });
     expect(await store.sendMessage('00000000-0000-4000-8000-000000000000', 'Anyone?')).toEqual({ refused: 'no_session' });
+    expect(await store.closeSession(sessionId)).toBe(true);
   });
 
   it('a message holding a NUL byte fails its turn with a clear error; the session goes on', async () => {
@@ -187,26 +208,6 @@ describe('sessions on the in-process store', () => {
     expect(failed.payload).toMatchObject({ status: 'failed' });
     expect(events.find((event) => event.kind === 'error')?.payload).toMatchObject({ code: 'invalid_request' });
     expect(answered.payload).toMatchObject({ status: 'completed', output: 'The first answer.' });
-  });
-
-  it('with a data directory, a restart keeps the session: the next message resumes its CLI on the conversation', async () => {
-    const dataDir = join(dir, 'data');
-    const first = open(dataDir);
-    work(first);
-    const sessionId = await first.openSession(claudeJob(), { owner: 'ann' });
-    await first.sendMessage(sessionId, 'Give the first answer.');
-    await waitForResults(first, sessionId, 1);
-    await workers.pop()?.close();
-    await stores.pop()?.close();
-
-    const second = open(dataDir);
-    work(second);
-    expect(await second.findRun(sessionId)).toMatchObject({ kind: 'session', status: 'idle', turns: 1, owner: 'ann' });
-    await second.sendMessage(sessionId, 'Give the second answer.');
-    const events = await waitForResults(second, sessionId, 2);
-    expect(resultsOf(events)).toHaveLength(2);
-    const seen = JSON.parse(readFileSync(join(dir, 'seen'), 'utf8')) as { argv: string[] };
-    expect(seen.argv).toContain(CLAUDE_SESSION);
   });
 
   it('an interrupt ends the running turn (aborted) and the session goes on; an approval is answered through the store', async () => {
@@ -237,6 +238,31 @@ describe('sessions on the in-process store', () => {
       approval_id: approvalId,
       decision: 'allow',
     });
+  });
+});
+
+describe('sessions on the in-process store with a data directory', () => {
+  beforeEach(() => {
+    home = 'in-process';
+  });
+  it('with a data directory, a restart keeps the session: the next message resumes its CLI on the conversation', async () => {
+    const dataDir = join(dir, 'data');
+    const first = open(dataDir);
+    work(first);
+    const sessionId = await first.openSession(claudeJob(), { owner: 'ann' });
+    await first.sendMessage(sessionId, 'Give the first answer.');
+    await waitForResults(first, sessionId, 1);
+    await workers.pop()?.close();
+    await stores.pop()?.close();
+
+    const second = open(dataDir);
+    work(second);
+    expect(await second.findRun(sessionId)).toMatchObject({ kind: 'session', status: 'idle', turns: 1, owner: 'ann' });
+    await second.sendMessage(sessionId, 'Give the second answer.');
+    const events = await waitForResults(second, sessionId, 2);
+    expect(resultsOf(events)).toHaveLength(2);
+    const seen = JSON.parse(readFileSync(join(dir, 'seen'), 'utf8')) as { argv: string[] };
+    expect(seen.argv).toContain(CLAUDE_SESSION);
   });
 
   it('a restart during a turn fails that turn (server_lost) and keeps the session', async () => {
@@ -284,4 +310,76 @@ describe('sessions on the in-process store', () => {
       }
     },
   );
+});
+
+describe('sessions on Redis with two workers', () => {
+  beforeEach(() => {
+    home = 'Redis';
+  });
+
+  /** A worker on its own connection to the same Redis, noting which turns it plays. */
+  function workerOf(
+    prefix: string,
+    name: string,
+    played: { worker: string; session: string; turn?: number }[],
+  ): { close(): Promise<void> } {
+    const own = openRunStore({ redis: redis?.url, lockMs: 2000, prefix });
+    stores.push(own);
+    const noting = Object.create(own) as SessionStore;
+    noting.work = (handle, options) =>
+      own.work((taken, signals) => {
+        played.push({ worker: name, session: taken.runId, turn: taken.turn });
+        return handle(taken, signals);
+      }, options);
+    const worker = createWorker(noting, { jobDefaults: { workspace: 'shared' } });
+    workers.push(worker);
+    return worker;
+  }
+
+  it("a session's later turns are played by the worker holding its CLI, one CLI per session", async () => {
+    const prefix = `t${Math.random().toString(36).slice(2)}`;
+    const web = openRunStore({ redis: redis?.url, lockMs: 2000, prefix });
+    stores.push(web);
+    const played: { worker: string; session: string; turn?: number }[] = [];
+    workerOf(prefix, 'a', played);
+    workerOf(prefix, 'b', played);
+    const sessions = await Promise.all([1, 2, 3, 4].map(() => web.openSession(claudeJob())));
+    for (const sessionId of sessions) await web.sendMessage(sessionId, 'Give the first answer.');
+    for (const sessionId of sessions) await waitForResults(web, sessionId, 1);
+    for (const sessionId of sessions) await web.sendMessage(sessionId, 'Give the second answer.');
+    for (const sessionId of sessions) {
+      const events = await waitForResults(web, sessionId, 2);
+      expect(resultsOf(events).map((event) => (event.payload as { output: string }).output)).toEqual([
+        'The first answer.',
+        'The second answer.',
+      ]);
+      const byTurn = played.filter((entry) => entry.session === sessionId);
+      expect(byTurn.map((entry) => entry.turn)).toEqual([1, 2]);
+      expect(byTurn[1].worker).toBe(byTurn[0].worker);
+    }
+    expect(starts()).toHaveLength(4);
+  });
+
+  it('a worker that stops hands its sessions on: the next message starts the CLI on the other worker, resuming the conversation', async () => {
+    const prefix = `t${Math.random().toString(36).slice(2)}`;
+    const web = openRunStore({ redis: redis?.url, lockMs: 2000, prefix });
+    stores.push(web);
+    const played: { worker: string; session: string; turn?: number }[] = [];
+    const a = workerOf(prefix, 'a', played);
+    const sessionId = await web.openSession(claudeJob());
+    await web.sendMessage(sessionId, 'Give the first answer.');
+    await waitForResults(web, sessionId, 1);
+    const [first] = pidsStarted();
+    workerOf(prefix, 'b', played);
+    await a.close();
+    expect(isRunning(first)).toBe(false);
+    await web.sendMessage(sessionId, 'Give the second answer.');
+    const events = await waitForResults(web, sessionId, 2);
+    expect(resultsOf(events).map((event) => event.payload.status)).toEqual(['completed', 'completed']);
+    expect(played.map((entry) => entry.worker)).toEqual(['a', 'b']);
+    expect(starts()).toHaveLength(2);
+    const seen = JSON.parse(readFileSync(join(dir, 'seen'), 'utf8')) as { argv: string[] };
+    expect(seen.argv.slice(seen.argv.indexOf('--resume'), seen.argv.indexOf('--resume') + 2)).toEqual(['--resume', CLAUDE_SESSION]);
+    expect(await web.isComplete(sessionId)).toBe(false);
+  });
 });

@@ -1,6 +1,17 @@
 import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  unlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { defaultWorkspaceMode, openWorkspace, WORKSPACE_MODES, Workspace } from '../../src/scale/workspace';
@@ -140,6 +151,23 @@ describe('worktree workspaces', () => {
     expect(result?.patch).toContain('+u\n');
   });
 
+  it("is opened again for the same run (a session's later turn on another worker): same directory, its files, its base commit", async () => {
+    const repo = makeRepo();
+    const root = tempDir();
+    const runId = randomUUID();
+    const first = await open({ runId, mode: 'worktree', cwd: join(repo, 'sub'), root });
+    writeFileSync(join(first.cwd, 'keep.txt'), 'kept\nadded by turn one\n');
+    git(first.cwd, 'add', 'keep.txt');
+    git(first.cwd, 'commit', '--quiet', '-m', 'turn one committed');
+
+    const again = await openWorkspace({ runId, mode: 'worktree', cwd: join(repo, 'sub'), root });
+    expect(again.cwd).toBe(first.cwd);
+    expect(again.branch).toBe(first.branch);
+    expect(readFileSync(join(again.cwd, 'keep.txt'), 'utf8')).toBe('kept\nadded by turn one\n');
+    // Against the commit the run started from, not its own commit.
+    expect((await again.changes())?.changes).toEqual({ files: 1, insertions: 1, deletions: 0 });
+  });
+
   it('reports no change for an untouched worktree', async () => {
     const workspace = await open({ runId: randomUUID(), mode: 'worktree', cwd: makeRepo(), root: tempDir() });
     expect(await workspace.changes()).toEqual({ changes: { files: 0, insertions: 0, deletions: 0 }, patch: '' });
@@ -219,6 +247,19 @@ describe('temp workspaces', () => {
     await workspace.remove();
     expect(existsSync(workspace.cwd)).toBe(false);
     await expect(workspace.remove()).resolves.toBeUndefined();
+  });
+  it('is opened again for the same run with its files, and never through a link put in its place', async () => {
+    const root = tempDir();
+    const runId = randomUUID();
+    const first = await open({ runId, mode: 'temp', cwd: root, root });
+    writeFileSync(join(first.cwd, 'turn-one.txt'), 'written\n');
+    const again = await openWorkspace({ runId, mode: 'temp', cwd: root, root });
+    expect(again.cwd).toBe(first.cwd);
+    expect(readdirSync(again.cwd)).toEqual(['turn-one.txt']);
+
+    const other = randomUUID();
+    symlinkSync(tempDir(), join(root, `cli-subprocess-core-${other}`));
+    await expect(openWorkspace({ runId: other, mode: 'temp', cwd: root, root })).rejects.toThrow(/EEXIST/);
   });
 });
 
