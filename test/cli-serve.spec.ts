@@ -1,10 +1,9 @@
 import 'reflect-metadata';
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Event } from '../src';
-import { waitFor } from './wait-for';
 
 /*
  * The `serve` command, in process (no Redis): the runs API on 127.0.0.1 at a free port, its runs run
@@ -13,7 +12,9 @@ import { waitFor } from './wait-for';
  */
 
 const ROOT = join(__dirname, '..');
-jest.setTimeout(30_000);
+// Each serve is a ts-node process: 3 s to its banner on an idle machine, 16 s seen beside a CPU hog on both cores.
+// The tests wait on its output, never on a clock; this only bounds a test that hangs.
+jest.setTimeout(240_000);
 
 const main = (...args: string[]) => [
   ...['-r', require.resolve('ts-node/register/transpile-only'), join(ROOT, 'src', 'cli', 'main.ts')],
@@ -22,28 +23,57 @@ const main = (...args: string[]) => [
 
 // Where the serves of these tests keep their runs by default ($XDG_DATA_HOME/cli-subprocess-core), never the user's.
 let dataHome: string;
+/** The serves a test started: none outlives it, whatever it did (a failed test once left one holding jest open). */
+const serves = new Set<ChildProcess>();
 beforeEach(() => {
   dataHome = mkdtempSync(join(tmpdir(), 'serve-data-'));
 });
-afterEach(() => rmSync(dataHome, { recursive: true, force: true }));
+afterEach(() => {
+  for (const child of serves) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  serves.clear();
+  rmSync(dataHome, { recursive: true, force: true });
+});
 
-/** `serve` with `args`, its stdout and stderr collected; the first stdout line is its banner. */
+/**
+ * `serve` with `args`, its stdout and stderr collected; the first stdout line is its banner.
+ * `until(what, holds)` resolves once its output makes `holds` true, and rejects if it exits first.
+ */
 function startServe(args: string[], env: NodeJS.ProcessEnv = {}) {
   const child = spawn(process.execPath, main('serve', ...args), {
     env: { ...process.env, REDIS_URL: '', CLI_SUBPROCESS_CORE_TOKEN: '', XDG_DATA_HOME: dataHome, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  serves.add(child);
   const output = { stdout: '', stderr: '' };
-  child.stdout.on('data', (chunk: Buffer) => (output.stdout += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (output.stderr += chunk.toString()));
-  const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
-  return { child, output, exited };
+  // 'close': its output is whole by then.
+  const exited = new Promise<number | null>((resolve) => child.once('close', resolve));
+  const watchers = new Set<() => void>();
+  const heard = (stream: 'stdout' | 'stderr') => (chunk: Buffer) => {
+    output[stream] += chunk.toString();
+    for (const watcher of watchers) watcher();
+  };
+  child.stdout.on('data', heard('stdout'));
+  child.stderr.on('data', heard('stderr'));
+  const until = (what: string, holds: () => boolean) =>
+    new Promise<void>((resolve, reject) => {
+      const check = () => {
+        if (!holds()) return;
+        watchers.delete(check);
+        resolve();
+      };
+      watchers.add(check);
+      check();
+      void exited.then((code) => {
+        if (watchers.delete(check)) reject(new Error(`serve exited (${code}) before ${what}; stderr:\n${output.stderr}`));
+      });
+    });
+  return { child, output, exited, until };
 }
 
 it('serve with no options needs a token: it makes one, prints the page address with it once on stderr, and refuses calls without it', async () => {
   const serve = startServe(['--port', '0']);
   try {
-    await waitFor('the banner and the token', () => serve.output.stdout.includes('\n') && serve.output.stderr.includes('#token='));
+    await serve.until('the banner and the token', () => serve.output.stdout.includes('\n') && serve.output.stderr.includes('#token='));
     const base = /http:\/\/[^/]+/.exec(serve.output.stdout)?.[0] as string;
     const token = /#token=(\S+)/.exec(serve.output.stderr)?.[1] as string;
     expect(serve.output.stderr).toContain(`open ${base}/#token=${token}`);
@@ -72,7 +102,7 @@ it('serve --no-auth warns, and is refused (exit 2, before binding) with a --host
   expect(open.output.stderr).toContain('--no-auth is refused with --host 0.0.0.0');
   const warned = startServe(['--port', '0', '--no-auth']);
   try {
-    await waitFor('the warning', () => warned.output.stderr.includes('WARNING: --no-auth'));
+    await warned.until('the warning', () => warned.output.stderr.includes('WARNING: --no-auth'));
     expect(warned.output.stderr).not.toContain('#token=');
   } finally {
     warned.child.kill('SIGKILL');
@@ -100,7 +130,7 @@ it('serve: queues a run over HTTP, streams its events as SSE to the end, forgets
   const { child } = serve;
   const auth = { authorization: 'Bearer serve-test-token-0123456789' };
   try {
-    await waitFor('the banner', () => serve.output.stdout.includes('\n'));
+    await serve.until('the banner', () => serve.output.stdout.includes('\n'));
     const banner = serve.output.stdout;
     expect(banner).toMatch(/^cli-subprocess-core serve: http:\/\/127\.0\.0\.1:\d+\/ \(runs in this process, 2 at a time, kept in (\S+)\)/);
     expect(banner).toContain(`kept in ${join(dataHome, 'cli-subprocess-core')})`);
@@ -121,7 +151,7 @@ it('serve: queues a run over HTTP, streams its events as SSE to the end, forgets
     expect(text).toContain('event: end');
     // A second after its end, the run's stream is gone: its SSE ends at once, with no event.
     let gone = 200;
-    for (const deadline = Date.now() + 10_000; gone === 200 && Date.now() < deadline;) {
+    while (gone === 200) {
       await new Promise((resolve) => setTimeout(resolve, 200));
       gone = (await fetch(`${base}/runs/${id}/events`, { headers: auth })).status;
     }
@@ -149,7 +179,7 @@ it('serve keeps its runs in --data-dir: after a restart GET /runs lists them and
   const auth = { authorization: 'Bearer serve-test-token-0123456789' };
   const started = async () => {
     const serve = startServe(args, env);
-    await waitFor('the banner', () => serve.output.stdout.includes('\n'));
+    await serve.until('the banner', () => serve.output.stdout.includes('\n'));
     return { serve, base: /http:\/\/[^/]+/.exec(serve.output.stdout)?.[0] as string };
   };
   let first = await started();
@@ -176,7 +206,6 @@ it('serve keeps its runs in --data-dir: after a restart GET /runs lists them and
     // A second serve on the same directory is refused: it would fail the first one's runs as lost.
     const second = startServe(args, env);
     expect(await second.exited).toBe(1);
-    await waitFor('the refusal', () => second.output.stderr.includes('in use'));
     expect(second.output.stderr).toContain(`the data directory ${data} is in use by process ${first.serve.child.pid}`);
     first.serve.child.kill('SIGTERM');
     expect(await first.serve.exited).toBe(0);
@@ -184,7 +213,7 @@ it('serve keeps its runs in --data-dir: after a restart GET /runs lists them and
     first.serve.child.kill('SIGKILL');
     rmSync(bin, { recursive: true, force: true });
   }
-}, 90_000);
+});
 
 it('serve holds a conversation across a restart: POST /sessions, a turn, serve restarted, the next turn resumes the CLI; one stream for both', async () => {
   const bin = mkdtempSync(join(tmpdir(), 'serve-bin-'));
@@ -209,17 +238,16 @@ it('serve holds a conversation across a restart: POST /sessions, a turn, serve r
   const headers = { authorization: 'Bearer serve-test-token-0123456789', 'content-type': 'application/json' };
   const started = async () => {
     const serve = startServe(args, env);
-    await waitFor('the banner', () => serve.output.stdout.includes('\n'));
+    await serve.until('the banner', () => serve.output.stdout.includes('\n'));
     return { serve, base: /http:\/\/[^/]+/.exec(serve.output.stdout)?.[0] as string };
   };
   const message = (base: string, id: string, text: string) =>
     fetch(`${base}/sessions/${id}/messages`, { method: 'POST', headers, body: JSON.stringify({ text }) });
   const idleAfter = async (base: string, id: string, turns: number) => {
-    for (const deadline = Date.now() + 20_000; Date.now() < deadline; await new Promise((resolve) => setTimeout(resolve, 100))) {
+    for (; ; await new Promise((resolve) => setTimeout(resolve, 100))) {
       const record = (await (await fetch(`${base}/sessions/${id}`, { headers })).json()) as { status: string; turns: number };
       if (record.status === 'idle' && record.turns === turns) return;
     }
-    throw new Error(`the session did not finish turn ${turns}`);
   };
   let serving = await started();
   try {
@@ -262,7 +290,7 @@ it('usage errors: a worker without Redis, a --ttl that is not a whole number of 
   );
   let stderr = '';
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  expect(await new Promise((resolve) => child.once('exit', resolve))).toBe(2);
+  expect(await new Promise((resolve) => child.once('close', resolve))).toBe(2);
   expect(stderr).toContain('worker needs --redis <url> (or REDIS_URL): without Redis, serve runs the runs itself');
   const ttl = spawn(
     process.execPath,
@@ -271,7 +299,7 @@ it('usage errors: a worker without Redis, a --ttl that is not a whole number of 
   );
   let ttlError = '';
   ttl.stderr.on('data', (chunk: Buffer) => (ttlError += chunk.toString()));
-  expect(await new Promise((resolve) => ttl.once('exit', resolve))).toBe(2);
+  expect(await new Promise((resolve) => ttl.once('close', resolve))).toBe(2);
   expect(ttlError).toContain('--ttl must be a whole number from 1 to 31536000; got "0"');
 });
 
@@ -282,6 +310,6 @@ it('usage errors: --data-dir with Redis (Redis keeps the runs)', async () => {
   });
   let dataDirError = '';
   dataDir.stderr.on('data', (chunk: Buffer) => (dataDirError += chunk.toString()));
-  expect(await new Promise((resolve) => dataDir.once('exit', resolve))).toBe(2);
+  expect(await new Promise((resolve) => dataDir.once('close', resolve))).toBe(2);
   expect(dataDirError).toContain('--data-dir is for serve without Redis: with --redis, runs are kept on Redis');
 });

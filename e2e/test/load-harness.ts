@@ -98,6 +98,28 @@ export function writeCapture(path: string, chunks: number): void {
 
 // ---- the rig -------------------------------------------------------------------------------------
 
+/** Claude Code's two-turn session, captured (its second turn is played again for the later ones). */
+const CONVERSATION = join(ROOT, 'test', 'fixtures', 'sessions', 'claude', 'wire-two-turns.jsonl');
+
+/**
+ * A capture of a Claude Code session of `turns` turns, for the replay stand-in: the real two-turn
+ * capture (the handshake, then each user message and the CLI's lines up to its result), its second
+ * turn played again for each turn after it (a Claude turn carries no request id to renumber).
+ */
+export function writeConversationWire(path: string, turns: number): void {
+  const lines = readFileSync(CONVERSATION, 'utf8')
+    .split('\n')
+    .filter((line) => line.trim() !== '');
+  const users = lines.flatMap((line, index) => {
+    const entry = JSON.parse(line) as WireEntry;
+    return entry.from === 'host' && (entry.line as { type?: string }).type === 'user' ? [index] : [];
+  });
+  const secondTurn = lines.slice(users[1]);
+  const out = [...lines];
+  for (let turn = 3; turn <= turns; turn++) out.push(...secondTurn);
+  writeFileSync(path, `${out.join('\n')}\n`);
+}
+
 export interface RigOptions {
   workers: number;
   concurrency: number;
@@ -436,6 +458,92 @@ export async function runPhase(
   return { clients, wallMs: (timedOut ? Date.now() : lastEnd) - startedAt, startedAt, timedOut };
 }
 
+/** A conversations phase: one client per session, and how long each turn took (its message posted → its result received). */
+export interface ConversationPhase {
+  clients: RunClient[];
+  turnMs: number[];
+  wallMs: number;
+  timedOut: boolean;
+}
+
+function deleteUrl(url: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const request = httpRequest(url, { method: 'DELETE' }, (response) => {
+      response.resume();
+      response.on('end', () => resolve(response.statusCode ?? 0));
+    });
+    request.on('error', reject);
+    request.end();
+  });
+}
+
+/**
+ * Opens `sessions` sessions at once (`POST /sessions`, Claude Code: the rig's job replays a
+ * conversation capture), each followed by a client from its start; sends each one `turns` messages,
+ * one after the other (the next once the last one's result reached the client), then closes it
+ * (`DELETE`), and waits for every client's `event: end`.
+ */
+export async function runConversations(rig: Rig, sessions: number, turns: number, timeoutMs: number): Promise<ConversationPhase> {
+  const clients: RunClient[] = [];
+  const turnMs: number[] = [];
+  const startedAt = Date.now();
+  const converse = async (index: number) => {
+    const opened = await postJson(`${rig.base}/sessions`, { provider: 'claude' });
+    if (opened.status !== 201 || typeof opened.body.id !== 'string')
+      throw new Error(`POST /sessions answered ${opened.status} ${JSON.stringify(opened.body)}`);
+    const id = opened.body.id;
+    const results = new Set<string>();
+    let wake = () => {};
+    const client: RunClient = new RunClient(id, `${rig.base}/sessions/${id}/events`, () => {
+      if ((JSON.parse(client.data.at(-1) as string) as { kind: string }).kind === 'result') results.add(client.ids.at(-1) as string);
+      wake();
+    });
+    clients.push(client);
+    for (let turn = 1; turn <= turns; turn++) {
+      const sentAt = Date.now();
+      const sent = await postJson(`${rig.base}/sessions/${id}/messages`, { text: `Turn ${turn} of conversation ${index + 1}.` });
+      if (sent.status !== 202) throw new Error(`POST /sessions/${id}/messages answered ${sent.status} ${JSON.stringify(sent.body)}`);
+      while (results.size < turn) await new Promise<void>((resolve) => (wake = resolve));
+      turnMs.push(Date.now() - sentAt);
+    }
+    const closed = await deleteUrl(`${rig.base}/sessions/${id}`);
+    if (closed !== 204) throw new Error(`DELETE /sessions/${id} answered ${closed}`);
+    await client.done;
+  };
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = await Promise.race([
+    Promise.all(Array.from({ length: sessions }, (_, index) => converse(index))).then(() => false),
+    new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(true), timeoutMs))),
+  ]);
+  clearTimeout(timer);
+  return { clients, turnMs: turnMs.sort((a, b) => a - b), wallMs: Date.now() - startedAt, timedOut };
+}
+
+/** What a conversations phase delivered: the delivery check of every session's stream, and its turns. */
+export interface ConversationCheck extends Delivery {
+  sessions: number;
+  /** Results in the streams: a completed turn each. */
+  turns_completed: number;
+  /** Turns whose result is not `completed`. */
+  turns_not_completed: number;
+}
+
+/** Every session's stream against what its client received (`delivery`), and its turns' results. */
+export async function checkConversations(redis: Redis, clients: readonly RunClient[]): Promise<ConversationCheck> {
+  const result: ConversationCheck = { sessions: clients.length, ...emptyDelivery(), turns_completed: 0, turns_not_completed: 0 };
+  for (const client of clients) {
+    const stored = await readStored(redis, client.runId);
+    addDelivery(result, stored, client);
+    for (const entry of stored.entries) {
+      const event = JSON.parse(entry.json) as StoredEvent;
+      if (event.kind !== 'result') continue;
+      if (event.payload.status === 'completed') result.turns_completed++;
+      else result.turns_not_completed++;
+    }
+  }
+  return result;
+}
+
 /** Latency of each event's first delivery: the client's receive time minus the event's timestamp (the worker's read of the line). */
 export function latencies(clients: readonly RunClient[]): number[] {
   const out: number[] = [];
@@ -478,8 +586,8 @@ export async function readStored(redis: Redis, runId: string): Promise<StoredRun
   return { entries, ended, afterEnd };
 }
 
-export interface Check {
-  runs: number;
+/** What a stream's client received against what the stream holds. */
+export interface Delivery {
   /** Events the streams hold (before their end markers). */
   stored: number;
   /** Events received by the clients, duplicates included. */
@@ -492,6 +600,44 @@ export interface Check {
   different_at_client: number;
   streams_not_ended: number;
   entries_after_end: number;
+}
+
+function emptyDelivery(): Delivery {
+  return {
+    stored: 0,
+    received: 0,
+    lost_at_client: 0,
+    duplicated_at_client: 0,
+    different_at_client: 0,
+    streams_not_ended: 0,
+    entries_after_end: 0,
+  };
+}
+
+/** Adds one stream and its client to `result`: the same entry ids, in order, each once, with the same event. */
+function addDelivery(result: Delivery, stored: StoredRun, client: RunClient): void {
+  result.stored += stored.entries.length;
+  result.received += client.ids.length;
+  if (!stored.ended) result.streams_not_ended++;
+  result.entries_after_end += stored.afterEnd;
+  const byId = new Map(stored.entries.map((entry) => [entry.id, entry.json]));
+  const seen = new Set<string>();
+  for (let i = 0; i < client.ids.length; i++) {
+    const id = client.ids[i];
+    if (seen.has(id) || (i > 0 && !(compareIds(id, client.ids[i - 1]) > 0))) {
+      result.duplicated_at_client++;
+      continue;
+    }
+    seen.add(id);
+    const json = byId.get(id);
+    // What the server sends of an entry: the event read back, serialized again.
+    if (json === undefined || JSON.stringify(Event.fromJSON(json)) !== client.data[i]) result.different_at_client++;
+  }
+  for (const entry of stored.entries) if (!seen.has(entry.id)) result.lost_at_client++;
+}
+
+export interface Check extends Delivery {
+  runs: number;
   /** Runs by how their stream ends. */
   completed: number;
   worker_lost: number;
@@ -519,13 +665,7 @@ function compareIds(a: string, b: string): number {
 export async function check(redis: Redis, clients: readonly RunClient[], referenceKinds: readonly string[]): Promise<Check> {
   const result: Check = {
     runs: clients.length,
-    stored: 0,
-    received: 0,
-    lost_at_client: 0,
-    duplicated_at_client: 0,
-    different_at_client: 0,
-    streams_not_ended: 0,
-    entries_after_end: 0,
+    ...emptyDelivery(),
     completed: 0,
     worker_lost: 0,
     other_ending: 0,
@@ -534,24 +674,7 @@ export async function check(redis: Redis, clients: readonly RunClient[], referen
   };
   for (const client of clients) {
     const stored = await readStored(redis, client.runId);
-    result.stored += stored.entries.length;
-    result.received += client.ids.length;
-    if (!stored.ended) result.streams_not_ended++;
-    result.entries_after_end += stored.afterEnd;
-    const byId = new Map(stored.entries.map((entry) => [entry.id, entry.json]));
-    const seen = new Set<string>();
-    for (let i = 0; i < client.ids.length; i++) {
-      const id = client.ids[i];
-      if (seen.has(id) || (i > 0 && !(compareIds(id, client.ids[i - 1]) > 0))) {
-        result.duplicated_at_client++;
-        continue;
-      }
-      seen.add(id);
-      const json = byId.get(id);
-      // What the server sends of an entry: the event read back, serialized again.
-      if (json === undefined || JSON.stringify(Event.fromJSON(json)) !== client.data[i]) result.different_at_client++;
-    }
-    for (const entry of stored.entries) if (!seen.has(entry.id)) result.lost_at_client++;
+    addDelivery(result, stored, client);
     const events = stored.entries.map((entry) => JSON.parse(entry.json) as StoredEvent);
     const last = events.at(-1);
     const beforeLast = events.at(-2);

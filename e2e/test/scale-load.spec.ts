@@ -9,23 +9,28 @@
  *   worker is SIGKILLed: the other worker ends the dead one's runs `worker_lost` with a gapless
  *   prefix of their events, no run is run twice, the dead worker's CLIs are stopped, and the clients
  *   still receive every entry once;
+ * - conversations: 50 sessions of 5 turns at once: every turn completes, every client receives its
+ *   session's stream once and in order, one CLI per session (its turns stay on the worker holding it);
  * - at the end, with the workers stopped: no process they started is left.
  */
 import { existsSync } from 'node:fs';
 import {
   blockedReaders,
   check,
+  checkConversations,
   EVENTS_BESIDES_CHUNKS,
   gone,
   hangingSse,
   readStored,
   rigFile,
   running,
+  runConversations,
   runPhase,
   startedClis,
   startRig,
   waitUntil,
   writeCapture,
+  writeConversationWire,
   type Rig,
   type RunClient,
   type WorkerProcess,
@@ -33,6 +38,9 @@ import {
 import { isRunning, readStat } from '../../src/runner/process-table';
 
 const RUNS = 20;
+/** The conversations phase: sessions at once, and the turns of each. */
+const CONVERSATIONS = 50;
+const CONVERSATION_TURNS = 5;
 const CHUNKS = 1000;
 const EVENTS_PER_RUN = CHUNKS + EVENTS_BESIDES_CHUNKS;
 /**
@@ -103,6 +111,36 @@ describeWithRedis('scaling out under load and faults', () => {
     await waitUntil(() => rig.tagged().filter(isCli).length === 0, 5000);
     expect(rig.tagged().filter(isCli)).toEqual([]);
     expect(sum(load.clients.map((client) => client.unexpected))).toBe(0);
+    expect(rig.webErrors).toEqual([]);
+  });
+
+  it("conversations: 50 sessions of 5 turns over the two workers lose, duplicate and reorder nothing; each session's turns stay on the worker holding its CLI", async () => {
+    const pids = rigFile(rig, 'pids-conversations');
+    const wire = rigFile(rig, 'wire-conversation.jsonl');
+    writeConversationWire(wire, CONVERSATION_TURNS);
+    rig.use(wire, pids);
+    const phase = await runConversations(rig, CONVERSATIONS, CONVERSATION_TURNS, PHASE_TIMEOUT_MS);
+    expect(phase.timedOut).toBe(false);
+    const result = await checkConversations(rig.client, phase.clients);
+    expect(result).toMatchObject({
+      sessions: CONVERSATIONS,
+      lost_at_client: 0,
+      duplicated_at_client: 0,
+      different_at_client: 0,
+      streams_not_ended: 0,
+      entries_after_end: 0,
+      turns_completed: CONVERSATIONS * CONVERSATION_TURNS,
+      turns_not_completed: 0,
+    });
+    expect(result.received).toBe(result.stored);
+    // One CLI per session, started where its first turn was taken: a later turn played by another
+    // worker would have started a CLI there. Both workers held sessions.
+    const started = startedClis(pids);
+    expect(started).toHaveLength(CONVERSATIONS);
+    expect(new Set(started.map((cli) => cli.ppid)).size).toBe(2);
+    await waitUntil(() => rig.tagged().filter(isCli).length === 0, 10_000);
+    expect(rig.tagged().filter(isCli)).toEqual([]);
+    expect(await hangingSse(rig)).toBe(0);
     expect(rig.webErrors).toEqual([]);
   });
 

@@ -6,7 +6,6 @@
  * are the replay stand-in of real Gemini ACP captures (test/sessions/replay-agent.js), and the real
  * Claude Code for one approval.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -18,44 +17,10 @@ import { startScriptedCli } from '../scripted/setup';
 import { SseClient } from '../../test/nest/sse-client';
 import { waitFor } from './harness';
 import { startRedis, type RedisServer } from './redis-server';
+import { startWorker, type WorkerProcess } from './worker-process';
 import { follow, readAll, replayJob } from '../../test/scale/replay-jobs';
 
-const ROOT = join(__dirname, '..', '..');
-
 jest.setTimeout(90_000);
-
-/** A worker process: the `worker` command from source, holding runs for 2 s without renewal (a death is noticed soon). */
-interface WorkerProcess {
-  readonly child: ChildProcess;
-  readonly exited: Promise<void>;
-}
-
-function startWorker(url: string): Promise<WorkerProcess> {
-  const child = spawn(
-    process.execPath,
-    [
-      '-r',
-      require.resolve('ts-node/register/transpile-only'),
-      join(ROOT, 'src', 'cli', 'main.ts'),
-      'worker',
-      '--redis',
-      url,
-      '--concurrency',
-      '2',
-      '--lock',
-      '2',
-    ],
-    {
-      env: { ...process.env, TS_NODE_PROJECT: join(ROOT, 'tsconfig.json') },
-      stdio: ['ignore', 'pipe', 'inherit'],
-    },
-  );
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  return new Promise((resolve, reject) => {
-    child.stdout?.once('data', () => resolve({ child, exited }));
-    child.once('exit', (code) => reject(new Error(`the worker exited ${code}`)));
-  });
-}
 
 let redis: RedisServer;
 let store: RunStore;
