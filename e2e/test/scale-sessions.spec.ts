@@ -19,6 +19,7 @@ import { commandLine, SLOW_TEXT, waitFor } from './harness';
 import { startRedis, type RedisServer } from './redis-server';
 import { startWorker, type WorkerProcess } from './worker-process';
 import { readAll } from '../../test/scale/replay-jobs';
+import { eventually } from '../../test/wait-for';
 
 jest.setTimeout(240_000);
 
@@ -65,10 +66,10 @@ async function turn(store: SessionStore, sessionId: string, text: string): Promi
   const sent = await store.sendMessage(sessionId, text);
   if (!('turn' in sent)) throw new Error(`message refused: ${sent.refused}`);
   let result: AnyEvent | undefined;
-  await waitFor(
+  await eventually(
     `the result of turn ${sent.turn}`,
     async () => (result = results(await eventsOf(store, sessionId))[sent.turn - 1]) !== undefined,
-    120_000,
+    150_000,
   );
   return result as AnyEvent;
 }
@@ -109,7 +110,7 @@ describe.each(CLIS)('a conversation with the real %s on Redis and two workers', 
   });
 
   it('remembers across turns, idling and a worker lost; approvals and interrupts from the web side', async () => {
-    const sessionId = await store.openSession(jobOf(cli), { owner: 'ann' });
+    const sessionId = await store.openSession(jobOf(cli), { owner: `ann-${name}` });
     expect((await turn(store, sessionId, 'Remember the word PELICAN.')).payload).toMatchObject({ status: 'completed' });
     const [first] = cliProcesses(cli);
     expect(first).toBeDefined();
@@ -117,19 +118,25 @@ describe.each(CLIS)('a conversation with the real %s on Redis and two workers', 
     // A tool call asked about, answered from this process: the file is made in the session's workspace.
     const approving = store.sendMessage(sessionId, 'Create made-by-tool.txt.');
     let approvalId: string | null | undefined;
-    await waitFor('the approval request', async () => {
-      const asked = (await eventsOf(store, sessionId)).find((event) => event.kind === 'approval_requested');
-      return typeof (approvalId = asked?.kind === 'approval_requested' ? asked.payload.approval_id : undefined) === 'string';
-    });
+    await eventually(
+      'the approval request',
+      async () => {
+        const asked = (await eventsOf(store, sessionId)).find((event) => event.kind === 'approval_requested');
+        return typeof (approvalId = asked?.kind === 'approval_requested' ? asked.payload.approval_id : undefined) === 'string';
+      },
+      150_000,
+    );
     await store.approve(sessionId, approvalId as string, { decision: 'allow' });
     await approving;
-    await waitFor('the second result', async () => results(await eventsOf(store, sessionId)).length === 2, 120_000);
+    await eventually('the second result', async () => results(await eventsOf(store, sessionId)).length === 2, 150_000);
     expect(existsSync(join(tmpdir(), `cli-subprocess-core-${sessionId}`, 'made-by-tool.txt'))).toBe(true);
 
     // An interrupt from this process ends the turn; the session goes on.
     const interrupted = turn(store, sessionId, 'Answer slowly.');
-    await waitFor('the slow answer streaming', async () =>
-      (await eventsOf(store, sessionId)).slice(-3).some((event) => event.kind === 'assistant_delta'),
+    await eventually(
+      'the slow answer streaming',
+      async () => (await eventsOf(store, sessionId)).slice(-3).some((event) => event.kind === 'assistant_delta'),
+      150_000,
     );
     await store.interrupt(sessionId);
     expect((await interrupted).payload).toMatchObject({ status: 'aborted' });
@@ -178,8 +185,9 @@ describe.each(CLIS)('a conversation with the real %s on Redis and two workers', 
       turns: 6,
       title: 'Remember the word PELICAN.',
     });
-    expect((await store.listRuns('ann', { kind: 'session' })).map((record) => record.id)).toEqual([sessionId]);
-    expect(await store.listRuns('bob', { kind: 'session' })).toEqual([]);
+    expect((await store.listRuns(`ann-${name}`, { kind: 'session' })).map((record) => record.id)).toEqual([sessionId]);
+    expect(await store.listRuns(`bob-${name}`, { kind: 'session' })).toEqual([]);
+    expect(await store.listRuns(`ann-${name}`)).toEqual([]);
   });
 });
 
