@@ -445,7 +445,7 @@ export async function runPhase(
       });
       if (answer.status !== 201 || typeof answer.body.id !== 'string')
         throw new Error(`POST /runs answered ${answer.status} ${JSON.stringify(answer.body)}`);
-      clients.push(new RunClient(answer.body.id, `${rig.base}/runs/${answer.body.id}/events`, () => onProgress(++received, clients)));
+      clients.push(new RunClient(answer.body.id, `${rig.base}/runs/${answer.body.id}/events?raw=1`, () => onProgress(++received, clients)));
     }),
   );
   let timer: NodeJS.Timeout | undefined;
@@ -494,7 +494,7 @@ export async function runConversations(rig: Rig, sessions: number, turns: number
     const id = opened.body.id;
     const results = new Set<string>();
     let wake = () => {};
-    const client: RunClient = new RunClient(id, `${rig.base}/sessions/${id}/events`, () => {
+    const client: RunClient = new RunClient(id, `${rig.base}/sessions/${id}/events?raw=1`, () => {
       if ((JSON.parse(client.data.at(-1) as string) as { kind: string }).kind === 'result') results.add(client.ids.at(-1) as string);
       wake();
     });

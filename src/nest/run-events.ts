@@ -3,6 +3,7 @@ import { Observable } from 'rxjs';
 import { END_MESSAGE } from '../http/sse-writer';
 import { isEntryId } from '../scale/entry-id';
 import type { RunStore } from '../scale/store';
+import { clientEntries } from '../scale/stream-entry';
 
 /**
  * A queued run's events as server-sent events for an `@Sse()` route: each message's `id` is the
@@ -10,7 +11,9 @@ import type { RunStore } from '../scale/store';
  * with `Event.fromJSON`), so a browser's `EventSource` that reconnects
  * sends `Last-Event-ID` and gets exactly the events after it (pass the header here). Ends with an
  * `end` message and completes when the run is over; unsubscribing (the client leaves) stops only the
- * reading, never the run. Check the caller may read the run first (`isOwnedRun`).
+ * reading, never the run. Check the caller may read the run first (`isOwnedRun`). A session's
+ * stream likewise (its id), ending when the session is closed. The CLI's `raw` lines are left out
+ * unless `options.raw` (as the runs API's `?raw=1`): the store keeps them.
  *
  * ```ts
  * @Sse(':id/events')
@@ -19,7 +22,12 @@ import type { RunStore } from '../scale/store';
  * }
  * ```
  */
-export function runEvents$(store: RunStore, runId: string, lastEventId?: string): Observable<MessageEvent> {
+export function runEvents$(
+  store: RunStore,
+  runId: string,
+  lastEventId?: string,
+  options: { raw?: boolean } = {},
+): Observable<MessageEvent> {
   return new Observable<MessageEvent>((subscriber) => {
     const reading = new AbortController();
     const after = lastEventId !== undefined && isEntryId(lastEventId) ? lastEventId : undefined;
@@ -27,7 +35,8 @@ export function runEvents$(store: RunStore, runId: string, lastEventId?: string)
       try {
         let last = after;
         // Each entry's JSON text as it was appended: Nest writes a string `data` as it is.
-        for await (const { id, json } of store.readRunEvents(runId, { after, signal: reading.signal })) {
+        const entries = store.readRunEvents(runId, { after, signal: reading.signal });
+        for await (const { id, json } of clientEntries(entries, options.raw === true)) {
           last = id;
           subscriber.next({ id, data: json });
         }

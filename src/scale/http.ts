@@ -3,6 +3,7 @@ import { authenticatorOf, checkSameOrigin, principalOf, requireJson, type Access
 import { HttpError, sendJson } from '../http/http-error';
 import { END_MESSAGE, SseWriter } from '../http/sse-writer';
 import { isEntryId } from './entry-id';
+import { clientEntries } from './stream-entry';
 import { BODY_ROOM_BYTES, DEFAULT_MAX_PROMPT_BYTES } from './limits';
 import { isOwnedRun, isRunId, ownedRun } from './owned-run';
 import { checkedPrompt, checkQueueLimits, queueRequestedRun, sessionJobFromRequest, type RunPolicy } from './request-policy';
@@ -282,6 +283,9 @@ function decodePart(part: string): string {
  * A run's events as SSE from the cursor the client gives (`Last-Event-ID`, or `?after=`), then as
  * they come, until the run ends; a client that leaves stops only its reading.
  */
+/** What `?raw=` asks the CLI's raw lines with. */
+const RAW_ASKED = new Set(['1', 'true']);
+
 async function streamEvents(
   store: RunStore,
   runId: string,
@@ -299,8 +303,10 @@ async function streamEvents(
   const leave = () => reading.abort();
   request.on('close', leave);
   try {
-    // Each entry's JSON as it was appended: nothing is parsed or stringified again here.
-    for await (const { id, json } of store.readRunEvents(runId, { after, signal: reading.signal })) {
+    // Each entry's JSON as it was appended: nothing is parsed or stringified again here. The CLI's raw
+    // lines only when asked (`?raw=1`): the cursors skip them either way.
+    const entries = store.readRunEvents(runId, { after, signal: reading.signal });
+    for await (const { id, json } of clientEntries(entries, RAW_ASKED.has(url.searchParams.get('raw') ?? ''))) {
       if (reading.signal.aborted || sse.gone) break;
       await sse.send({ id, data: json });
     }

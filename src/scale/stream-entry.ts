@@ -30,3 +30,21 @@ export function entryOfJson(id: string, json: string): StreamEntry {
 export function entryOfEvent(id: string, event: AnyEvent): StreamEntry {
   return { id, json: JSON.stringify(event), event };
 }
+
+/**
+ * Whether the entry is a `raw` event: a CLI line with no meaning in the vocabulary (Claude Code's
+ * `system`/`status`/`stream_event` lines, ACP's session updates the decoders do not map). The
+ * record keeps them; a stream client gets them only when it asks (`?raw=1`): 16 of the 33 messages
+ * of an allowed Claude tool run were such lines, noise to a page or a chat. Read from the text, not
+ * parsed: an event's JSON starts with its id, then its kind (the order `Event#toJSON` writes).
+ */
+export function isRawEntry(entry: { readonly json: string }): boolean {
+  return RAW_START.test(entry.json);
+}
+
+const RAW_START = /^\{(?:"id":[^,]*,)?"kind":"raw"/;
+
+/** `entries` without the `raw` ones, unless `raw` (what a stream client asked for). */
+export async function* clientEntries(entries: AsyncIterable<StreamEntry>, raw: boolean): AsyncIterable<StreamEntry> {
+  for await (const entry of entries) if (raw || !isRawEntry(entry)) yield entry;
+}

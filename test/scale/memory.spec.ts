@@ -183,7 +183,8 @@ describe('the runs API over HTTP (createRunsHandler)', () => {
   it('SSE: each message carries its entry id; a reconnect with Last-Event-ID gets exactly the rest', async () => {
     worker = createWorker(store);
     const { id } = (await (await post('/runs', { provider: 'gemini', prompt: 'Say hello.' })).json()) as { id: string };
-    const full = await sse(`${base}/runs/${id}/events`, auth);
+    // ?raw=1: every entry, the CLI's raw lines too (raw-lines.spec.ts: without it).
+    const full = await sse(`${base}/runs/${id}/events?raw=1`, auth);
     expect(full.ended).toBe(true);
     const stream = await readAll(store.readRunEvents(id));
     expect(full.messages.map((message) => message.id)).toEqual(stream.map((entry) => entry.id));
@@ -191,14 +192,14 @@ describe('the runs API over HTTP (createRunsHandler)', () => {
       stream.map((entry) => entry.event.kind),
     );
     const cursor = full.messages[2].id;
-    const rest = await sse(`${base}/runs/${id}/events`, { ...auth, 'last-event-id': cursor });
+    const rest = await sse(`${base}/runs/${id}/events?raw=1`, { ...auth, 'last-event-id': cursor });
     expect(rest.messages.map((message) => message.id)).toEqual(stream.slice(3).map((entry) => entry.id));
   });
 
   it("SSE's wire: the retry delay, then each entry's id and its JSON as the store holds it, then event: end", async () => {
     worker = createWorker(store);
     const { id } = (await (await post('/runs', { provider: 'gemini', prompt: 'Say hello.' })).json()) as { id: string };
-    const response = await fetch(`${base}/runs/${id}/events`, { headers: auth });
+    const response = await fetch(`${base}/runs/${id}/events?raw=1`, { headers: auth });
     // A keep-alive comment may come between messages on a slow machine: it is no message.
     const body = (await response.text()).replaceAll(': keep-alive\n\n', '');
     const stream = await readAll(store.readRunEvents(id));
