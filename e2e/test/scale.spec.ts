@@ -141,8 +141,12 @@ it('SSE from another process: the ids are entry ids, a reconnect with Last-Event
     // The default principal's run: the token's.
     const runId = await store.enqueueRun(replayJob(dir, 'thinking', { REPLAY_DELAY_MS: '100' }), { owner: 'default' });
     // Three messages, then the client leaves.
-    const first = await sse(`${base}/runs/${runId}/events`, { authorization: `Bearer ${token}` }, 3);
-    const rest = await sse(`${base}/runs/${runId}/events`, { authorization: `Bearer ${token}`, 'last-event-id': first.at(-1) as string });
+    // ?raw=1: every entry of the stream, the CLI's raw lines too.
+    const first = await sse(`${base}/runs/${runId}/events?raw=1`, { authorization: `Bearer ${token}` }, 3);
+    const rest = await sse(`${base}/runs/${runId}/events?raw=1`, {
+      authorization: `Bearer ${token}`,
+      'last-event-id': first.at(-1) as string,
+    });
     const stream = await readAll(store.readRunEvents(runId, { follow: false }));
     expect([...first, ...rest]).toEqual(stream.map((entry) => entry.id));
     expect(stream.at(-1)?.event).toMatchObject({ kind: 'result', payload: { status: 'completed' } });
