@@ -16,7 +16,12 @@
  *    event-loop delay;
  * 3. the raw floor, in the same run (the workers idle): the load phase's events' JSON XADDed and read
  *    back with plain ioredis, batched as the store does (`rawFloor`); then the rate end to end over the
- *    floor's (`load.rate_vs_raw_floor`).
+ *    floor's (`load.rate_vs_raw_floor`);
+ * 4. conversations: BENCH_SESSIONS sessions (default 50) of BENCH_TURNS turns (default 5) at once over
+ *    the workers, each message sent once the last turn's result reached its client (a Claude Code
+ *    two-turn capture played on): turns/s, each turn's time (message posted → its result received),
+ *    and what was lost, duplicated or reordered, left running, or played by a worker other than the
+ *    one holding its session's CLI (each such turn would have started a CLI there).
  * BENCH_RUNS, BENCH_EVENTS_PER_RUN, BENCH_WORKERS (2), BENCH_CONCURRENCY (25), BENCH_LOCK_MS (5000)
  * and BENCH_PHASE_TIMEOUT_MS (300,000) adjust a run. Needs redis-server (skipped without it) and /proc
  * (Linux). The exit code is 1 only when it could not measure (a phase timed out, a run did not complete).
@@ -30,15 +35,19 @@ import { join } from 'node:path';
 import Redis from 'ioredis';
 import { median } from './measure';
 import {
+  checkConversations,
   delivered,
   EVENTS_BESIDES_CHUNKS,
   latencies,
   readStored,
   rigFile,
+  runConversations,
   runPhase,
   startedClis,
   startRig,
+  waitUntil,
   writeCapture,
+  writeConversationWire,
   type Rig,
 } from '../e2e/test/load-harness';
 
@@ -50,6 +59,8 @@ const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY) || 25;
 /** A worker's hold on a run (the store's default is 15 s). */
 const LOCK_MS = Number(process.env.BENCH_LOCK_MS) || 5000;
 const PHASE_TIMEOUT_MS = Number(process.env.BENCH_PHASE_TIMEOUT_MS) || 300_000;
+const SESSIONS = Number(process.env.BENCH_SESSIONS) || 50;
+const TURNS = Number(process.env.BENCH_TURNS) || 5;
 const log = (text: string) => process.stderr.write(`${text}\n`);
 
 /**
@@ -175,13 +186,13 @@ async function measure(rig: Rig, loopDir: string) {
   writeCapture(shortCapture, 200);
   const redisVersion = String((await rig.client.info('server')).match(/redis_version:(\S+)/)?.[1]);
 
-  log('phase 1/3: unloaded latency (one run at a time, a line every 2 ms)');
+  log('phase 1/4: unloaded latency (one run at a time, a line every 2 ms)');
   rig.use(shortCapture, rigFile(rig, 'pids-unloaded'), { REPLAY_DELAY_MS: '2' });
   const quiet = [];
   for (let i = 0; i < 4; i++) quiet.push(...(await runPhase(rig, 'unloaded', 1, PHASE_TIMEOUT_MS)).clients);
   const quietLatency = latencies(quiet);
 
-  log(`phase 2/3: load: ${RUNS} runs of ${EVENTS_PER_RUN} events at full speed`);
+  log(`phase 2/4: load: ${RUNS} runs of ${EVENTS_PER_RUN} events at full speed`);
   const loadPids = rigFile(rig, 'pids-load');
   rig.use(capture, loadPids);
   const memoryBefore = await redisInfo(rig.client, 'memory', 'used_memory');
@@ -215,12 +226,23 @@ async function measure(rig: Rig, loopDir: string) {
     return last !== undefined && (JSON.parse(last.json) as { kind: string; payload: { status?: string } }).payload.status === 'completed';
   }).length;
 
-  log("phase 3/3: the raw floor: the load phase's events XADDed and read back with plain ioredis");
+  log("phase 3/4: the raw floor: the load phase's events XADDed and read back with plain ioredis");
   const floor = await rawFloor(
     rig.redis.url,
     stored.map((run) => run.entries),
   );
   const endToEnd = events / (load.wallMs / 1000);
+
+  log(`phase 4/4: conversations: ${SESSIONS} sessions of ${TURNS} turns at once`);
+  const conversationPids = rigFile(rig, 'pids-conversations');
+  const conversationWire = rigFile(rig, 'wire-conversation.jsonl');
+  writeConversationWire(conversationWire, TURNS);
+  rig.use(conversationWire, conversationPids);
+  const talk = await runConversations(rig, SESSIONS, TURNS, PHASE_TIMEOUT_MS);
+  const talked = await checkConversations(rig.client, talk.clients);
+  const isCli = (left: { command: string }) => left.command.includes('replay-agent.js');
+  await waitUntil(() => rig.tagged().filter(isCli).length === 0, 10_000);
+  const clisStarted = startedClis(conversationPids);
 
   return {
     machine: {
@@ -265,6 +287,23 @@ async function measure(rig: Rig, loopDir: string) {
       worker_loop_delay_max_ms: loopDelays(loopDir, load.startedAt, load.startedAt + load.wallMs),
       timed_out: load.timedOut,
     },
+    conversations: {
+      sessions: SESSIONS,
+      turns_per_session: TURNS,
+      turns_completed: talked.turns_completed,
+      wall_s: talk.wallMs / 1000,
+      turns_per_s: talked.turns_completed / (talk.wallMs / 1000),
+      turn_ms: { p50: percentile(talk.turnMs, 50), p90: percentile(talk.turnMs, 90), max: talk.turnMs.at(-1) ?? NaN },
+      events_lost: talked.lost_at_client,
+      events_duplicated_or_out_of_order: talked.duplicated_at_client,
+      events_different: talked.different_at_client,
+      streams_not_ended: talked.streams_not_ended,
+      processes_left: rig.tagged().filter(isCli).length,
+      // A CLI per session: a turn played by a worker not holding its session's CLI would have started another.
+      turns_routed_elsewhere: clisStarted.length - SESSIONS,
+      sessions_per_worker: rig.workers.map((worker) => clisStarted.filter((cli) => cli.ppid === worker.pid).length),
+      timed_out: talk.timedOut,
+    },
   };
 }
 
@@ -294,6 +333,9 @@ function report(r: Result): string {
       .map((ms) => `${n(ms)} ms`)
       .join(', ')} (its hold on a run, ${r.config.lock_ms} ms, is renewed about every ${r.config.lock_ms / 2} ms)`,
     '',
+    `conversations (${r.conversations.sessions} sessions × ${r.conversations.turns_per_session} turns at once${r.conversations.timed_out ? ', TIMED OUT' : ''}): ${r.conversations.turns_completed} turns completed in ${n(r.conversations.wall_s, 1)} s, ${n(r.conversations.turns_per_s, 1)} turns/s; a turn (message posted → its result received) p50 ${n(r.conversations.turn_ms.p50)} ms, p90 ${n(r.conversations.turn_ms.p90)} ms, max ${n(r.conversations.turn_ms.max)} ms`,
+    `  events lost ${r.conversations.events_lost}, duplicated or out of order ${r.conversations.events_duplicated_or_out_of_order}, different ${r.conversations.events_different}; streams not ended ${r.conversations.streams_not_ended}; processes left ${r.conversations.processes_left}; turns played by a worker not holding the session's CLI ${r.conversations.turns_routed_elsewhere}; sessions per worker ${r.conversations.sessions_per_worker.join(' + ')}`,
+    '',
   ].join('\n');
 }
 
@@ -319,7 +361,7 @@ async function main(): Promise<number> {
     const withMachine = { ...result, machine: { ...result.machine, loadavg_at_start: loadavgAtStart } };
     if (asJson) process.stdout.write(`${JSON.stringify(withMachine)}\n`);
     else process.stdout.write(report(withMachine));
-    return result.load.timed_out || result.load.completed !== RUNS ? 1 : 0;
+    return result.load.timed_out || result.load.completed !== RUNS || result.conversations.timed_out ? 1 : 0;
   } finally {
     await rig.close();
     rmSync(monitorDir, { recursive: true, force: true });
