@@ -13,7 +13,7 @@
  * and stopped by pid when the rig closes, as are redis-server and the workers.
  */
 import 'reflect-metadata';
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, request as httpRequest, type Server, type ServerResponse } from 'node:http';
@@ -25,6 +25,9 @@ import { Event, createRunsHandler, openRunStore, type RunJob, type RunStore } fr
 import { isRunning, listProcesses, type ProcStat } from '../../src/runner/process-table';
 import { SseClient } from '../../test/nest/sse-client';
 import { startRedis, type RedisServer } from './redis-server';
+import { startWorker, type WorkerProcess } from './worker-process';
+
+export type { WorkerProcess } from './worker-process';
 
 const ROOT = join(__dirname, '..', '..');
 const AGENT = join(ROOT, 'test', 'sessions', 'replay-agent.js');
@@ -129,12 +132,6 @@ export interface RigOptions {
   preload?: string;
 }
 
-export interface WorkerProcess {
-  readonly child: ChildProcess;
-  readonly pid: number;
-  readonly stderr: string[];
-}
-
 /** A process the workers started (found by the rig's tag in its environment), still there. */
 export interface Tagged extends ProcStat {
   readonly command: string;
@@ -181,38 +178,22 @@ export async function stop(child: ChildProcess, graceMs: number): Promise<boolea
 /** Whether `stat` is a live process, not a zombie. */
 export const running = (stat: ProcStat | null): stat is ProcStat => stat !== null && stat.state !== 'Z' && stat.state !== 'X';
 
-/** A worker process: the `worker` command from the sources, its stderr kept. */
-function startWorker(url: string, dir: string, options: RigOptions, tag: string): Promise<WorkerProcess> {
-  const preload = options.preload ? ['-r', options.preload] : [];
-  const args = [
-    ...preload,
-    '-r',
-    require.resolve('ts-node/register/transpile-only'),
-    join(ROOT, 'src', 'cli', 'main.ts'),
-    'worker',
-    '--redis',
-    url,
-    '--concurrency',
-    String(options.concurrency),
-    '--lock',
-    String(options.lockMs / 1000),
-    '--workspace',
-    'shared',
-    '--pass-env',
-    TAG_ENV,
-  ];
-  const child = spawn(process.execPath, args, {
+/** A worker of the rig: its options, and the tag that finds what it starts. */
+function startRigWorker(url: string, dir: string, options: RigOptions, tag: string): Promise<WorkerProcess> {
+  return startWorker(url, {
+    args: [
+      '--concurrency',
+      String(options.concurrency),
+      '--lock',
+      String(options.lockMs / 1000),
+      '--workspace',
+      'shared',
+      '--pass-env',
+      TAG_ENV,
+    ],
+    preload: options.preload,
     cwd: dir,
-    env: { ...process.env, TS_NODE_PROJECT: join(ROOT, 'tsconfig.json'), [TAG_ENV]: tag },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const worker: WorkerProcess = { child, pid: child.pid as number, stderr: [] };
-  child.stderr?.setEncoding('utf8').on('data', (text: string) => worker.stderr.push(text));
-  return new Promise((resolve, reject) => {
-    child.stdout?.once('data', () => resolve(worker));
-    child.once('exit', (code, signal) =>
-      reject(new Error(`a worker exited before it started (${code ?? signal}): ${worker.stderr.join('')}`)),
-    );
+    env: { [TAG_ENV]: tag },
   });
 }
 
@@ -251,7 +232,7 @@ export async function startRig(options: RigOptions): Promise<Rig> {
   try {
     redis = await startRedis();
     client = new Redis(redis.url, { maxRetriesPerRequest: null });
-    for (let i = 0; i < options.workers; i++) workers.push(await startWorker(redis.url, dir, options, tag));
+    for (let i = 0; i < options.workers; i++) workers.push(await startRigWorker(redis.url, dir, options, tag));
     store = openRunStore({ redis: redis.url, lockMs: options.lockMs });
     // The data path from 127.0.0.1: auth and its refusals are tested in test/scale/http-security.spec.ts.
     // Its runs ask for `approvals: 'allow'` (the capture's permission request is answered): the operator allows it here.

@@ -100,7 +100,8 @@ describe.each(CLIS)('a conversation with the real %s on Redis and two workers', 
   let cli: ScriptedCli;
   let store: SessionStore;
   beforeAll(async () => {
-    while (workers.length < 2) workers.push(await startWorker(redis.url, ['--idle-seconds', String(IDLE_SECONDS)]));
+    while (workers.length < 2)
+      workers.push(await startWorker(redis.url, { args: ['--concurrency', '2', '--lock', '2', '--idle-seconds', String(IDLE_SECONDS)] }));
     cli = await startScriptedCli(name, SCRIPT);
     store = openRunStore({ redis: redis.url, lockMs: 2000 });
   });

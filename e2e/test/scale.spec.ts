@@ -22,6 +22,9 @@ import { follow, readAll, replayJob } from '../../test/scale/replay-jobs';
 
 jest.setTimeout(90_000);
 
+/** Two runs at once, held 2 s without renewal: a death is noticed soon. */
+const WORKER = { args: ['--concurrency', '2', '--lock', '2'] };
+
 let redis: RedisServer;
 let store: RunStore;
 let dir: string;
@@ -30,7 +33,7 @@ const workers: WorkerProcess[] = [];
 beforeAll(async () => {
   redis = await startRedis();
   store = openRunStore({ redis: redis.url, lockMs: 2000 });
-  workers.push(await startWorker(redis.url), await startWorker(redis.url));
+  workers.push(await startWorker(redis.url, WORKER), await startWorker(redis.url, WORKER));
 });
 afterAll(async () => {
   for (const worker of workers) worker.child.kill('SIGTERM');
@@ -114,7 +117,7 @@ it('a worker SIGKILLed mid-run: the other worker fails the run (worker_lost), no
   expect(seen.at(-1)?.event).toMatchObject({ kind: 'result', payload: { status: 'failed', stop_reason: 'worker_lost' } });
   await waitFor("the dead worker's CLI to be gone", () => !(started.cli && isRunning(started.cli)), 10_000);
   expect(standIns()).toHaveLength(1); // not run again
-  workers.push(await startWorker(redis.url));
+  workers.push(await startWorker(redis.url, WORKER));
 
   const retried = await store.enqueueRun(replayJob(dir, 'plain', { REPLAY_DELAY_MS: '300' }, { retry: true }));
   const { seen: again, done: rereading } = follow(store.readRunEvents(retried));
@@ -128,7 +131,7 @@ it('a worker SIGKILLed mid-run: the other worker fails the run (worker_lost), no
     payload: { code: 'worker_lost', severity: 'warning', metadata: { attempt: 2 } },
   });
   expect(again.at(-1)?.event).toMatchObject({ kind: 'result', payload: { status: 'completed' } });
-  workers.push(await startWorker(redis.url));
+  workers.push(await startWorker(redis.url, WORKER));
 });
 
 it('SSE from another process: the ids are entry ids, a reconnect with Last-Event-ID gets exactly the rest, leaving does not stop the run', async () => {

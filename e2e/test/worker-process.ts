@@ -1,6 +1,6 @@
 /*
- * A worker process for the scale-out tests: the `worker` command from source on a real Redis, holding
- * runs for 2 s without renewal (a death is noticed soon).
+ * A worker process for the scale-out tests and the load rig: the `worker` command from the sources
+ * on a real Redis, its stderr kept.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
@@ -11,33 +11,40 @@ export interface WorkerProcess {
   readonly child: ChildProcess;
   readonly pid: number;
   readonly exited: Promise<void>;
+  readonly stderr: string[];
 }
 
-/** Starts `cli-subprocess-core worker --redis URL --concurrency 2 --lock 2 ...extra`; resolves once it says it is taking runs. */
-export function startWorker(url: string, extra: readonly string[] = []): Promise<WorkerProcess> {
-  const child = spawn(
-    process.execPath,
-    [
-      '-r',
-      require.resolve('ts-node/register/transpile-only'),
-      join(ROOT, 'src', 'cli', 'main.ts'),
-      'worker',
-      '--redis',
-      url,
-      '--concurrency',
-      '2',
-      '--lock',
-      '2',
-      ...extra,
-    ],
-    {
-      env: { ...process.env, TS_NODE_PROJECT: join(ROOT, 'tsconfig.json') },
-      stdio: ['ignore', 'pipe', 'inherit'],
-    },
-  );
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+/** Options of `startWorker`. */
+export interface WorkerProcessOptions {
+  /** The `worker` command's options after `--redis URL`. */
+  readonly args?: readonly string[];
+  /** A module preloaded with `node -r` (a monitor of the bench's). */
+  readonly preload?: string;
+  readonly cwd?: string;
+  /** Variables over this process's environment. */
+  readonly env?: NodeJS.ProcessEnv;
+}
+
+/** Starts `cli-subprocess-core worker --redis URL …args`; resolves once it says it is taking runs. */
+export function startWorker(url: string, options: WorkerProcessOptions = {}): Promise<WorkerProcess> {
+  const preload = options.preload ? ['-r', options.preload] : [];
+  const args = [...preload, '-r', require.resolve('ts-node/register/transpile-only'), join(ROOT, 'src', 'cli', 'main.ts')];
+  const child = spawn(process.execPath, [...args, 'worker', '--redis', url, ...(options.args ?? [])], {
+    cwd: options.cwd,
+    env: { ...process.env, TS_NODE_PROJECT: join(ROOT, 'tsconfig.json'), ...options.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const worker: WorkerProcess = {
+    child,
+    pid: child.pid as number,
+    exited: new Promise<void>((resolve) => child.once('exit', () => resolve())),
+    stderr: [],
+  };
+  child.stderr?.setEncoding('utf8').on('data', (text: string) => worker.stderr.push(text));
   return new Promise((resolve, reject) => {
-    child.stdout?.once('data', () => resolve({ child, pid: child.pid as number, exited }));
-    child.once('exit', (code) => reject(new Error(`the worker exited ${code}`)));
+    child.stdout?.once('data', () => resolve(worker));
+    child.once('exit', (code, signal) =>
+      reject(new Error(`a worker exited before it started (${code ?? signal}): ${worker.stderr.join('')}`)),
+    );
   });
 }
