@@ -95,7 +95,8 @@ Options:
   --lock <s>         worker, serve with Redis: a worker's hold on a run, renewed while it lives; a dead worker's
                      runs are noticed about this long after (default 15)
   --ttl <s>          serve, worker: how long a finished run's events, diff and workspace stay (default 86400, a
-                     day); without Redis its record goes with them, on Redis it stays until DELETE /runs/:id
+                     day); without Redis its record goes with them, on Redis it stays until DELETE /runs/:id; a
+                     session left this long with no message is closed
   --idle-seconds <s> serve without Redis, worker: how long a session's CLI is kept with no turn (default 300); the
                      next message starts it again on the same conversation (its resume), on any worker
   --data-dir <dir>   serve without Redis: where runs and their events are kept, so that a restart loses none

@@ -84,6 +84,8 @@ interface MemoryRun {
   sessionId: string | null;
   /** Readers waiting for more. */
   readonly waiting: Set<() => void>;
+  /** A session: closes it once it has been left `ttlMs` with no message and no turn. */
+  abandoned?: NodeJS.Timeout;
 }
 
 /**
@@ -129,7 +131,9 @@ export class MemoryRunStore implements SessionStore {
     const sessionId = randomUUID();
     const record = newSessionRecord(sessionId, job, options.owner ?? null, Date.now());
     this.journal?.saveRecord(record);
-    this.runs.set(sessionId, { record, entries: [], diff: null, sessionId: null, waiting: new Set() });
+    const run: MemoryRun = { record, entries: [], diff: null, sessionId: null, waiting: new Set() };
+    this.runs.set(sessionId, run);
+    this.closeIfLeft(run, this.ttlMs);
     return sessionId;
   }
 
@@ -141,6 +145,7 @@ export class MemoryRunStore implements SessionStore {
     noteMessage(run.record, text);
     this.journal?.saveRecord(run.record);
     const turn = run.record.turns;
+    this.closeIfLeft(run, this.ttlMs);
     this.queue.push({ runId: sessionId, job: { ...run.record.job, prompt: text }, turn });
     for (const pull of this.pullers) pull();
     return { turn };
@@ -313,6 +318,7 @@ export class MemoryRunStore implements SessionStore {
       noteEvent(run.record, event);
       this.journal?.saveRecord(run.record);
     }
+    if (event.kind === 'result' && run.record.kind === 'session') this.closeIfLeft(run, this.ttlMs);
     this.wake(run);
     return id;
   }
@@ -324,6 +330,7 @@ export class MemoryRunStore implements SessionStore {
     noteEnd(run.record, Date.now());
     this.journal?.saveRecord(run.record);
     this.wake(run);
+    clearTimeout(run.abandoned);
     const runId = run.record.id;
     this.signals.delete(runId);
     this.cancelled.delete(runId);
@@ -362,6 +369,8 @@ export class MemoryRunStore implements SessionStore {
       };
       this.runs.set(record.id, run);
       if (record.endedAt === null && record.kind === 'session') {
+        const lastActive = Math.max(record.createdAt, Number(restored.at(-1)?.id.split('-')[0] ?? 0));
+        this.closeIfLeft(run, lastActive + this.ttlMs - now);
         if (record.status !== 'idle') {
           const message = `the server stopped while this session's turn was ${record.status}: that turn (and any message waiting behind it) was not played; send it again`;
           for (const event of endingEvents(record.provider, 'server_lost', message, 'failed')) this.appendNow(run, event);
@@ -375,6 +384,22 @@ export class MemoryRunStore implements SessionStore {
         this.expireIn(record.id, record.endedAt + this.ttlMs - now);
       }
     }
+  }
+
+  /**
+   * Closes the session in `ms` unless a message or a turn's end comes first (each one starts the wait
+   * again): a conversation left is not kept forever (`ttl`: then its events go `ttl` after its end).
+   */
+  private closeIfLeft(run: MemoryRun, ms: number): void {
+    clearTimeout(run.abandoned);
+    run.abandoned = setTimeout(
+      () => {
+        if (!this.busy.has(run.record.id)) void this.closeSession(run.record.id).catch(() => undefined);
+        else this.closeIfLeft(run, this.ttlMs);
+      },
+      timerMs(Math.max(0, ms)),
+    );
+    run.abandoned.unref();
   }
 
   private expireIn(runId: string, ms: number): void {

@@ -172,6 +172,7 @@ export class RedisRunStore implements SessionStore {
   async openSession(job: SessionJob, options: EnqueueOptions = {}): Promise<string> {
     const sessionId = randomUUID();
     await this.saveNewRecord(newSessionRecord(sessionId, job, options.owner ?? null, Date.now()));
+    await this.noteActive(sessionId);
     return sessionId;
   }
 
@@ -197,6 +198,7 @@ export class RedisRunStore implements SessionStore {
       if (written === -1) return { refused: 'full' };
       if (written === 1) break;
     }
+    await this.noteActive(sessionId);
     await this.playNext(sessionId);
     return { turn };
   }
@@ -257,6 +259,7 @@ export class RedisRunStore implements SessionStore {
       .pipeline()
       .del(...keys)
       .zrem(this.recordsKey(record.owner, record.kind), runId)
+      .zrem(this.activeKey(), runId)
       .exec();
     if (record.owner !== null) await this.redis.srem(this.ownerKey(record.owner), runId);
     // Its job, when one is left (a run ended before a worker took it; a failed job is kept a while): a reader follows a run while its job lives.
@@ -310,7 +313,11 @@ export class RedisRunStore implements SessionStore {
     );
     if (ended !== 1) return false;
     // A session's messages and turn go with it (none is played after its end).
-    await this.redis.del(this.key(runId, 'inbox'), this.key(runId, 'turn'), this.key(runId, 'holder'));
+    await this.redis
+      .pipeline()
+      .del(this.key(runId, 'inbox'), this.key(runId, 'turn'), this.key(runId, 'holder'))
+      .zrem(this.activeKey(), runId)
+      .exec();
     await this.updateRecord(runId, (record) => {
       for (const event of ending) noteEvent(record, event);
       noteEnd(record, Date.now());
@@ -409,7 +416,11 @@ export class RedisRunStore implements SessionStore {
     const beat = () => this.redis.set(this.workerKey(me), '1', 'PX', lockMs);
     const registered = Promise.all([this.redis.sadd(this.workersKey(), me), beat()]);
     const heartbeat = setInterval(() => void beat().catch(() => undefined), Math.max(100, Math.floor(lockMs / 3)));
-    const sweeper = setInterval(() => void this.sweepDeadWorkers(me).catch(() => undefined), Math.max(250, Math.floor(lockMs / 2)));
+    const sweep = async () => {
+      await this.sweepDeadWorkers(me);
+      await this.closeLeftSessions();
+    };
+    const sweeper = setInterval(() => void sweep().catch(() => undefined), Math.max(250, Math.floor(lockMs / 2)));
     heartbeat.unref();
     sweeper.unref();
 
@@ -551,7 +562,33 @@ export class RedisRunStore implements SessionStore {
     if (inFlight !== null && (JSON.parse(inFlight) as { turn: number }).turn === turn)
       await this.redis.cscDeleteIf(this.key(sessionId, 'turn'), inFlight);
     if ((await this.redis.exists(this.key(sessionId, 'closing'))) === 1) await this.complete(sessionId);
-    else await this.playNext(sessionId);
+    else {
+      await this.noteActive(sessionId);
+      await this.playNext(sessionId);
+    }
+  }
+
+  /** The session was active now (opened, sent a message, a turn ended): it is closed once left `ttl` from now. */
+  private async noteActive(sessionId: string): Promise<void> {
+    await this.redis.zadd(this.activeKey(), Date.now(), sessionId);
+  }
+
+  /**
+   * Closes the sessions left `ttl` with no message and no turn (a conversation left is not kept
+   * forever: its events then go `ttl` after its end). A session with a turn in flight is left alone.
+   */
+  private async closeLeftSessions(): Promise<void> {
+    const left: string[] = await this.redis.zrangebyscore(this.activeKey(), '-inf', Date.now() - this.ttl * 1000, 'LIMIT', 0, 100);
+    for (const sessionId of left) {
+      if ((await this.redis.exists(this.key(sessionId, 'turn'))) === 1) continue;
+      await this.redis.zrem(this.activeKey(), sessionId);
+      await this.closeSession(sessionId);
+    }
+  }
+
+  /** Sessions not closed, by when each was last active. */
+  private activeKey(): string {
+    return `${this.prefix}:sessions:active`;
   }
 
   /**

@@ -45,11 +45,11 @@ afterEach(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-function open(dataDir?: string): SessionStore {
+function open(dataDir?: string, ttlSeconds?: number): SessionStore {
   const store =
     home === 'Redis'
-      ? openRunStore({ redis: redis?.url, lockMs: 2000, prefix: `t${Math.random().toString(36).slice(2)}` })
-      : openRunStore({ dataDir });
+      ? openRunStore({ redis: redis?.url, lockMs: 2000, ttlSeconds, prefix: `t${Math.random().toString(36).slice(2)}` })
+      : openRunStore({ dataDir, ttlSeconds });
   stores.push(store);
   return store;
 }
@@ -181,6 +181,19 @@ describe.each<Home>(['in-process', 'Redis'])('sessions (%s store)', (where) => {
     expect(await store.findRun(sessionId)).toMatchObject({ status: 'closed' });
     expect(await store.sendMessage(sessionId, 'More?')).toEqual({ refused: 'closed' });
     expect(await store.closeSession(sessionId)).toBe(false);
+  });
+
+  it('a session left --ttl with no message is closed: its CLI closed, its stream ended (then kept --ttl), a message after refused', async () => {
+    const store = open(undefined, 1);
+    work(store);
+    const sessionId = await store.openSession(claudeJob());
+    await store.sendMessage(sessionId, 'Give the first answer.');
+    await waitForResults(store, sessionId, 1);
+    const [pid] = pidsStarted();
+    await eventually('the left session closed', () => store.isComplete(sessionId));
+    await eventually('its CLI gone', () => !isRunning(pid));
+    expect(await store.findRun(sessionId)).toMatchObject({ status: 'closed', turns: 1, ttl_seconds: 1 });
+    expect(await store.sendMessage(sessionId, 'Still there?')).toEqual({ refused: 'closed' });
   });
 
   it('holds at most ten messages waiting behind the running turn', async () => {
