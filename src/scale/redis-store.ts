@@ -108,16 +108,20 @@ interface JobData {
 }
 
 /**
- * Ends a run once, its ending events and the end marker at once; its session id expires with its
- * stream (its record does not: it is deleted, `deleteRun`, never expired). KEYS: events, ended,
- * cancel, session. ARGV: the ttl in seconds, then the ending events' JSON.
+ * Ends a run once, its ending events, the end marker and its ended record at once (a reader that sees
+ * the stream complete sees the record ended); its session id expires with its stream (its record does
+ * not: it is deleted, `deleteRun`, never expired). KEYS: events, ended, cancel, session, record. ARGV:
+ * the ttl in seconds, the record's text as read ('' for none), its ended text, then the ending events'
+ * JSON. Answers 1, 0 when the run had ended already, -1 when the record changed meanwhile (read it again).
  */
-const END_ONCE = `if not redis.call('SET', KEYS[2], '1', 'EX', ARGV[1], 'NX') then return 0 end
-for i = 2, #ARGV do redis.call('XADD', KEYS[1], '*', 'e', ARGV[i]) end
+const END_ONCE = `if (redis.call('GET', KEYS[5]) or '') ~= ARGV[2] then return -1 end
+if not redis.call('SET', KEYS[2], '1', 'EX', ARGV[1], 'NX') then return 0 end
+for i = 4, #ARGV do redis.call('XADD', KEYS[1], '*', 'e', ARGV[i]) end
 redis.call('XADD', KEYS[1], '*', 'end', '1')
 redis.call('EXPIRE', KEYS[1], ARGV[1])
 redis.call('EXPIRE', KEYS[4], ARGV[1])
 redis.call('DEL', KEYS[3])
+if ARGV[3] ~= '' then redis.call('SET', KEYS[5], ARGV[3]) end
 return 1`;
 
 /**
@@ -153,7 +157,7 @@ export class RedisRunStore implements SessionStore {
     const Redis = modules.ioredis.default ?? modules.ioredis;
     this.redis = new Redis(options.url, { maxRetriesPerRequest: null });
     this.redis.defineCommand('cscAppendIfOpen', { numberOfKeys: 3, lua: APPEND_IF_OPEN });
-    this.redis.defineCommand('cscEndOnce', { numberOfKeys: 4, lua: END_ONCE });
+    this.redis.defineCommand('cscEndOnce', { numberOfKeys: 5, lua: END_ONCE });
     this.redis.defineCommand('cscUpdateRecord', { numberOfKeys: 2, lua: UPDATE_RECORD });
     this.redis.defineCommand('cscNextTurn', { numberOfKeys: 4, lua: NEXT_TURN });
     this.redis.defineCommand('cscDeleteIf', { numberOfKeys: 1, lua: DELETE_IF });
@@ -303,25 +307,35 @@ export class RedisRunStore implements SessionStore {
   }
 
   async complete(runId: string, ending: readonly AnyEvent[] = []): Promise<boolean> {
-    const ended = await this.redis.cscEndOnce(
-      this.key(runId, 'events'),
-      this.key(runId, 'ended'),
-      this.key(runId, 'cancel'),
-      this.key(runId, 'session'),
-      this.ttl,
-      ...ending.map((event) => JSON.stringify(event)),
-    );
-    if (ended !== 1) return false;
+    for (;;) {
+      const read: string | null = await this.redis.get(this.key(runId, 'record'));
+      const record = read === null ? null : readStoredRun(runId, read);
+      if (record) {
+        for (const event of ending) noteEvent(record, event);
+        noteEnd(record, Date.now());
+      }
+      const ended = Number(
+        await this.redis.cscEndOnce(
+          this.key(runId, 'events'),
+          this.key(runId, 'ended'),
+          this.key(runId, 'cancel'),
+          this.key(runId, 'session'),
+          this.key(runId, 'record'),
+          this.ttl,
+          read ?? '',
+          record ? JSON.stringify(record) : '',
+          ...ending.map((event) => JSON.stringify(event)),
+        ),
+      );
+      if (ended === 0) return false;
+      if (ended === 1) break;
+    }
     // A session's messages and turn go with it (none is played after its end).
     await this.redis
       .pipeline()
       .del(this.key(runId, 'inbox'), this.key(runId, 'turn'), this.key(runId, 'holder'))
       .zrem(this.activeKey(), runId)
       .exec();
-    await this.updateRecord(runId, (record) => {
-      for (const event of ending) noteEvent(record, event);
-      noteEnd(record, Date.now());
-    });
     return true;
   }
 
