@@ -66,11 +66,16 @@ async function turn(store: SessionStore, sessionId: string, text: string): Promi
   const sent = await store.sendMessage(sessionId, text);
   if (!('turn' in sent)) throw new Error(`message refused: ${sent.refused}`);
   let result: AnyEvent | undefined;
+  let events: AnyEvent[] = [];
   await eventually(
     `the result of turn ${sent.turn}`,
-    async () => (result = results(await eventsOf(store, sessionId))[sent.turn - 1]) !== undefined,
+    async () => (result = results((events = await eventsOf(store, sessionId)))[sent.turn - 1]) !== undefined,
     150_000,
   );
+  // A turn that did not complete says why in the failure: its errors.
+  const errors = events.slice(events.indexOf(results(events)[sent.turn - 2]) + 1).filter((event) => event.kind === 'error');
+  if (result?.kind === 'result' && result.payload.status !== 'aborted' && result.payload.status !== 'completed')
+    expect({ status: result.payload.status, errors: errors.map((event) => event.payload) }).toEqual({ status: 'completed', errors: [] });
   return result as AnyEvent;
 }
 
