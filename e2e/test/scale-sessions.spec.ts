@@ -24,6 +24,12 @@ import { eventually } from '../../test/wait-for';
 jest.setTimeout(240_000);
 
 const IDLE_SECONDS = 3;
+/**
+ * How long a worker's hold (its key, its jobs' locks) lasts without renewal: a SIGKILLed worker is
+ * noticed within seconds. Not shorter: beside a CPU hog on both cores a live worker's renewal came
+ * late with 2 s, another worker took it for dead and its turn failed `worker_lost`.
+ */
+const LOCK_SECONDS = 5;
 
 /** What differs between the CLIs here: the URL part of the request that streams the model's answer. */
 const CLIS = [
@@ -106,9 +112,13 @@ describe.each(CLIS)('a conversation with the real %s on Redis and two workers', 
   let store: SessionStore;
   beforeAll(async () => {
     while (workers.length < 2)
-      workers.push(await startWorker(redis.url, { args: ['--concurrency', '2', '--lock', '2', '--idle-seconds', String(IDLE_SECONDS)] }));
+      workers.push(
+        await startWorker(redis.url, {
+          args: ['--concurrency', '2', '--lock', String(LOCK_SECONDS), '--idle-seconds', String(IDLE_SECONDS)],
+        }),
+      );
     cli = await startScriptedCli(name, SCRIPT);
-    store = openRunStore({ redis: redis.url, lockMs: 2000 });
+    store = openRunStore({ redis: redis.url, lockMs: LOCK_SECONDS * 1000 });
   });
   afterAll(async () => {
     await store.close();
@@ -247,5 +257,7 @@ describe.each(CLIS)('the same conversation with the real %s on the in-process st
     } finally {
       await server.stop();
     }
+    // Stopped right after the close: no CLI is left (one was, still writing its home, when this said nothing).
+    expect(cliProcesses(cli, [process.pid])).toEqual([]);
   });
 });

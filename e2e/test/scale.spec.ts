@@ -22,8 +22,13 @@ import { follow, readAll, replayJob } from '../../test/scale/replay-jobs';
 
 jest.setTimeout(90_000);
 
-/** Two runs at once, held 2 s without renewal: a death is noticed soon. */
-const WORKER = { args: ['--concurrency', '2', '--lock', '2'] };
+/**
+ * Two runs at once, held 5 s without renewal: a death is noticed within seconds. Not shorter: beside
+ * a CPU hog on both cores a worker's renewal (every lock/2) came late with a 2 s hold, and the worker
+ * stopped its run as it must when its hold lapses (`lockRenewalFailed`): `aborted`, not `completed`.
+ */
+const LOCK_SECONDS = 5;
+const WORKER = { args: ['--concurrency', '2', '--lock', String(LOCK_SECONDS)] };
 
 let redis: RedisServer;
 let store: RunStore;
@@ -32,7 +37,7 @@ const workers: WorkerProcess[] = [];
 
 beforeAll(async () => {
   redis = await startRedis();
-  store = openRunStore({ redis: redis.url, lockMs: 2000 });
+  store = openRunStore({ redis: redis.url, lockMs: LOCK_SECONDS * 1000 });
   workers.push(await startWorker(redis.url, WORKER), await startWorker(redis.url, WORKER));
 });
 afterAll(async () => {

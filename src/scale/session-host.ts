@@ -40,6 +40,8 @@ interface Held {
  */
 export class SessionHost {
   private readonly held = new Map<string, Held>();
+  /** Work no caller awaits (pumps, closes): `close()` waits for it, so that no CLI outlives the host. */
+  private readonly background = new Set<Promise<void>>();
   /** Each session's workspace, made at its first turn, and whether its job keeps it after the session's end. */
   private readonly workspaces = new Map<string, { readonly workspace: Workspace; readonly keep: boolean }>();
   private readonly idleMs: number;
@@ -92,6 +94,8 @@ export class SessionHost {
   async close(): Promise<void> {
     const closing = [...this.held.entries()].map(([sessionId]) => this.closeCli(sessionId, 'idle'));
     await Promise.all(closing);
+    // A CLI closed just before (its session closed, its idle time up) may still be exiting: its pump ends when it is gone.
+    while (this.background.size > 0) await Promise.all(this.background);
   }
 
   /** Starts the session's CLI (resuming its conversation when it had one), or ends the turn with why it could not. */
@@ -193,7 +197,9 @@ export class SessionHost {
    * journal could not write: a full disk) never takes the process down, as a run's job's does not.
    */
   private inBackground(work: Promise<void>): void {
-    work.catch(() => undefined);
+    const settled = work.catch(() => undefined);
+    this.background.add(settled);
+    void settled.then(() => this.background.delete(settled));
   }
 
   private async closeCli(sessionId: string, why: 'session' | 'idle'): Promise<void> {

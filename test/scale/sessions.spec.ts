@@ -183,6 +183,18 @@ describe.each<Home>(['in-process', 'Redis'])('sessions (%s store)', (where) => {
     expect(await store.closeSession(sessionId)).toBe(false);
   });
 
+  it("a worker's close answers once no CLI of it is left, also one whose session was closed just before", async () => {
+    const store = open();
+    work(store);
+    const sessionId = await store.openSession(claudeJob());
+    await store.sendMessage(sessionId, 'Give the first answer.');
+    await waitForResults(store, sessionId, 1);
+    const [pid] = pidsStarted();
+    expect(await store.closeSession(sessionId)).toBe(true);
+    await workers.splice(0)[0].close();
+    expect(isRunning(pid)).toBe(false);
+  });
+
   it('a session left --ttl with no message is closed: its CLI closed, its stream ended (then kept --ttl), a message after refused', async () => {
     const store = open(undefined, 1);
     work(store);
