@@ -167,7 +167,8 @@ describe.each<Home>(['in-process', 'Redis'])('sessions (%s store)', (where) => {
     expect(await store.sendMessage(sessionId, 'Give the second answer.')).toEqual({ refused: 'closed' });
   });
 
-  it('closing it between turns closes its CLI and completes its stream; a message after is refused', async () => {
+  /** A session on a store with one worker, after its first turn: the pid of its CLI, kept. */
+  async function afterFirstTurn(): Promise<{ store: SessionStore; sessionId: string; pid: number }> {
     const store = open();
     work(store);
     const sessionId = await store.openSession(claudeJob());
@@ -175,6 +176,11 @@ describe.each<Home>(['in-process', 'Redis'])('sessions (%s store)', (where) => {
     await waitForResults(store, sessionId, 1);
     const [pid] = pidsStarted();
     expect(isRunning(pid)).toBe(true);
+    return { store, sessionId, pid };
+  }
+
+  it('closing it between turns closes its CLI and completes its stream; a message after is refused', async () => {
+    const { store, sessionId, pid } = await afterFirstTurn();
     expect(await store.closeSession(sessionId)).toBe(true);
     await eventually('the CLI gone', () => !isRunning(pid));
     expect(await store.isComplete(sessionId)).toBe(true);
@@ -184,12 +190,7 @@ describe.each<Home>(['in-process', 'Redis'])('sessions (%s store)', (where) => {
   });
 
   it("a worker's close answers once no CLI of it is left, also one whose session was closed just before", async () => {
-    const store = open();
-    work(store);
-    const sessionId = await store.openSession(claudeJob());
-    await store.sendMessage(sessionId, 'Give the first answer.');
-    await waitForResults(store, sessionId, 1);
-    const [pid] = pidsStarted();
+    const { store, sessionId, pid } = await afterFirstTurn();
     expect(await store.closeSession(sessionId)).toBe(true);
     await workers.splice(0)[0].close();
     expect(isRunning(pid)).toBe(false);
