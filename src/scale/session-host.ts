@@ -1,4 +1,4 @@
-import type { AnyEvent } from '../events/event';
+import { Event, type AnyEvent } from '../events/event';
 import { CLIS } from '../clis';
 import { startSession } from '../sessions/session';
 import type { Session } from '../sessions/types';
@@ -6,6 +6,18 @@ import { DEFAULT_IDLE_SECONDS } from './limits';
 import { endingEvents, sessionOptionsOf, type RunJob } from './run-job';
 import { timerMs, type JobSignals, type RunStore, type TakenJob } from './store';
 import { noteChanges, openJobWorkspace, type Workspace } from './workspace';
+
+/**
+ * The `user_message` a turn starts with in its session's stream: the message's text, and the turn's
+ * number in `metadata.turn` (which tells it from a CLI's own echo of a prompt, Codex's, that has none).
+ */
+export function turnMessage(provider: string, text: string, turn: number): AnyEvent {
+  return Event.create('user_message', {
+    provider,
+    provider_session_id: null,
+    payload: { role: 'user', content: [{ type: 'text', text }], metadata: { turn } },
+  });
+}
 
 /** Options of `SessionHost`. */
 export interface SessionHostOptions {
@@ -54,7 +66,7 @@ export class SessionHost {
   }
 
   /** Plays one turn of a session: resolves once its `result` is in the stream. */
-  async playTurn({ runId: sessionId, job, attempt }: TakenJob, signals: JobSignals): Promise<void> {
+  async playTurn({ runId: sessionId, job, attempt, turn }: TakenJob, signals: JobSignals): Promise<void> {
     if (await this.store.isComplete(sessionId)) return;
     if (attempt > 1) {
       // Taken again because the worker playing it died: a turn is not played twice (its tools ran);
@@ -63,6 +75,8 @@ export class SessionHost {
       for (const event of endingEvents(job.provider, 'worker_lost', message, 'failed')) await this.store.append(sessionId, event);
       return;
     }
+    // What was asked, before what the CLI answers: a conversation read back shows both (most CLIs do not echo it).
+    if ((await this.store.append(sessionId, turnMessage(job.provider, job.prompt, turn ?? 0))) === null) return;
     const held = this.held.get(sessionId) ?? (await this.start(sessionId, job, signals));
     if (!held) return;
     if (held.idle) clearTimeout(held.idle);

@@ -128,6 +128,18 @@ describe.each<Home>(['in-process', 'Redis'])('sessions (%s store)', (where) => {
       'The first answer.',
       'The second answer.',
     ]);
+    // Each turn starts with the message it was asked (the host's user_message, its turn's number), before the CLI's answer.
+    expect(
+      events
+        .filter((event) => event.kind === 'result' || event.kind === 'user_message')
+        .map((event) => (event.kind === 'user_message' ? [event.payload.metadata.turn, event.payload.content] : event.kind)),
+    ).toEqual([
+      [1, [{ type: 'text', text: 'Give the first answer.' }]],
+      'result',
+      [2, [{ type: 'text', text: 'Give the second answer.' }]],
+      'result',
+    ]);
+    expect(events[0]).toMatchObject({ kind: 'user_message', provider: 'claude', payload: { role: 'user' } });
     expect(starts()).toHaveLength(1);
     await eventually('an idle session', async () => (await store.findRun(sessionId))?.status === 'idle');
     expect(await store.findRun(sessionId)).toMatchObject({ turns: 2, title: 'Give the first answer.', status: 'idle', ended_at: null });
@@ -310,32 +322,56 @@ describe('sessions on the in-process store with a data directory', () => {
     await workers.pop()?.close();
   });
 
+  /** Runs `body` noting the promise rejections nobody handled. */
+  async function noteUnhandled(body: (unhandled: unknown[]) => Promise<void>): Promise<void> {
+    const unhandled: unknown[] = [];
+    const note = (reason: unknown) => unhandled.push(reason);
+    process.on('unhandledRejection', note);
+    try {
+      await body(unhandled);
+    } finally {
+      process.off('unhandledRejection', note);
+    }
+  }
+
   // Linux's /dev/full: every write to it fails with ENOSPC, as on a full disk.
   (existsSync('/dev/full') ? it : it.skip)(
-    "a store that cannot write (a full disk) stops the session's CLI, never the process",
-    async () => {
-      const dataDir = join(dir, 'data');
-      const store = open(dataDir);
-      work(store);
-      const unhandled: unknown[] = [];
-      const note = (reason: unknown) => unhandled.push(reason);
-      process.on('unhandledRejection', note);
-      try {
+    'a store that cannot write (a full disk) fails the turn at its message: no CLI starts, the process goes on',
+    () =>
+      noteUnhandled(async (unhandled) => {
+        const dataDir = join(dir, 'data');
+        const store = open(dataDir);
+        work(store);
         const sessionId = await store.openSession(claudeJob());
         symlinkSync('/dev/full', join(dataDir, 'runs', `${sessionId}.jsonl`));
         await store.sendMessage(sessionId, 'Give the first answer.');
-        await eventually('the CLI started', () => pidsStarted().length === 1);
-        const [pid] = pidsStarted();
-        await eventually('the CLI stopped', () => !isRunning(pid));
         // The turn was released: the session takes its next message.
         await eventually('the turn released', async () => (await store.countRuns('nobody')).waiting === 0);
         await new Promise((resolve) => setTimeout(resolve, 100));
+        expect(starts()).toEqual([]);
         expect(unhandled).toEqual([]);
-      } finally {
-        process.off('unhandledRejection', note);
-      }
-    },
+      }),
   );
+
+  it("a store that stops writing during a turn (its disk filled) stops the session's CLI, never the process", () =>
+    noteUnhandled(async (unhandled) => {
+      const store = open(join(dir, 'data'));
+      work(store);
+      const sessionId = await store.openSession(claudeJob());
+      // The turn's message is written; every write after it fails, as the journal's on a disk just filled.
+      const append = store.append.bind(store);
+      store.append = async (runId, event) => {
+        if (event.kind !== 'user_message') throw Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
+        return append(runId, event);
+      };
+      await store.sendMessage(sessionId, 'Give the first answer.');
+      await eventually('the CLI started', () => pidsStarted().length === 1);
+      const [pid] = pidsStarted();
+      await eventually('the CLI stopped', () => !isRunning(pid));
+      await eventually('the turn released', async () => (await store.countRuns('nobody')).waiting === 0);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(unhandled).toEqual([]);
+    }));
 });
 
 describe('sessions on Redis with two workers', () => {
