@@ -1,17 +1,25 @@
 /**
- * The page `GET /` serves: start a run (CLI, prompt, model, who answers approvals) and watch it as
- * its events arrive. Its files are real assets in `page/` (HTML, CSS, and vanilla JS with no build
- * step); this module fills in what comes from the registry (the CLIs a run can use) and serves them,
- * each at its own path, with the page's security headers: the CSP lets the page load only these
- * files, so no inline script or style runs.
+ * The page `GET /` serves: the caller's conversations and runs (newest first, with status, cost,
+ * first prompt line and time), a form to start either (CLI, prompt, model, who answers approvals),
+ * and the one opened read from its first event and followed as its events arrive: a conversation
+ * continued with a message box, its turn interrupted, or ended; a run cancelled; approvals answered;
+ * the workspace's diff shown where there is one. Its files are real assets in `page/` (HTML, CSS,
+ * and vanilla JS with no build step); this module fills in what comes from the registry (the CLIs a
+ * run can use) and serves them, each at its own path, with the page's security headers: the CSP
+ * lets the page load only these files, so no inline script or style runs.
  *
- * Test ids (`data-testid`): the form `start-form`, `provider`, `model`, `approvals`, `prompt`,
- * `start`, `form-error`; the run `run`, `run-id`, `status` (`data-state`), `cost`, `cancel`,
- * `connection`, `transcript`, `notice`; in the transcript `assistant-text`, `thinking`, `tool-call`
- * (`data-tool-call-id`, `data-state` running/done/error) with `tool-name`, `tool-input`,
- * `tool-output`, `approval` (`data-approval-id`, `data-state` pending/allow/deny/cancelled) with
- * `approval-subject`, `approval-details`, `approval-allow`, `approval-deny`, `approval-decision`,
- * then `error` and `result`.
+ * Test ids (`data-testid`): the lists `history`, `new`, `refresh`, `sessions`, `runs`,
+ * `more-sessions`, `more-runs`, `history-error`, each `history-item` (`data-id`, `data-kind`,
+ * `data-state`) with `item-title`, `item-status`, `item-cost`, `item-created`, `item-provider`; the
+ * form `start-form`, `prompt`, `kind`, `provider`, `model`, `approvals`, `start`, `form-error`; the
+ * one opened `run`, `run-kind`, `run-id`, `status` (`data-state`), `cost`, `cancel` (a
+ * conversation's Interrupt), `end`, `connection`, `transcript`, `notice`, `diff-box`,
+ * `diff-summary`, `diff`, `message-form`, `message`, `send`, `message-error`; in the transcript
+ * `user-message` (`data-turn`), `assistant-text`, `thinking`, `tool-call` (`data-tool-call-id`,
+ * `data-state` running/done/error) with `tool-name`, `tool-input`, `tool-output`, `approval`
+ * (`data-approval-id`, `data-state` pending/allow/deny/cancelled) with `approval-subject`,
+ * `approval-details`, `approval-allow`, `approval-deny`, `approval-decision`, then `error` and
+ * `result`.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';

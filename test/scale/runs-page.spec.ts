@@ -26,9 +26,9 @@ describe('the runs page', () => {
 
   it("lists the registry's session CLIs as its options, by id and name, in the registry's order", async () => {
     const html = await (await get('/')).text();
-    const options = [...html.matchAll(/<option value="([^"]+)">([^<]+)<\/option>/g)].map(([, id, name]) => [id, name]);
-    const approvals = ['ask', 'allow', 'deny'];
-    expect(options.filter(([id]) => !approvals.includes(id))).toEqual(SESSION_CLI_IDS.map((id) => [id, CLIS[id].name]));
+    const providers = /<select id="provider"[^>]*>([^]*?)<\/select>/.exec(html)?.[1] ?? '';
+    const options = [...providers.matchAll(/<option value="([^"]+)">([^<]+)<\/option>/g)].map(([, id, name]) => [id, name]);
+    expect(options).toEqual(SESSION_CLI_IDS.map((id) => [id, CLIS[id].name]));
     expect(SESSION_CLI_IDS.length).toBeGreaterThan(3);
   });
 
@@ -61,6 +61,9 @@ describe('the runs page', () => {
       StreamedText: new () => { delta(text: string): string; whole(text: string): string };
       messageText(content: JsonValue[]): string;
       toolOutputText(content: JsonValue | undefined): string;
+      costText(usage: unknown): string;
+      changesText(changes: unknown): string;
+      whenText(iso: unknown): string;
     };
     // Values made in another context: compared by their JSON, as the page shows them.
     const same = (a: unknown, b: unknown) => expect(JSON.stringify(a)).toEqual(JSON.stringify(b));
@@ -109,6 +112,21 @@ describe('the runs page', () => {
         same(text.toolOutputText({ [field]: 'x' }), toolOutputText({ [field]: 'x' }));
         for (const later of fields) same(text.toolOutputText({ [field]: '', [later]: 'y' }), toolOutputText({ [field]: '', [later]: 'y' }));
       }
+    });
+
+    it("the page's own wording of a record's figures: usage, changes, times", () => {
+      const usage = { input_tokens: 12, output_tokens: 30, total_tokens: 42, cost_usd: 0.01234 };
+      expect(text.costText(usage)).toBe('42 tokens (12 in, 30 out) · $0.0123');
+      // No price reported (null) or $0: left out, not shown as free.
+      expect(text.costText({ ...usage, cost_usd: null })).toBe('42 tokens (12 in, 30 out)');
+      expect(text.costText({ ...usage, cost_usd: 0 })).toBe('42 tokens (12 in, 30 out)');
+      expect(text.costText(null)).toBe('');
+      expect(text.changesText({ files: 2, insertions: 3, deletions: 1 })).toBe('2 files changed, +3 −1');
+      expect(text.changesText({ files: 1, insertions: 1, deletions: 0 })).toBe('1 file changed, +1 −0');
+      expect([text.changesText({ files: 0, insertions: 0, deletions: 0 }), text.changesText(null)]).toEqual(['', '']);
+      const at = new Date(2026, 0, 5, 9, 7);
+      expect(text.whenText(at.toISOString())).toBe('2026-01-05 09:07');
+      expect([text.whenText(null), text.whenText('not a time')]).toEqual(['', '']);
     });
   });
 });

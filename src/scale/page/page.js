@@ -1,10 +1,13 @@
 /*
- * The runs page's script (served by src/scale/runs-page.ts; text.js before it): start a run and watch
- * it as its events arrive over GET /runs/:id/events. Vanilla JS, nothing fetched from elsewhere.
+ * The runs page's script (served by src/scale/runs-page.ts; text.js before it): the caller's
+ * conversations (GET /sessions) and runs (GET /runs), newest first; start either; open one to read
+ * its whole event stream (GET …/events) and follow it; continue a conversation (POST
+ * /sessions/:id/messages), interrupt its turn or end it (DELETE), cancel a run, answer approvals,
+ * and read what it changed in its worktree (GET …/diff). Vanilla JS, nothing fetched from elsewhere.
  *
- * The run id lives in the URL (#run=<id>): a reload opens the stream afresh, which replays the run
- * from its first event, so the view is rebuilt from the events alone and then follows the run.
- * Event data only ever reaches the page as textContent, never as markup.
+ * What is open lives in the URL (#session=<id> or #run=<id>): a reload opens the stream afresh,
+ * which replays it from its first event, so the view is rebuilt from the events alone and then
+ * follows them. Event data only ever reaches the page as textContent, never as markup.
  *
  * The API's token comes in the URL's fragment (/#token=…, which no request carries): the page keeps
  * it in the tab's sessionStorage, takes it out of the address bar, and sends it as a bearer token
@@ -20,8 +23,11 @@
   var isObject = pageText.isObject,
     StreamedText = pageText.StreamedText,
     messageText = pageText.messageText,
-    outputText = pageText.toolOutputText;
-  /** The run on screen: its id and its event stream. */
+    outputText = pageText.toolOutputText,
+    costText = pageText.costText,
+    changesText = pageText.changesText,
+    whenText = pageText.whenText;
+  /** What is on screen: `{kind: 'session'|'run', id, view, stop}`, or null. */
   var current = null;
 
   /** The bearer token: from the fragment once (then out of the address bar), else the tab's copy. */
@@ -52,16 +58,19 @@
   function clip(text) {
     return text.length > 2000 ? text.slice(0, 2000) + '…' : text;
   }
-  function runPath(runId, rest) {
-    return '/runs/' + encodeURIComponent(runId) + rest;
+  /** The API path of a session or a run (`kind`), and `rest` after it. */
+  function apiPath(kind, id, rest) {
+    return (kind === 'session' ? '/sessions/' : '/runs/') + encodeURIComponent(id) + rest;
   }
 
-  function post(path, body) {
-    return fetch(path, {
-      method: 'POST',
-      headers: authorized({ 'content-type': 'application/json' }),
-      body: JSON.stringify(body || {}),
-    }).then(function (response) {
+  /** Calls the API: answers the JSON answer ({} for none), or fails with the API's `error`. */
+  function call(method, path, body) {
+    var init = { method: method, headers: authorized({}) };
+    if (method === 'POST') {
+      init.headers['content-type'] = 'application/json';
+      init.body = JSON.stringify(body || {});
+    }
+    return fetch(path, init).then(function (response) {
       return response
         .json()
         .catch(function () {
@@ -72,6 +81,9 @@
           return answer;
         });
     });
+  }
+  function post(path, body) {
+    return call('POST', path, body);
   }
 
   /** A tool's input for reading: its shell command when it has one, else its JSON. */
@@ -175,26 +187,43 @@
     };
   }
 
-  /** Shows the run runId from its first event on (or nothing when there is none). */
-  function show(runId) {
+  /**
+   * Shows `target` (`{kind, id}`, from the URL) from its first event on, or nothing when null. A
+   * conversation has a message box, Interrupt (for its running turn) and End; a run has Cancel.
+   */
+  function show(target) {
     if (current) current.stop();
     current = null;
+    clearTimeout(diffTimer);
     $('transcript').replaceChildren();
-    $('run').hidden = !runId;
-    if (!runId) return;
-    $('run-id').textContent = runId;
+    $('diff-box').hidden = true;
+    $('diff-box').open = false;
+    $('run').hidden = !target;
+    markCurrent();
+    if (!target) return;
+    var session = target.kind === 'session';
+    $('run-kind').textContent = session ? 'Conversation' : 'Run';
+    $('run-id').textContent = target.id;
     $('cost').textContent = '';
     $('connection').hidden = true;
-    $('cancel').disabled = false;
-    setStatus('waiting', 'waiting for a worker');
-    // Without a Last-Event-ID the stream starts at the run's first event: the view is rebuilt from them.
-    var view = new RunView(runId);
+    $('cancel').textContent = session ? 'Interrupt' : 'Cancel';
+    // A conversation's Interrupt waits for a turn; a run's Cancel works at once (before a worker takes it too).
+    $('cancel').disabled = session;
+    $('end').hidden = !session;
+    $('end').disabled = false;
+    $('message-form').hidden = !session;
+    $('send').disabled = false;
+    $('message-error').hidden = true;
+    if (session) setStatus('idle', 'idle');
+    else setStatus('waiting', 'waiting for a worker');
+    // Without a Last-Event-ID the stream starts at the first event: the view is rebuilt from them.
+    var view = new RunView(target);
     var stop = followEvents(
-      runPath(runId, '/events'),
+      apiPath(target.kind, target.id, '/events'),
       function (data) {
         view.render(JSON.parse(data));
       },
-      // The run is over (or unknown): nothing more to follow.
+      // Over (or unknown): nothing more to follow.
       function () {
         $('connection').hidden = true;
         view.ended();
@@ -203,12 +232,52 @@
         $('connection').hidden = connected;
       },
     );
-    current = { runId: runId, stop: stop };
+    current = { kind: target.kind, id: target.id, view: view, stop: stop };
+    markCurrent();
+    // A conversation's figures are its record's (all its turns); a run's come with its events.
+    if (session) showRecordCost(current);
   }
 
-  /** The transcript of one run, built event by event. */
-  function RunView(runId) {
-    this.runId = runId;
+  /** The cost bar of `shown` from its record (a conversation: every turn's usage added up), if it is still on screen. */
+  function showRecordCost(shown) {
+    call('GET', apiPath(shown.kind, shown.id, '')).then(
+      function (record) {
+        if (current === shown) $('cost').textContent = costText(record.usage);
+      },
+      function () {
+        // Unknown or gone: the stream says so.
+      },
+    );
+  }
+
+  var diffTimer = null;
+  /** Shows the workspace's diff of what is on screen (soon: a replay has many results, the last one counts). */
+  function loadDiffSoon(changes) {
+    clearTimeout(diffTimer);
+    var shown = current;
+    diffTimer = setTimeout(function () {
+      fetch(apiPath(shown.kind, shown.id, '/diff'), { headers: authorized({}) })
+        .then(function (response) {
+          return response.ok ? response.text() : null;
+        })
+        .then(
+          function (patch) {
+            if (current !== shown || patch === null) return;
+            $('diff-summary').textContent = 'Changes: ' + changesText(changes);
+            $('diff').textContent = patch;
+            $('diff-box').hidden = false;
+          },
+          function () {
+            // Not shown: the next result asks again.
+          },
+        );
+    }, 200);
+  }
+
+  /** The transcript of one conversation or run, built event by event. */
+  function RunView(target) {
+    this.kind = target.kind;
+    this.id = target.id;
     this.transcript = $('transcript');
     this.text = new StreamedText();
     this.thought = new StreamedText();
@@ -218,12 +287,17 @@
     this.approvals = new Map();
     this.events = 0;
     this.finished = false;
+    /** A conversation: the number of the turn its events are of (0 before the first). */
+    this.turn = 0;
   }
 
   RunView.prototype.render = function (event) {
     var p = event.payload || {};
-    if (this.events++ === 0 && !this.finished) setStatus('running', 'running');
+    if (this.events++ === 0 && !this.finished && this.kind === 'run') setStatus('running', 'running');
     switch (event.kind) {
+      case 'user_message':
+        this.userMessage(p);
+        break;
       case 'assistant_delta':
         this.say('text', this.text.delta(p.content || ''));
         break;
@@ -258,6 +332,24 @@
       default:
         break;
     }
+  };
+
+  /**
+   * A conversation's message: a turn begins. Only the server's own (its turn's number in
+   * metadata.turn): a CLI's echo of the prompt (Codex's) has none and would say it twice.
+   */
+  RunView.prototype.userMessage = function (p) {
+    var turn = isObject(p.metadata) ? p.metadata.turn : undefined;
+    if (typeof turn !== 'number') return;
+    this.turn = turn;
+    this.text = new StreamedText();
+    this.thought = new StreamedText();
+    var node = el('div', 'user-message', 'user-message', messageText(p.content));
+    node.dataset.turn = String(turn);
+    this.add(node);
+    this.finished = false;
+    setStatus('running', 'turn ' + turn + ' running');
+    $('cancel').disabled = false;
   };
 
   /** Streamed text or thinking: appended to the open block of its kind, or a new block. */
@@ -313,11 +405,11 @@
     var deny = el('button', 'deny', 'approval-deny', 'Deny');
     var decision = el('span', 'approval-decision', 'approval-decision', 'waiting for an answer');
     allow.type = deny.type = 'button';
-    var runId = this.runId;
+    var path = apiPath(this.kind, this.id, '/approvals/' + encodeURIComponent(approvalId));
     var answer = function (choice) {
       allow.disabled = deny.disabled = true;
       decision.textContent = 'sending ' + choice + '…';
-      post(runPath(runId, '/approvals/' + encodeURIComponent(approvalId)), { decision: choice }).then(
+      post(path, { decision: choice }).then(
         function () {
           if (box.dataset.state === 'pending') decision.textContent = choice + ' sent, waiting for the CLI';
         },
@@ -371,10 +463,8 @@
   };
 
   RunView.prototype.cost = function (p) {
-    var text = (p.total_tokens || 0) + ' tokens (' + (p.input_tokens || 0) + ' in, ' + (p.output_tokens || 0) + ' out)';
-    // Some CLIs report no cost: $0 would say it was free.
-    if (p.cost_usd > 0) text += ' · $' + p.cost_usd.toFixed(4);
-    $('cost').textContent = text;
+    // A conversation's cost is its record's, every turn added up (read at each turn's end).
+    if (this.kind === 'run') $('cost').textContent = costText(p);
   };
 
   RunView.prototype.error = function (p) {
@@ -390,38 +480,143 @@
 
   RunView.prototype.result = function (p) {
     var status = String(p.status);
-    var node = el('div', 'result', 'result', 'Run ' + status + (p.stop_reason ? ' (' + p.stop_reason + ')' : ''));
+    var session = this.kind === 'session';
+    var what = session ? 'Turn ' + this.turn + ' ' : 'Run ';
+    var node = el('div', 'result', 'result', what + status + (p.stop_reason ? ' (' + p.stop_reason + ')' : ''));
     node.dataset.status = status;
     this.add(node);
     this.finished = true;
-    setStatus(status, status);
+    // A conversation waits for its next message; a run is over.
+    if (session) setStatus('idle', 'idle');
+    else setStatus(status, status);
     $('cancel').disabled = true;
+    var changes = isObject(p.metadata) ? p.metadata.changes : undefined;
+    if (changesText(changes) !== '') loadDiffSoon(changes);
+    if (session) showRecordCost(current);
+    refreshListsSoon();
   };
 
-  /** The stream ended: the run is over (an unknown or expired run ends at once, with no events). */
+  /** The stream ended: the run is over, the conversation closed (an unknown or expired one ends at once, with no events). */
   RunView.prototype.ended = function () {
     $('cancel').disabled = true;
+    $('end').disabled = true;
+    $('send').disabled = true;
     // An approval left open (a run whose worker was lost) can no longer be answered.
     this.approvals.forEach(function (approval) {
       approval.buttons.forEach(function (button) {
         button.disabled = true;
       });
     });
-    if (this.events === 0) this.add(el('div', 'notice', 'notice', 'No events: this server does not know the run (or it expired).'));
-    if (!this.finished) setStatus('ended', 'ended');
+    var what = this.kind === 'session' ? 'conversation' : 'run';
+    if (this.events === 0)
+      this.add(el('div', 'notice', 'notice', 'No events: this server does not know the ' + what + ' (or it expired).'));
+    if (this.kind === 'session') setStatus('closed', 'closed');
+    else if (!this.finished) setStatus('ended', 'ended');
+    refreshListsSoon();
   };
+
+  /**
+   * The caller's conversations and runs, newest first, a page at a time (`next`): each a link that
+   * opens it, with its status, cost, first prompt line and when it was created.
+   */
+  var lists = {
+    session: { path: '/sessions', items: $('sessions'), more: $('more-sessions'), next: null },
+    run: { path: '/runs', items: $('runs'), more: $('more-runs'), next: null },
+  };
+
+  function historyItem(record) {
+    var item = el('li', 'item', 'history-item');
+    item.dataset.id = record.id;
+    item.dataset.kind = record.kind;
+    item.dataset.state = record.status;
+    var link = el('a', 'item-title', 'item-title', record.title || '(no message yet)');
+    link.href = '#' + record.kind + '=' + encodeURIComponent(record.id);
+    var status = el('span', 'status', 'item-status', record.status);
+    status.dataset.state = record.status;
+    var facts = el('div', 'item-facts');
+    facts.append(
+      status,
+      el('span', 'item-cost', 'item-cost', costText(record.usage) || 'no usage yet'),
+      el('span', 'item-created', 'item-created', whenText(record.created_at)),
+      el('span', 'item-provider', 'item-provider', record.provider + (record.kind === 'session' ? ' · ' + record.turns + ' turn(s)' : '')),
+    );
+    item.append(link, facts);
+    return item;
+  }
+
+  /** Loads the first page of `kind`'s list again, or (`more`) the page after the last one shown. */
+  function loadList(kind, more) {
+    var list = lists[kind];
+    var path = list.path + '?limit=20' + (more && list.next ? '&before=' + encodeURIComponent(list.next) : '');
+    return call('GET', path).then(
+      function (page) {
+        if (!more) list.items.replaceChildren();
+        page.runs.forEach(function (record) {
+          list.items.append(historyItem(record));
+        });
+        list.next = page.next;
+        list.more.hidden = !page.next;
+        markCurrent();
+      },
+      function (error) {
+        $('history-error').textContent = 'Could not list: ' + error.message;
+        $('history-error').hidden = false;
+      },
+    );
+  }
+
+  function refreshLists() {
+    $('history-error').hidden = true;
+    loadList('session', false);
+    loadList('run', false);
+  }
+  var listTimer = null;
+  /** Refreshes the lists once things settle (a replayed conversation ends many turns at once). */
+  function refreshListsSoon() {
+    clearTimeout(listTimer);
+    listTimer = setTimeout(refreshLists, 300);
+  }
+
+  /** Marks the item on screen in the lists. */
+  function markCurrent() {
+    document.querySelectorAll('[data-testid="history-item"]').forEach(function (item) {
+      if (current && item.dataset.id === current.id) item.setAttribute('aria-current', 'true');
+      else item.removeAttribute('aria-current');
+    });
+  }
+
+  $('refresh').addEventListener('click', refreshLists);
+  $('more-sessions').addEventListener('click', function () {
+    loadList('session', true);
+  });
+  $('more-runs').addEventListener('click', function () {
+    loadList('run', true);
+  });
 
   $('start-form').addEventListener('submit', function (submit) {
     submit.preventDefault();
-    var body = { provider: $('provider').value, prompt: $('prompt').value, approvals: $('approvals').value };
-    if ($('model').value.trim() !== '') body.model = $('model').value.trim();
+    var options = { provider: $('provider').value, approvals: $('approvals').value };
+    if ($('model').value.trim() !== '') options.model = $('model').value.trim();
+    var prompt = $('prompt').value;
+    var kind = $('kind').value;
     $('start').disabled = true;
     $('form-error').hidden = true;
-    post('/runs', body)
+    var started =
+      kind === 'session'
+        ? // A conversation: opened, then the prompt is its first message.
+          post('/sessions', options).then(function (answer) {
+            location.hash = 'session=' + encodeURIComponent(answer.id);
+            return post(apiPath('session', answer.id, '/messages'), { text: prompt });
+          })
+        : post('/runs', Object.assign({ prompt: prompt }, options)).then(function (answer) {
+            // The hash names the run: hashchange shows it, and a reload shows it again.
+            location.hash = 'run=' + encodeURIComponent(answer.id);
+          });
+    started
       .then(
-        // The hash names the run: hashchange shows it, and a reload shows it again.
-        function (answer) {
-          location.hash = 'run=' + encodeURIComponent(answer.id);
+        function () {
+          $('prompt').value = '';
+          refreshLists();
         },
         function (error) {
           $('form-error').textContent = error.message;
@@ -433,19 +628,57 @@
       });
   });
 
+  $('message-form').addEventListener('submit', function (submit) {
+    submit.preventDefault();
+    if (!current || current.kind !== 'session') return;
+    var shown = current;
+    $('send').disabled = true;
+    $('message-error').hidden = true;
+    post(apiPath('session', shown.id, '/messages'), { text: $('message').value })
+      .then(
+        function () {
+          if (current !== shown) return;
+          $('message').value = '';
+          // Queued: its turn shows once a worker takes it (its message comes back in the stream).
+          if (shown.view.finished || shown.view.turn === 0) setStatus('waiting', 'waiting for a worker');
+        },
+        function (error) {
+          $('message-error').textContent = error.message;
+          $('message-error').hidden = false;
+        },
+      )
+      .finally(function () {
+        if (current === shown && $('status').dataset.state !== 'closed') $('send').disabled = false;
+      });
+  });
+
   $('cancel').addEventListener('click', function () {
     if (!current) return;
     $('cancel').disabled = true;
-    post(runPath(current.runId, '/cancel')).catch(function () {
+    post(apiPath(current.kind, current.id, current.kind === 'session' ? '/interrupt' : '/cancel')).catch(function () {
       $('cancel').disabled = false;
     });
   });
 
-  function runInHash() {
-    return new URLSearchParams(location.hash.slice(1)).get('run');
+  $('end').addEventListener('click', function () {
+    if (!current || current.kind !== 'session') return;
+    $('end').disabled = true;
+    // Its stream ends with it: the view says closed, and the lists are refreshed.
+    call('DELETE', apiPath('session', current.id, '')).catch(function () {
+      $('end').disabled = false;
+    });
+  });
+
+  /** What the URL names: `{kind, id}` from #session=<id> or #run=<id>, or null. */
+  function targetInHash() {
+    var params = new URLSearchParams(location.hash.slice(1));
+    if (params.get('session')) return { kind: 'session', id: params.get('session') };
+    if (params.get('run')) return { kind: 'run', id: params.get('run') };
+    return null;
   }
   window.addEventListener('hashchange', function () {
-    show(runInHash());
+    show(targetInHash());
   });
-  show(runInHash());
+  show(targetInHash());
+  refreshLists();
 })();

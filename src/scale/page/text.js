@@ -2,7 +2,8 @@
  * The page's text rules: what the library's projections do to a run's events before a client reads
  * them, for a browser (no build step, no modules). Each function is the rule of the library function
  * it names, and test/scale/runs-page.spec.ts checks them against it over generated inputs: change one,
- * change both.
+ * change both. After them, the page's own wording of a record's figures (usage, changes, times),
+ * which has no library counterpart (tested there too).
  */
 'use strict';
 var pageText = (function () {
@@ -73,5 +74,51 @@ var pageText = (function () {
     return JSON.stringify(content);
   }
 
-  return { isObject: isObject, StreamedText: StreamedText, messageText: messageText, toolOutputText: toolOutputText };
+  /**
+   * Tokens and price (a `cost_update` payload, or a record's `usage`): "N tokens (I in, O out) · $P",
+   * the price left out when the CLI reported none ($0 would say it was free); '' for no usage.
+   */
+  function costText(usage) {
+    if (!isObject(usage)) return '';
+    var text = (usage.total_tokens || 0) + ' tokens (' + (usage.input_tokens || 0) + ' in, ' + (usage.output_tokens || 0) + ' out)';
+    if (typeof usage.cost_usd === 'number' && usage.cost_usd > 0) text += ' · $' + usage.cost_usd.toFixed(4);
+    return text;
+  }
+
+  /** A record's `changes`: "N files changed, +I −D"; '' when none (no worktree, or nothing changed). */
+  function changesText(changes) {
+    if (!isObject(changes) || !(changes.files > 0)) return '';
+    return changes.files + (changes.files === 1 ? ' file' : ' files') + ' changed, +' + changes.insertions + ' −' + changes.deletions;
+  }
+
+  function twoDigits(number) {
+    return (number < 10 ? '0' : '') + number;
+  }
+
+  /** An ISO 8601 time as "YYYY-MM-DD HH:MM" in the browser's time zone; '' for none. */
+  function whenText(iso) {
+    var date = new Date(iso);
+    if (typeof iso !== 'string' || isNaN(date.getTime())) return '';
+    return (
+      date.getFullYear() +
+      '-' +
+      twoDigits(date.getMonth() + 1) +
+      '-' +
+      twoDigits(date.getDate()) +
+      ' ' +
+      twoDigits(date.getHours()) +
+      ':' +
+      twoDigits(date.getMinutes())
+    );
+  }
+
+  return {
+    isObject: isObject,
+    StreamedText: StreamedText,
+    messageText: messageText,
+    toolOutputText: toolOutputText,
+    costText: costText,
+    changesText: changesText,
+    whenText: whenText,
+  };
 })();
