@@ -12,44 +12,27 @@
  * page can send without the user's help, and to frame the runs page; nothing is queued, nothing
  * starts, and the frame is not rendered.
  *
- * `UPDATE_README_SCREENSHOT=1` also writes the final screenshot to docs/runs-page.png.
+ * Conversations on the page (the list, a message box, a restart of `serve`): page-sessions.spec.ts.
  */
 import { randomBytes } from 'node:crypto';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, request as httpRequest, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { createRunsHandler, createWorker, openRunStore, type RunJob, type RunStore } from '../../src';
 import { runsPageAssets } from '../../src/scale/runs-page';
 import type { ScriptedTurn } from '../scripted/script';
 import { startScriptedCli, type ScriptedCli } from '../scripted/setup';
 import { SLOW_TEXT } from './harness';
+import { checkScreenshot, launchChromium, MIN_COLORS, until, VIEWPORT, WAIT_MS } from './page-browser';
 import { differingPixels, distinctColors, pixelAt, readPng, type Png } from './png';
 
-const CHROMIUM = '/usr/bin/chromium';
-// Without the background-networking flags Chromium's attempts to reach the (closed) network pile up.
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
-const VIEWPORT = { width: 1000, height: 760 };
-/** A screenshot of a page with text on it has far more colours than this (anti-aliasing); a blank one has 1. */
-const MIN_COLORS = 32;
-const README_SCREENSHOT = join(__dirname, '..', '..', 'docs', 'runs-page.png');
 /** The principal of the one token a served API has. */
 const PRINCIPAL = 'default';
 /** A run id no store has. */
 const UNKNOWN_RUN = '00000000-0000-0000-0000-000000000000';
-/** How long a wait of this file's own (`until`) lasts before it fails: the machine may be loaded. */
-const WAIT_MS = 60_000;
 
 /**
  * Records every event stream the page opens (it reads them with fetch) and how each ended: `ended`
@@ -116,15 +99,6 @@ async function listen(server: Server, host: string): Promise<string> {
 async function closeServer(server: Server): Promise<void> {
   server.closeAllConnections();
   await new Promise((resolve) => server.close(resolve));
-}
-
-/** Waits (polling) until `check` holds; fails after WAIT_MS saying what it waited for. */
-async function until(what: string, check: () => boolean | Promise<boolean>): Promise<void> {
-  const deadline = Date.now() + WAIT_MS;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`waited ${WAIT_MS} ms in vain until ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
 }
 
 /** The JSON `error` a refusal is sent with, caught as the handler ends the response. */
@@ -285,8 +259,7 @@ describe('the runs page in Chromium, over the real claude CLI', () => {
   const cleanups: (() => Promise<void>)[] = [];
 
   beforeAll(async () => {
-    if (!existsSync(CHROMIUM)) throw new Error(`this test drives Debian's Chromium at ${CHROMIUM}: apt-get install -y chromium`);
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+    browser = await launchChromium();
     shots = mkdtempSync(join(tmpdir(), 'runs-page-shots-'));
   });
 
@@ -354,9 +327,10 @@ describe('the runs page in Chromium, over the real claude CLI', () => {
     expect(existsSync(runs.cli.marker)).toBe(false);
   }
 
-  /** Starts a run from the form (claude, who answers approvals left at its default); answers the run id in the URL. */
+  /** Starts a one-shot run from the form (claude, who answers approvals left at its default); answers the run id in the URL. */
   async function startRun(page: Page, prompt: string): Promise<string> {
     expect(await page.getByTestId('approvals').inputValue()).toBe('ask');
+    await page.getByTestId('kind').selectOption('run');
     await page.getByTestId('provider').selectOption('claude');
     await page.getByTestId('prompt').fill(prompt);
     await page.getByTestId('start').click();
@@ -388,17 +362,9 @@ describe('the runs page in Chromium, over the real claude CLI', () => {
     return (await page.getByTestId('assistant-text').allTextContents()).join('');
   }
 
-  /**
-   * A screenshot, checked as an image: a PNG that decodes (signature, chunk CRCs, zlib, filters) to
-   * the viewport's size, with more than MIN_COLORS colours (a blank or single-colour page fails).
-   */
-  async function checkScreenshot(page: Page, name: string): Promise<{ path: string; png: Png }> {
-    const path = join(shots, `${name}.png`);
-    await page.screenshot({ path });
-    const png = readPng(readFileSync(path));
-    expect([png.width, png.height]).toEqual([VIEWPORT.width, VIEWPORT.height]);
-    expect(distinctColors(png)).toBeGreaterThan(MIN_COLORS);
-    return { path, png };
+  /** A screenshot checked as an image (page-browser.ts), kept in this run's directory. */
+  function screenshot(page: Page, name: string): Promise<{ path: string; png: Png }> {
+    return checkScreenshot(page, shots, name);
   }
 
   /**
@@ -440,7 +406,7 @@ describe('the runs page in Chromium, over the real claude CLI', () => {
     expect(await page.getByTestId('approval-subject').textContent()).toBe('Approve Bash?');
     expect(await page.getByTestId('approval-details').textContent()).toContain('$ touch made-by-tool.txt');
     await untilStatus(page, 'running');
-    const asking = await checkScreenshot(page, '1-approval');
+    const asking = await screenshot(page, '1-approval');
     // The screenshot shows the Allow button where the page lays it out, in its colour (the left padding, clear of the label).
     const box = await allow.boundingBox();
     const green = pixelAt(asking.png, (box?.x ?? 0) + 4, (box?.y ?? 0) + (box?.height ?? 0) / 2);
@@ -473,8 +439,15 @@ describe('the runs page in Chromium, over the real claude CLI', () => {
     expect(await page.getByTestId('cancel').isDisabled()).toBe(true);
     expect(existsSync(join(served.cli.cwd, 'made-by-tool.txt'))).toBe(true);
     expect(await streamClosed(page)).toEqual([200]);
-    const done = await checkScreenshot(page, '2-completed');
+    const done = await screenshot(page, '2-completed');
     expect(differingPixels(asking.png, done.png)).toBeGreaterThan(1000);
+
+    // Listed among the caller's runs: its prompt's first line, its status and its cost.
+    const item = page.locator(`[data-testid="history-item"][data-id="${runId}"]`);
+    await page.locator(`#runs [data-testid="history-item"][data-id="${runId}"][data-state="completed"]`).waitFor();
+    expect(await item.getByTestId('item-title').textContent()).toBe('Create made-by-tool.txt.');
+    expect(await item.getByTestId('item-cost').textContent()).toMatch(/^\d+ tokens \(\d+ in, \d+ out\) · \$\d+\.\d{4}$/);
+    expect(await item.getAttribute('aria-current')).toBe('true');
 
     // Reloaded after the run: the same view, rebuilt from the replayed events.
     const finished = await viewOf(page);
@@ -483,11 +456,7 @@ describe('the runs page in Chromium, over the real claude CLI', () => {
     expect(page.url()).not.toContain('token=');
     expect(await viewOf(page)).toEqual(finished);
     expect(await streamClosed(page)).toEqual([200]);
-    await checkScreenshot(page, '3-reloaded');
-    if (process.env.UPDATE_README_SCREENSHOT === '1') {
-      mkdirSync(join(README_SCREENSHOT, '..'), { recursive: true });
-      copyFileSync(done.path, README_SCREENSHOT);
-    }
+    await screenshot(page, '3-reloaded');
 
     expect(pageErrors).toEqual([]);
     // Self-contained: the page asked nothing of any other origin.
@@ -498,7 +467,10 @@ describe('the runs page in Chromium, over the real claude CLI', () => {
     // Each load of the page: its document, then the files it names (runs-page.ts), in order.
     const pageLoad = [...runsPageAssets().keys()].map((path) => `GET ${path}`);
     expect(pageLoad).toEqual(['GET /', 'GET /page.css', 'GET /text.js', 'GET /page.js']);
-    expect(served.requests.filter((request) => !request.startsWith('GET /favicon'))).toEqual([
+    // The lists (each load, each start and each end: GET /sessions and GET /runs) are asked beside the rest, in no set order.
+    const listing = (request: string) => /^GET \/(runs|sessions)\?limit=20$/.test(request);
+    expect(served.requests.filter((request) => request === 'GET /sessions?limit=20').length).toBeGreaterThanOrEqual(3);
+    expect(served.requests.filter((request) => !request.startsWith('GET /favicon') && !listing(request))).toEqual([
       ...pageLoad,
       'POST /runs',
       events,
@@ -562,7 +534,7 @@ describe('the runs page in Chromium, over the real claude CLI', () => {
     expect(await assistantText(page)).toBe(answer);
     expect(await page.locator('#transcript b').count()).toBe(0);
     expect(await styleOf(page, 'thinking', 'color')).not.toBe(await styleOf(page, 'assistant-text', 'color'));
-    await checkScreenshot(page, 'denied');
+    await screenshot(page, 'denied');
     expect(await streamClosed(page)).toEqual([200]);
     expect(pageErrors).toEqual([]);
   });
@@ -713,6 +685,6 @@ describe('the runs page in Chromium, over the real claude CLI', () => {
     // Its script never ran: no call of the API came from it.
     expect(runs.requests).toEqual(['GET /']);
     await nothingQueued(runs);
-    await checkScreenshot(page, 'framed');
+    await screenshot(page, 'framed');
   });
 });
