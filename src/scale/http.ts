@@ -53,13 +53,15 @@ export interface RunsHandlerOptions extends AccessOptions, RunPolicy {
  *   runs yet; the same policy as a run's); `POST /sessions/:id/messages` `{text}` → 202 `{turn}`:
  *   queues a turn, played after the ones before it on the same CLI (409 past 10 waiting, or once the
  *   session is closed); `GET /sessions/:id/events`: the whole conversation as one SSE stream (the
- *   same cursors and `Last-Event-ID` resume, each turn ending with its `result`, the stream ending
+ *   same cursors and `Last-Event-ID` resume, each turn starting with its message, a `user_message`
+ *   whose `metadata.turn` is its number, and ending with its `result`, the stream ending
  *   when the session is closed); `POST /sessions/:id/interrupt` (ends the running turn),
  *   `POST /sessions/:id/approvals/:approvalId`, `GET /sessions/:id/diff`; `DELETE /sessions/:id`
  *   → 204 closes it (its CLI too), and removes a closed one; `GET /sessions`, `GET /sessions/:id`:
  *   the caller's sessions, as `GET /runs`. On a store that holds no sessions (a custom one): 501.
- * - `GET /`: a page to start runs and watch them (`runs-page.ts`, and its files `/page.css`,
- *   `/text.js`, `/page.js`), which reads its token from the URL's fragment (`/#token=…`).
+ * - `GET /`: a page listing the caller's conversations and runs, to start, read, continue and end
+ *   them (`runs-page.ts`, and its files `/page.css`, `/text.js`, `/page.js`), which reads its token
+ *   from the URL's fragment (`/#token=…`).
  * Answers false for a request it does not handle (404 unless the caller serves it); no request
  * makes it throw.
  */
