@@ -492,8 +492,7 @@
     $('cancel').disabled = true;
     var changes = isObject(p.metadata) ? p.metadata.changes : undefined;
     if (changesText(changes) !== '') loadDiffSoon(changes);
-    if (session) showRecordCost(current);
-    refreshListsSoon();
+    refreshSoon();
   };
 
   /** The stream ended: the run is over, the conversation closed (an unknown or expired one ends at once, with no events). */
@@ -512,7 +511,7 @@
       this.add(el('div', 'notice', 'notice', 'No events: this server does not know the ' + what + ' (or it expired).'));
     if (this.kind === 'session') setStatus('closed', 'closed');
     else if (!this.finished) setStatus('ended', 'ended');
-    refreshListsSoon();
+    refreshSoon();
   };
 
   /**
@@ -570,11 +569,17 @@
     loadList('session', false);
     loadList('run', false);
   }
-  var listTimer = null;
-  /** Refreshes the lists once things settle (a replayed conversation ends many turns at once). */
-  function refreshListsSoon() {
-    clearTimeout(listTimer);
-    listTimer = setTimeout(refreshLists, 300);
+  var refreshTimer = null;
+  /**
+   * After a turn's or a run's end, once things settle (a replayed conversation ends many turns at
+   * once): the lists again, and the cost of the conversation on screen from its record.
+   */
+  function refreshSoon() {
+    clearTimeout(refreshTimer);
+    refreshTimer = setTimeout(function () {
+      refreshLists();
+      if (current && current.kind === 'session') showRecordCost(current);
+    }, 300);
   }
 
   /** Marks the item on screen in the lists. */
