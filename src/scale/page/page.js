@@ -611,7 +611,9 @@
         ? // A conversation: opened, then the prompt is its first message.
           post('/sessions', options).then(function (answer) {
             location.hash = 'session=' + encodeURIComponent(answer.id);
-            return post(apiPath('session', answer.id, '/messages'), { text: prompt });
+            return post(apiPath('session', answer.id, '/messages'), { text: prompt }).then(function (sent) {
+              queued(answer.id, sent.turn);
+            });
           })
         : post('/runs', Object.assign({ prompt: prompt }, options)).then(function (answer) {
             // The hash names the run: hashchange shows it, and a reload shows it again.
@@ -641,11 +643,10 @@
     $('message-error').hidden = true;
     post(apiPath('session', shown.id, '/messages'), { text: $('message').value })
       .then(
-        function () {
+        function (sent) {
           if (current !== shown) return;
           $('message').value = '';
-          // Queued: its turn shows once a worker takes it (its message comes back in the stream).
-          if (shown.view.finished || shown.view.turn === 0) setStatus('waiting', 'waiting for a worker');
+          queued(shown.id, sent.turn);
         },
         function (error) {
           $('message-error').textContent = error.message;
@@ -656,6 +657,11 @@
         if (current === shown && $('status').dataset.state !== 'closed') $('send').disabled = false;
       });
   });
+
+  /** Turn `turn` of conversation `id` is queued: until its message comes back in the stream (a worker took it), it waits. */
+  function queued(id, turn) {
+    if (current && current.id === id && current.view.turn < turn) setStatus('waiting', 'waiting for a worker');
+  }
 
   $('cancel').addEventListener('click', function () {
     if (!current) return;
