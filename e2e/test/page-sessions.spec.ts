@@ -107,12 +107,11 @@ describe('conversations on the page in Chromium, over the real Claude Code behin
     return { page, pageErrors };
   }
 
-  /** The page opened at `/#token=…`, as serve's address with a token; resolves once its lists were answered. */
-  async function openAs(page: Page, base: string, token: string): Promise<void> {
-    await Promise.all([
-      page.waitForResponse((response) => response.url().endsWith('/sessions?limit=20')),
-      page.goto(`${base}/#token=${token}`),
-    ]);
+  /** Runs `navigate` (a load of the page); answers the ids its list of conversations was answered with. */
+  async function listedOn(page: Page, navigate: () => Promise<unknown>): Promise<string[]> {
+    const [listed] = await Promise.all([page.waitForResponse((response) => response.url().endsWith('/sessions?limit=20')), navigate()]);
+    expect(listed.status()).toBe(200);
+    return ((await listed.json()) as { runs: { id: string }[] }).runs.map((session) => session.id);
   }
 
   /** What the conversation shows, element by element: test id, state and text (a container by its state only). */
@@ -145,8 +144,7 @@ describe('conversations on the page in Chromium, over the real Claude Code behin
   it('a conversation started, continued after a restart of serve and a reload, with an approval, a diff, an interrupt and its end', async () => {
     const first = await startServe(0);
     const { page, pageErrors } = await newPage();
-    await openAs(page, first.base, ALICE);
-    expect(await page.getByTestId('history-item').count()).toBe(0);
+    expect(await listedOn(page, () => page.goto(`${first.base}/#token=${ALICE}`))).toEqual([]);
 
     // Started from the form: a conversation (the default), its prompt the first message.
     expect(await page.getByTestId('kind').inputValue()).toBe('session');
@@ -177,8 +175,7 @@ describe('conversations on the page in Chromium, over the real Claude Code behin
     await page.locator('[data-testid="connection"][hidden]').waitFor();
 
     // Reloaded: the same conversation from the restarted server, whole, and in the list.
-    await page.reload();
-    await page.waitForResponse((response) => response.url().endsWith('/sessions?limit=20'));
+    expect(await listedOn(page, () => page.reload())).toEqual([sessionId]);
     expect(page.url()).toBe(`${second.base}/#session=${sessionId}`);
     await turnEnded(page, 1);
     expect(await viewOf(page)).toEqual(conversation);
@@ -233,7 +230,7 @@ describe('conversations on the page in Chromium, over the real Claude Code behin
 
     // The other principal's page lists none of it, and cannot open it.
     const other = await newPage();
-    await openAs(other.page, second.base, BOB);
+    expect(await listedOn(other.page, () => other.page.goto(`${second.base}/#token=${BOB}`))).toEqual([]);
     expect(await other.page.getByTestId('history-item').count()).toBe(0);
     await other.page.goto(`${second.base}/#session=${sessionId}`);
     await other.page.getByTestId('notice').waitFor();
