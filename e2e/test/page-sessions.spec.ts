@@ -172,7 +172,7 @@ describe('conversations on the page in Chromium, over the real Claude Code behin
     await page.locator('[data-testid="connection"]:not([hidden])').waitFor();
     const second = await startServe(first.port);
     expect(second.base).toBe(first.base);
-    await page.locator('[data-testid="connection"][hidden]').waitFor();
+    await page.locator('[data-testid="connection"][hidden]').waitFor({ state: 'attached' });
 
     // Reloaded: the same conversation from the restarted server, whole, and in the list.
     expect(await listedOn(page, () => page.reload())).toEqual([sessionId]);
