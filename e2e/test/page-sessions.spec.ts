@@ -208,7 +208,9 @@ describe('conversations on the page in Chromium, over the real Claude Code behin
     const diff = (await page.getByTestId('diff').textContent()) ?? '';
     expect(diff).toContain('+++ b/word.txt');
     expect(diff).toContain('+PELICAN');
-    await itemOf(page).getByTestId('item-provider').filter({ hasText: '2 turn(s)' }).waitFor();
+    // Listed as the second turn's end left it: idle, two turns, both turns' cost.
+    await itemOf(page, 'idle').getByTestId('item-provider').filter({ hasText: '2 turn(s)' }).waitFor();
+    expect(await itemOf(page).getByTestId('item-cost').textContent()).toMatch(COST);
     const shot = await checkScreenshot(page, shots, 'conversation');
     if (process.env.UPDATE_README_SCREENSHOT === '1') copyFileSync(shot.path, README_SCREENSHOT);
 
