@@ -175,11 +175,27 @@ function plainMessage(id: string, model: string, text: string): unknown {
 }
 
 /**
- * Starts a scripted Anthropic Messages endpoint on 127.0.0.1 that plays `script`, one turn
- * per agent model call, in order (then "done."). Point Claude Code at it with
- * `ANTHROPIC_BASE_URL=<server.url>` and any `ANTHROPIC_API_KEY`.
+ * A script chosen by what the model is asked rather than by the call's order: given the text of the
+ * last user message's last text block (the prompt of the turn), the turn to play. For a host whose
+ * agent makes model calls of its own that declare tools too (the Claude Agent SDK's session titles),
+ * which would shift an ordered script.
  */
-export async function startAnthropicEndpoint(script: readonly ScriptedTurn[]): Promise<ScriptedServer> {
+export type ScriptByPrompt = (prompt: string) => ScriptedTurn;
+
+/** The text of the last user message's last text block of a Messages API call ('' when none). */
+function lastPrompt(body: Record<string, unknown>): string {
+  const last = Array.isArray(body.messages) ? (body.messages.at(-1) as { content?: unknown } | undefined) : undefined;
+  if (typeof last?.content === 'string') return last.content;
+  const texts = Array.isArray(last?.content) ? last.content.filter((block: { type?: unknown }) => block?.type === 'text') : [];
+  return typeof texts.at(-1)?.text === 'string' ? (texts.at(-1).text as string) : '';
+}
+
+/**
+ * Starts a scripted Anthropic Messages endpoint on 127.0.0.1 that plays `script`, one turn
+ * per agent model call, in order (then "done."), or the turn a `ScriptByPrompt` picks for each
+ * call. Point Claude Code at it with `ANTHROPIC_BASE_URL=<server.url>` and any `ANTHROPIC_API_KEY`.
+ */
+export async function startAnthropicEndpoint(script: readonly ScriptedTurn[] | ScriptByPrompt): Promise<ScriptedServer> {
   let turns = 0;
   let messages = 0;
   let failed: { messages: number; status: number; message: string } | null = null;
@@ -211,7 +227,12 @@ export async function startAnthropicEndpoint(script: readonly ScriptedTurn[]): P
       return;
     }
     const conversation = Array.isArray(body.messages) ? body.messages.length : 0;
-    const turn = failed?.messages === conversation ? { httpError: failed.status, message: failed.message } : turnAt(script, turns++);
+    const turn =
+      failed?.messages === conversation
+        ? { httpError: failed.status, message: failed.message }
+        : typeof script === 'function'
+          ? script(lastPrompt(body))
+          : turnAt(script, turns++);
     if ('httpError' in turn) {
       failed = { messages: conversation, status: turn.httpError, message: turn.message };
       response.setHeader('request-id', `req_scripted${String(messages).padStart(4, '0')}`);
