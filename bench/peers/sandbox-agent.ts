@@ -85,6 +85,10 @@ function answerTo(prompt: string): ScriptedTurn {
 /** One round's figures of one contender, ms. */
 interface RoundFigures {
   warmFirstText: number;
+  /** Of the warm turn's first text: until the model call reached the endpoint (the host's way in: HTTP, queue, the CLI's stdin, the CLI's own work). */
+  warmModelCall: number;
+  /** Of the warm turn's first text, ours only: from serve reading Claude Code's line to the SSE client (ms resolution). */
+  warmDelivery: number;
   interruptAnswered: number;
   interruptTurnEnded: number;
   afterFirstText: number;
@@ -93,8 +97,8 @@ interface RoundFigures {
 /** A conversation the bench drives: each method resolves with the time it measured. */
 interface Contender {
   readonly name: string;
-  /** Sends `text`; resolves `{ firstText, ended }` ms from the send, once the turn ended. */
-  turn(text: string): Promise<{ firstText: number; ended: number }>;
+  /** Sends `text`; resolves `{ firstText, ended }` ms from the send (at `sentAt`, performance.now()), once the turn ended. */
+  turn(text: string): Promise<{ sentAt: number; firstText: number; ended: number; delivery?: number }>;
   /** Sends `text`, interrupts INTERRUPT_AFTER_MS after its first text; ms from the interrupt's sending. */
   interruptedTurn(text: string): Promise<{ answered: number; ended: number }>;
   close(): Promise<void>;
@@ -288,7 +292,7 @@ async function startPeer(server: ScriptedServer): Promise<Contender> {
     async turn(text) {
       const firstText = messages.next('first text', isText);
       const { sent, ended } = prompt(text);
-      return { firstText: (await firstText) - sent, ended: (await ended) - sent };
+      return { sentAt: sent, firstText: (await firstText) - sent, ended: (await ended) - sent };
     },
     async interruptedTurn(text) {
       const firstText = messages.next('first text', isText);
@@ -336,8 +340,19 @@ async function startOurs(server: ScriptedServer): Promise<Contender> {
   const session = `${base}/sessions/${JSON.parse(opened.text).id as string}`;
   const events = new Waiters<Record<string, any>>();
   const reading = new AbortController();
-  await followSse(`${session}/events`, auth, (data) => events.offer(JSON.parse(data)), reading.signal);
   const isText = (event: Record<string, any>) => event.kind === 'assistant_delta' && event.payload?.content !== '';
+  /** Of the last text delta: ms from serve reading the CLI's line (the event's `timestamp`) to this client. */
+  let delivery = NaN;
+  await followSse(
+    `${session}/events`,
+    auth,
+    (data) => {
+      const event = JSON.parse(data);
+      if (isText(event) && Number.isNaN(delivery)) delivery = Date.now() - Date.parse(event.timestamp);
+      events.offer(event);
+    },
+    reading.signal,
+  );
   const send = async (text: string) => {
     const sent = performance.now();
     const answer = await postJson(`${session}/messages`, { text }, auth);
@@ -349,8 +364,11 @@ async function startOurs(server: ScriptedServer): Promise<Contender> {
     async turn(text) {
       const firstText = events.next('first text', isText);
       const ended = events.next('result', (event) => event.kind === 'result');
+      delivery = NaN;
       const sent = await send(text);
-      return { firstText: (await firstText) - sent, ended: (await ended) - sent };
+      const first = (await firstText) - sent;
+      const firstDelivery = delivery;
+      return { sentAt: sent, firstText: first, ended: (await ended) - sent, delivery: firstDelivery };
     },
     async interruptedTurn(text) {
       const firstText = events.next('first text', isText);
@@ -396,7 +414,7 @@ async function startLibrary(server: ScriptedServer): Promise<Contender> {
       const ended = events.next('result', (event) => event.kind === 'result');
       const sent = performance.now();
       await session.send(text);
-      return { firstText: (await firstText) - sent, ended: (await ended) - sent };
+      return { sentAt: sent, firstText: (await firstText) - sent, ended: (await ended) - sent };
     },
     async interruptedTurn(text) {
       const firstText = events.next('first text', isText);
@@ -430,12 +448,19 @@ const round1 = (ms: number) => Math.round(ms * 10) / 10;
 
 async function main(): Promise<void> {
   const servers: ScriptedServer[] = [];
+  /** When each endpoint last received a model call, by prompt (performance.now()). */
+  const callsOf = new Map<ScriptedServer, Map<string, number>>();
   const contenders: Contender[] = [];
   const load = loadavg();
   try {
     for (const start of [startPeer, startOurs, startLibrary]) {
-      const server = await startAnthropicEndpoint(answerTo);
+      const calls = new Map<string, number>();
+      const server = await startAnthropicEndpoint((prompt) => {
+        calls.set(prompt, performance.now());
+        return answerTo(prompt);
+      });
       servers.push(server);
+      callsOf.set(server, calls);
       const contender = await start(server);
       contenders.push(contender);
       const cold = await contender.turn(PROMPTS.cold);
@@ -451,6 +476,8 @@ async function main(): Promise<void> {
         const after = await contender.turn(PROMPTS.after);
         figures.get(contender.name)?.push({
           warmFirstText: warm.firstText,
+          warmDelivery: warm.delivery ?? NaN,
+          warmModelCall: (callsOf.get(servers[contenders.indexOf(contender)])?.get(PROMPTS.warm) ?? NaN) - warm.sentAt,
           interruptAnswered: interrupted.answered,
           interruptTurnEnded: interrupted.ended,
           afterFirstText: after.firstText,
@@ -463,6 +490,8 @@ async function main(): Promise<void> {
         name,
         {
           warm_first_text_ms: round1(median(rounds.map((r) => r.warmFirstText))),
+          warm_model_call_ms: round1(median(rounds.map((r) => r.warmModelCall))),
+          ...(name === 'serve' ? { warm_line_to_client_ms: round1(median(rounds.map((r) => r.warmDelivery))) } : {}),
           interrupt_answered_ms: round1(median(rounds.map((r) => r.interruptAnswered))),
           interrupt_turn_ended_ms: round1(median(rounds.map((r) => r.interruptTurnEnded))),
           after_interrupt_first_text_ms: round1(median(rounds.map((r) => r.afterFirstText))),
@@ -491,6 +520,7 @@ async function main(): Promise<void> {
       medians,
       ours_over_peer: {
         warm_first_text: ratio('warm_first_text_ms'),
+        warm_model_call: ratio('warm_model_call_ms'),
         interrupt_answered: ratio('interrupt_answered_ms'),
         interrupt_turn_ended: ratio('interrupt_turn_ended_ms'),
         after_interrupt_first_text: ratio('after_interrupt_first_text_ms'),
@@ -509,10 +539,10 @@ async function main(): Promise<void> {
       log(
         `Claude Code ${report.versions.claude_code}; sandbox-agent ${report.versions.sandbox_agent} (claude-agent-acp ${report.versions.claude_agent_acp}); ${ROUNDS} rounds, medians in ms:`,
       );
-      log('contender        warm first text  interrupt answered  interrupted turn ended  after-interrupt first text');
+      log('contender        warm first text  (model call at)  interrupt answered  interrupted turn ended  after-interrupt first text');
       for (const [name, m] of Object.entries(medians))
         log(
-          `${name.padEnd(16)} ${String(m.warm_first_text_ms).padStart(15)}  ${String(m.interrupt_answered_ms).padStart(18)}  ${String(m.interrupt_turn_ended_ms).padStart(22)}  ${String(m.after_interrupt_first_text_ms).padStart(26)}`,
+          `${name.padEnd(16)} ${String(m.warm_first_text_ms).padStart(15)}  ${String(m.warm_model_call_ms).padStart(15)}  ${String(m.interrupt_answered_ms).padStart(18)}  ${String(m.interrupt_turn_ended_ms).padStart(22)}  ${String(m.after_interrupt_first_text_ms).padStart(26)}`,
         );
       log(`ours (serve) / sandbox-agent: ${JSON.stringify(report.ours_over_peer)}`);
     }
