@@ -42,6 +42,7 @@ import { startAnthropicEndpoint } from '../../e2e/scripted/anthropic';
 import type { ScriptedTurn } from '../../e2e/scripted/script';
 import { cliPath, E2E_BIN, pointCliAt } from '../../e2e/scripted/setup';
 import type { ScriptedServer } from '../../e2e/scripted/server';
+import { descendantsOf, isRunning, readStat } from '../../src/runner/process-table';
 import { median } from '../measure';
 
 const asJson = process.argv.includes('--json');
@@ -195,7 +196,24 @@ async function waitHealthy(url: string, child: ChildProcess): Promise<void> {
   throw new Error(`${url}: not healthy within ${WAIT_MS} ms`);
 }
 
-function stopChild(child: ChildProcess): Promise<void> {
+/**
+ * Stops `child` and every process under it: a SIGTERMed sandbox-agent leaves its ACP adapters and their
+ * Claude Codes running (orphans), and serve's CLIs are its own to stop, but a stray one would be counted.
+ */
+async function stopChild(child: ChildProcess): Promise<void> {
+  const root = child.pid === undefined ? null : readStat(child.pid);
+  const tree = root ? descendantsOf(root) : [];
+  await stopProcess(child);
+  for (const ref of tree) {
+    try {
+      if (isRunning(ref)) process.kill(ref.pid, 'SIGKILL');
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+}
+
+function stopProcess(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
   return new Promise((resolve) => {
     const kill = setTimeout(() => child.kill('SIGKILL'), 10_000);
