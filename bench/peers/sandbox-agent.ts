@@ -34,13 +34,13 @@ import 'reflect-metadata';
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startSession, type AnyEvent, type Session } from '../../src';
 import { startAnthropicEndpoint } from '../../e2e/scripted/anthropic';
 import type { ScriptedTurn } from '../../e2e/scripted/script';
 import { cliPath, E2E_BIN, pointCliAt } from '../../e2e/scripted/setup';
+import { freePort } from '../../e2e/test/redis-server';
 import type { ScriptedServer } from '../../e2e/scripted/server';
 import { descendantsOf, isRunning, readStat } from '../../src/runner/process-table';
 import { median } from '../measure';
@@ -167,17 +167,6 @@ async function postJson(url: string, body: unknown, headers: Record<string, stri
     body: JSON.stringify(body),
   });
   return { status: response.status, text: await response.text() };
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));

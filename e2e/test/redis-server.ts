@@ -16,8 +16,8 @@ export interface RedisServer {
   stop(): Promise<void>;
 }
 
-/** A port free now (the kernel's choice; Redis cannot listen on port 0). */
-function freePort(): Promise<number> {
+/** A port free now (the kernel's choice), for a server that cannot listen on port 0 and tell its port (Redis, sandbox-agent). */
+export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.once('error', reject);
