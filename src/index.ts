@@ -89,6 +89,7 @@ export {
 export {
   UI_MESSAGE_STREAM_HEADERS,
   UIMessageStreamProjector,
+  pipeSessionTurnToResponse,
   pipeUIMessageStreamToResponse,
   toUIMessageStreamResponse,
   type PlanEntry,

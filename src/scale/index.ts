@@ -6,6 +6,7 @@ export { FileRunJournal, defaultDataDir } from './file-journal';
 export { RedisRunStore, type RedisStoreOptions } from './redis-store';
 export type { JobSignals, ReadOptions, RunStore, SentMessage, SessionStore, StreamEntry, TakenJob, WorkOptions } from './store';
 export { holdsSessions, MAX_WAITING_MESSAGES } from './store';
+export { activeTurn, readTurnEvents, type ReadTurnOptions } from './turn-stream';
 export type { RunJob, SessionJob } from './run-job';
 export { createRunsHandler, type RunsHandlerOptions } from './http';
 export type { EnqueueOptions, RunCounts, RunRecord } from './store';

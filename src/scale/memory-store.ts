@@ -20,7 +20,7 @@ import {
   type RunRecord,
   type StoredRun,
 } from './run-record';
-import { entryOfEvent, entryOfJson } from './stream-entry';
+import { entryOfEvent, entryOfJson, isResultEntry } from './stream-entry';
 import {
   DEFAULT_TTL_SECONDS,
   MAX_WAITING_MESSAGES,
@@ -239,6 +239,8 @@ export class MemoryRunStore implements SessionStore {
         };
         run.waiting.add(done);
         signal?.addEventListener('abort', done, { once: true });
+        // Aborted while the last entry was being read: no 'abort' event comes any more.
+        if (signal?.aborted) done();
       });
     }
   }
@@ -372,8 +374,11 @@ export class MemoryRunStore implements SessionStore {
         const lastActive = Math.max(record.createdAt, Number(restored.at(-1)?.id.split('-')[0] ?? 0));
         this.closeIfLeft(run, lastActive + this.ttlMs - now);
         if (record.status !== 'idle') {
+          // Each turn not played (the one running, those waiting behind it) gets its ending: every turn ends with a result.
+          const unplayed = Math.max(1, record.turns - restored.filter(isResultEntry).length);
           const message = `the server stopped while this session's turn was ${record.status}: that turn (and any message waiting behind it) was not played; send it again`;
-          for (const event of endingEvents(record.provider, 'server_lost', message, 'failed')) this.appendNow(run, event);
+          for (let turn = 0; turn < unplayed; turn++)
+            for (const event of endingEvents(record.provider, 'server_lost', message, 'failed')) this.appendNow(run, event);
           record.status = 'idle';
           this.journal?.saveRecord(record);
         }

@@ -96,8 +96,13 @@ export class SessionHost {
           await this.store.append(sessionId, event);
         return this.idleLater(sessionId, held);
       }
-      // The CLI ended before the turn started: its stream says why, and no result of this turn will come.
-      held.results.splice(held.results.indexOf(release), 1);
+      // The CLI ended before the turn started (its stream says why): unless its result came, the turn
+      // is owed one, as every turn is (a chat finds a turn by counting results: turn-stream.ts).
+      const owed = held.results.indexOf(release);
+      if (owed < 0) return;
+      held.results.splice(owed, 1);
+      const message = 'the CLI ended before this turn started; the turn was not played (send the message again); the session goes on';
+      for (const event of endingEvents(job.provider, 'no_result', message, 'failed')) await this.store.append(sessionId, event);
       return;
     }
     await appended;

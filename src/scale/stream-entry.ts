@@ -39,10 +39,21 @@ export function entryOfEvent(id: string, event: AnyEvent): StreamEntry {
  * parsed: an event's JSON starts with its id, then its kind (the order `Event#toJSON` writes).
  */
 export function isRawEntry(entry: { readonly json: string }): boolean {
-  return RAW_START.test(entry.json);
+  return kindAtStart(entry.json) === 'raw';
 }
 
-const RAW_START = /^\{(?:"id":[^,]*,)?"kind":"raw"/;
+/** Whether the entry is a `result`: the end of a run, or of a session's turn (read from the text, as `isRawEntry`). */
+export function isResultEntry(entry: StreamEntry): boolean {
+  // An entry written otherwise (no id or kind first) is parsed: never miscounted.
+  return (kindAtStart(entry.json) ?? entry.event.kind) === 'result';
+}
+
+/** The kind an event's JSON text names first (after its id), or null when it does not start so. */
+function kindAtStart(json: string): string | null {
+  return KIND_START.exec(json)?.[1] ?? null;
+}
+
+const KIND_START = /^\{(?:"id":[^,]*,)?"kind":"([a-z_]+)"/;
 
 /** `entries` without the `raw` ones, unless `raw` (what a stream client asked for). */
 export async function* clientEntries(entries: AsyncIterable<StreamEntry>, raw: boolean): AsyncIterable<StreamEntry> {
