@@ -100,5 +100,6 @@ export {
   type UIVersion,
 } from './projections/ui-message-stream';
 export * from './scale';
-export { ANONYMOUS, bearerToken, isLoopbackHost, type AccessOptions, type Authenticate } from './http/access';
-export { HttpError } from './http/http-error';
+export { accessCheck, ANONYMOUS, bearerToken, isLoopbackHost, type AccessOptions, type Authenticate } from './http/access';
+export { HttpError, sendJson } from './http/http-error';
+export { readJsonBody } from './http/json-body';

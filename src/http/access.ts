@@ -122,3 +122,18 @@ export async function principalOf(request: IncomingMessage, authenticate: Authen
     throw new HttpError(401, 'a bearer token is required: Authorization: Bearer <token>', { 'www-authenticate': 'Bearer' });
   return principal;
 }
+
+/**
+ * The whole check of an API call, as the runs API and `AccessGuard` make it: a `Host` of this
+ * server's and no foreign `Origin` (403), a POST sent as `application/json` (415), and a principal
+ * (401). Answers the check: it resolves to the request's principal, or throws the `HttpError` to
+ * answer. A TypeError at once for options without exactly one of token, authenticate or noAuth.
+ */
+export function accessCheck(options: AccessOptions): (request: IncomingMessage) => Promise<string> {
+  const authenticate = authenticatorOf(options);
+  return async (request) => {
+    checkSameOrigin(request, options.allowedHosts);
+    if (request.method === 'POST') requireJson(request);
+    return principalOf(request, authenticate);
+  };
+}

@@ -10,7 +10,7 @@ import {
   type ExecutionContext,
 } from '@nestjs/common';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { authenticatorOf, checkSameOrigin, principalOf, requireJson, type AccessOptions, type Authenticate } from '../http/access';
+import { accessCheck, type AccessOptions } from '../http/access';
 import { HttpError } from '../http/http-error';
 
 /** Injection token of the `AccessOptions` that `AccessGuard` checks requests with. */
@@ -31,19 +31,17 @@ type GuardedRequest = IncomingMessage & { principal?: string };
  */
 @Injectable()
 export class AccessGuard implements CanActivate {
-  private readonly authenticate: Authenticate;
+  private readonly check: (request: IncomingMessage) => Promise<string>;
 
-  constructor(@Inject(RUNS_ACCESS) private readonly options: AccessOptions) {
-    this.authenticate = authenticatorOf(options);
+  constructor(@Inject(RUNS_ACCESS) options: AccessOptions) {
+    this.check = accessCheck(options);
   }
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     if (context.getType() !== 'http') return true;
     const request = context.switchToHttp().getRequest<GuardedRequest>();
     try {
-      checkSameOrigin(request, this.options.allowedHosts);
-      if (request.method === 'POST') requireJson(request);
-      request.principal = await principalOf(request, this.authenticate);
+      request.principal = await this.check(request);
       return true;
     } catch (error) {
       throw toHttpException(error, context.switchToHttp().getResponse<ServerResponse>());

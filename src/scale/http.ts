@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { authenticatorOf, checkSameOrigin, principalOf, requireJson, type AccessOptions } from '../http/access';
 import { HttpError, sendJson } from '../http/http-error';
+import { readJsonBody } from '../http/json-body';
 import { END_MESSAGE, SseWriter } from '../http/sse-writer';
 import { isEntryId } from './entry-id';
 import { clientEntries } from './stream-entry';
@@ -90,7 +91,7 @@ export function createRunsHandler(
     const principal = await principalOf(request, authenticate);
     if (parts[0] === 'sessions') return routeSessions(store, { request, response, url, parts, principal }, options, maxBodyBytes);
     if (request.method === 'POST' && parts.length === 1) {
-      sendJson(response, 201, { id: await queueRequestedRun(store, await readJson(request, maxBodyBytes), principal, options) });
+      sendJson(response, 201, { id: await queueRequestedRun(store, await readJsonBody(request, maxBodyBytes), principal, options) });
       return true;
     }
     if (request.method === 'GET' && parts.length === 1) {
@@ -151,7 +152,7 @@ async function routeSessions(store: RunStore, call: Call, options: RunsHandlerOp
   if (!holdsSessions(store))
     throw new HttpError(501, 'this server holds no sessions: its store does not offer them; POST /runs runs one turn');
   if (request.method === 'POST' && parts.length === 1) {
-    const job = sessionJobFromRequest(await readJson(request, BODY_ROOM_BYTES), options.allow ?? {}, options.jobDefaults ?? {});
+    const job = sessionJobFromRequest(await readJsonBody(request, BODY_ROOM_BYTES), options.allow ?? {}, options.jobDefaults ?? {});
     sendJson(response, 201, { id: await store.openSession(job, { owner: principal }) });
     return true;
   }
@@ -173,7 +174,7 @@ async function routeSessions(store: RunStore, call: Call, options: RunsHandlerOp
       throw new HttpError(409, 'the session is closing: try again');
     sendNoContent(response);
   } else if (what === 'POST messages') {
-    const body = await readJson(request, maxBodyBytes);
+    const body = await readJsonBody(request, maxBodyBytes);
     const text = checkedPrompt('text', body.text, options.maxPromptBytes);
     await checkQueueLimits(store, principal, options);
     const sent = await store.sendMessage(sessionId, text);
@@ -213,7 +214,7 @@ async function routeStream(store: RunStore, id: string, what: string, call: Call
 
 /** `POST …/approvals/:approvalId`'s body: `{decision: 'allow'|'deny', reason?}`; 400 otherwise. */
 async function readApproval(request: IncomingMessage): Promise<ApprovalAnswer> {
-  const body = await readJson(request, BODY_ROOM_BYTES);
+  const body = await readJsonBody(request, BODY_ROOM_BYTES);
   if (body.decision !== 'allow' && body.decision !== 'deny') throw new HttpError(400, "decision must be 'allow' or 'deny'");
   if (body.reason !== undefined && typeof body.reason !== 'string') throw new HttpError(400, 'reason must be a string');
   return { decision: body.decision, reason: body.reason as string | undefined };
@@ -318,24 +319,4 @@ async function streamEvents(
     request.off('close', leave);
     sse.end();
   }
-}
-
-/** The request's body as a JSON object; 413 past `maxBytes`, 400 when it is not an object. */
-async function readJson(request: IncomingMessage, maxBytes: number): Promise<Record<string, unknown>> {
-  const tooLarge = () => new HttpError(413, `the body is larger than ${maxBytes} bytes`);
-  if (Number(request.headers['content-length'] ?? 0) > maxBytes) throw tooLarge();
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of request as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > maxBytes) throw tooLarge();
-    chunks.push(chunk);
-  }
-  try {
-    const value: unknown = JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}');
-    if (typeof value === 'object' && value !== null && !Array.isArray(value)) return value as Record<string, unknown>;
-  } catch {
-    // reported below
-  }
-  throw new HttpError(400, 'the body must be a JSON object');
 }
