@@ -149,14 +149,19 @@ describe.each(HOMES)('useChat over the queue, %s', (home) => {
       const [left, resumed] = await runClient(version, [
         // The page's request is aborted once the answer has begun (a reload), then a new page of the same chat resumes.
         { name: 'left', api: server.api, headers: HEADERS, chatId, prompts: ['Answer slowly.'], stopAt: 'streams' },
-        { name: 'resumed', api: server.api, headers: HEADERS, chatId, resume: true },
+        { name: 'resumed', api: server.api, headers: HEADERS, chatId, resume: true, messagesOf: 'left' },
       ]);
       expect(left.partial).not.toBeNull();
       expect(SLOW.startsWith(left.partial ?? '')).toBe(true);
       expect(left.partial!.length).toBeLessThan(SLOW.length);
       expect(resumed.invalid).toBeNull();
       expect(resumed.turns).toEqual([{ status: 'ready', error: null }]);
-      expect(resumed.messages.map((message) => [message.role, textOf(message.parts, 'text')])).toEqual([['assistant', SLOW]]);
+      // The page kept the partial answer: the resumed one is the same message (its id), whole.
+      expect(resumed.messages.map((message) => [message.role, textOf(message.parts, 'text')])).toEqual([
+        ['user', 'Answer slowly.'],
+        ['assistant', SLOW],
+      ]);
+      expect(resumed.messages[1].id).toBe(left.messages[1].id);
       // The turn was never interrupted; now that it has ended, there is nothing to resume.
       const [session] = await queue.store.listRuns('default', { kind: 'session' });
       expect([session.turns, session.status]).toEqual([1, 'idle']);

@@ -51,6 +51,8 @@ export interface ClientCase {
   stopAt?: string;
   /** Before any prompt, `chat.resumeStream()`: what `useChat({ resume: true })` calls when a page loads. */
   resume?: boolean;
+  /** The chat starts with the messages the earlier case of this name built (a page restoring them). */
+  messagesOf?: string;
 }
 
 /** Runs the client of `ai` `version` over `cases` (one process), and answers what it built. */

@@ -13,6 +13,7 @@
  * is the chat's id, random by default). `stopAt`: once the answer's text includes it, the chat stops
  * (`chat.stop()`: its request aborted, as a page reloaded mid-answer), its text then kept as `partial`.
  * `resume`: no prompt; `chat.resumeStream()`, what `useChat({ resume: true })` calls when a page loads.
+ * `messagesOf`: the chat starts with the messages an earlier case (by name) built, as a page restores them.
  * Each prompt is one `sendMessage`. The approvals the stream asks (a tool part in state
  * `approval-requested` in ai 6 and 7, a `data-approval` part without a decision in ai 5) take the
  * `answers` in order, as a user clicking would: `addToolApprovalResponse` (ai 6 and 7) and a POST
@@ -56,7 +57,7 @@ class Chat extends ai.AbstractChat {
   }
 }
 
-async function run(testCase) {
+async function run(testCase, earlier) {
   const answered = new Set();
   const posts = [];
   const answers = [...(testCase.answers ?? [])];
@@ -90,7 +91,8 @@ async function run(testCase) {
     }
   };
   const transport = new ai.DefaultChatTransport({ api: testCase.api, headers: testCase.headers });
-  const chat = new Chat({ ...(testCase.chatId === undefined ? {} : { id: testCase.chatId }), transport }, onChange);
+  const messages = testCase.messagesOf === undefined ? [] : earlier.find((each) => each.name === testCase.messagesOf).messages;
+  const chat = new Chat({ ...(testCase.chatId === undefined ? {} : { id: testCase.chatId }), messages, transport }, onChange);
   // A turn that failed leaves the chat in status `error`; the next prompt is sent all the same, as a user would.
   const turns = [];
   if (testCase.resume) {
@@ -112,5 +114,5 @@ async function run(testCase) {
 }
 
 const results = [];
-for (const testCase of cases) results.push(await run(testCase));
+for (const testCase of cases) results.push(await run(testCase, results));
 process.stdout.write(JSON.stringify(results));
