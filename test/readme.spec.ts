@@ -105,6 +105,7 @@ describe('README', () => {
       'examples/run.ts',
       'examples/session.ts',
       'examples/nest-chat.ts',
+      'examples/queue-chat-node.ts',
       'examples/nest-runs.ts',
     ]);
     for (const { file, lines } of shown) {
@@ -193,6 +194,11 @@ describe('docs', () => {
 
   it('projections.md shows the useChat back end example verbatim', () => {
     expect(doc('projections.md')).toContain(asPublished('examples/nest-chat.ts').trim());
+  });
+
+  it('projections.md shows the useChat-over-the-queue examples verbatim', () => {
+    expect(doc('projections.md')).toContain(asPublished('examples/queue-chat.ts').trim());
+    expect(doc('projections.md')).toContain(asPublished('examples/nest-queue-chat.ts').trim());
   });
 
   it('runs-api.md shows the queued-runs Nest example verbatim, and the page screenshot it links exists', () => {
