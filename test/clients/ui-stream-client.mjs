@@ -33,9 +33,9 @@ const cases = JSON.parse(readFileSync(casesPath, 'utf8'));
 class ChatState {
   status = 'ready';
   error = undefined;
-  messages = [];
-  constructor(onChange) {
+  constructor(onChange, messages = []) {
     this.onChange = onChange;
+    this.messages = messages;
   }
   pushMessage = (message) => {
     this.messages = [...this.messages, this.snapshot(message)];
@@ -53,7 +53,7 @@ class ChatState {
 
 class Chat extends ai.AbstractChat {
   constructor(init, onChange) {
-    super({ ...init, state: new ChatState(onChange) });
+    super({ ...init, state: new ChatState(onChange, init.messages) });
   }
 }
 
