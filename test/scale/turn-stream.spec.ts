@@ -17,11 +17,12 @@ import {
   type SessionStore,
 } from '../../src';
 import { isResultEntry } from '../../src/scale/stream-entry';
+import { startRedis } from '../../e2e/test/redis-server';
 import { readAll } from './replay-jobs';
 
 /*
  * Where a session's turn lies in its stream (src/scale/turn-stream.ts), and a turn as a UI message
- * stream (pipeSessionTurnToResponse), on the in-process store with no worker: this test appends
+ * stream (pipeSessionTurnToResponse), on the in-process store (and on Redis) with no worker: this test appends
  * each turn's events itself, as the worker holding the session's CLI would.
  */
 
@@ -194,5 +195,26 @@ describe('pipeSessionTurnToResponse', () => {
     const again = await (await fetch(`${url}/1`)).text();
     expect(again.match(/"delta":"[^"]*"/g)).toEqual(['"delta":"one"', '"delta":"two"']);
     expect(again.endsWith('data: {"type":"finish","finishReason":"stop"}\n\ndata: [DONE]\n\n')).toBe(true);
+  });
+});
+
+describe('on Redis (a real redis-server on 127.0.0.1)', () => {
+  it('finds the turns as in process: each one from after the result before it, the latest while it runs', async () => {
+    const redis = await startRedis();
+    const shared = openRunStore({ redis: redis.url, prefix: `t${Math.random().toString(36).slice(2)}` });
+    try {
+      const sessionId = await shared.openSession(JOB, { owner: 'ann' });
+      for (const message of ['one', 'two']) await shared.sendMessage(sessionId, message);
+      expect(await activeTurn(shared, sessionId)).toBe(2);
+      const second = readAll(readTurnEvents(shared, sessionId, 2));
+      for (const each of [text('one'), result(), raw(), text('two')]) await shared.append(sessionId, each);
+      expect(await activeTurn(shared, sessionId)).toBe(2);
+      await shared.append(sessionId, result());
+      expect(textsOf((await second).map((entry) => entry.event))).toEqual(['raw', '[{"type":"text","text":"two"}]', 'result']);
+      expect(await activeTurn(shared, sessionId)).toBeNull();
+    } finally {
+      await shared.close();
+      await redis.stop();
+    }
   });
 });
