@@ -18,6 +18,7 @@ import { createWorker, openRunStore, type SessionJob, type SessionStore, type UI
 import { startApp } from '../../test/nest/start-app';
 import { chatCallKind } from '../scripted/openai-chat';
 import { startScriptedCli, type ScriptedCli } from '../scripted/setup';
+import { eventually } from '../../test/wait-for';
 import { startRedis, type RedisServer } from './redis-server';
 import { runClient, textOf } from './ui-client';
 import { startWorker, type WorkerProcess } from './worker-process';
@@ -92,6 +93,16 @@ const modelCalls = (cli: ScriptedCli) =>
     .filter((request) => request.url.includes('/v1/messages') && chatCallKind(request) !== 'side')
     .map((request) => JSON.stringify(request.body));
 
+/**
+ * The turns and status of the sessions not closed (the chat's: the earlier tests' are closed), once
+ * none is running: on Redis a turn's record says it ended just after its `result` is in the stream.
+ */
+async function chatSessions(store: SessionStore): Promise<[number, string][]> {
+  const open = async () => (await store.listRuns('default', { kind: 'session' })).filter((session) => session.status !== 'closed');
+  await eventually('the turn recorded as ended', async () => (await open()).every((session) => session.status !== 'running'));
+  return (await open()).map((session) => [session.turns, session.status]);
+}
+
 const HOMES: Home[] = ['in process', 'on Redis with a worker process'];
 const EXAMPLES: Example[] = ['node:http', 'Nest'];
 
@@ -138,9 +149,7 @@ describe.each(HOMES)('useChat over the queue, %s', (home) => {
       expect(calls).toHaveLength(2);
       expect(calls[1]).toContain('Remember the word PELICAN.');
       expect(calls[1]).toContain('I will remember PELICAN.');
-      // One session for the chat (the earlier tests' are closed).
-      const sessions = (await queue.store.listRuns('default', { kind: 'session' })).filter((session) => session.status !== 'closed');
-      expect(sessions.map((session) => [session.turns, session.status])).toEqual([[2, 'idle']]);
+      expect(await chatSessions(queue.store)).toEqual([[2, 'idle']]);
     });
 
     it.each(VERSIONS)('ai %i: a page reloaded mid-answer resumes it and gets the whole answer', async (version) => {
@@ -164,8 +173,7 @@ describe.each(HOMES)('useChat over the queue, %s', (home) => {
       ]);
       expect(resumed.messages[1].id).toBe(left.messages[1].id);
       // The turn was never interrupted; now that it has ended, there is nothing to resume.
-      const sessions = (await queue.store.listRuns('default', { kind: 'session' })).filter((session) => session.status !== 'closed');
-      expect(sessions.map((session) => [session.turns, session.status])).toEqual([[1, 'idle']]);
+      expect(await chatSessions(queue.store)).toEqual([[1, 'idle']]);
       expect((await fetch(`${server.api}/${chatId}/stream`, { headers: HEADERS })).status).toBe(204);
     });
   });
