@@ -122,9 +122,11 @@ describe.each(HOMES)('useChat over the queue, %s', (home) => {
   let server: { api: string; close(): Promise<void> } | undefined;
   afterEach(async () => {
     await server?.close();
-    // Every chat's session closed (its CLI too): none is left on a worker.
-    for (const session of await queue.store.listRuns('default', { kind: 'session', limit: 100 }))
+    // Every chat's session closed, its CLI gone (the stream completes after the CLI ended) before its HOME is removed.
+    for (const session of await queue.store.listRuns('default', { kind: 'session', limit: 100 })) {
       await queue.store.closeSession(session.id);
+      await eventually('the session closed', () => queue.store.isComplete(session.id), 60_000);
+    }
     await cli?.close();
     server = cli = undefined;
   });
