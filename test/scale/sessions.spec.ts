@@ -248,6 +248,18 @@ describe.each<Home>(['in-process', 'Redis'])('sessions (%s store)', (where) => {
     expect(answered.payload).toMatchObject({ status: 'completed', output: 'The first answer.' });
   });
 
+  it('a CLI that exits at once: each turn still ends with exactly one result, failed, and says why', async () => {
+    const store = open();
+    work(store);
+    const sessionId = await store.openSession(claudeJob({ executable: '/bin/true' }));
+    await store.sendMessage(sessionId, 'Give the first answer.');
+    await store.sendMessage(sessionId, 'Give the second answer.');
+    const events = await waitForResults(store, sessionId, 2);
+    expect(resultsOf(events).map((event) => event.kind === 'result' && event.payload.status)).toEqual(['failed', 'failed']);
+    const errors = events.filter((event) => event.kind === 'error');
+    expect(errors.map((event) => event.kind === 'error' && event.payload.code)).toEqual(['no_result', 'no_result']);
+  });
+
   it('an interrupt ends the running turn (aborted) and the session goes on; an approval is answered through the store', async () => {
     const store = open();
     work(store);
