@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { startRun, type AnyEvent, type Run, type RunOptions, type RunOutcome, type RunProvider } from '../../src';
-import { descendantsOf, isRunning, listProcesses, readStat, type ProcessRef } from '../../src/runner/process-table';
+import { descendantsOf, isRunning, listProcesses, readStat, type ProcessRef, type ProcStat } from '../../src/runner/process-table';
 import type { ResponsesTurn } from '../scripted/openai-responses';
 import { startScriptedCli, type ScriptedCli } from '../scripted/setup';
 import { waitFor as waitUntil } from '../../test/wait-for';
@@ -99,6 +99,11 @@ export function commandLine(pid: number): string {
   } catch {
     return '';
   }
+}
+
+/** The processes of `cli` (its executable in their command line) that run now as children of `parents` (a worker, this process). */
+export function cliProcesses(cli: ScriptedCli, parents: readonly number[]): ProcStat[] {
+  return listProcesses().filter((stat) => parents.includes(stat.ppid) && commandLine(stat.pid).includes(cli.executable));
 }
 
 /** The processes of `refs` still running (same pid and start time, not a zombie). */

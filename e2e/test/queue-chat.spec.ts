@@ -20,6 +20,7 @@ import { chatCallKind } from '../scripted/openai-chat';
 import { startScriptedCli, type ScriptedCli } from '../scripted/setup';
 import { eventually } from '../../test/wait-for';
 import { startRedis, type RedisServer } from './redis-server';
+import { cliProcesses } from './harness';
 import { runClient, textOf } from './ui-client';
 import { startWorker, type WorkerProcess } from './worker-process';
 
@@ -37,6 +38,8 @@ type Example = 'node:http' | 'Nest';
 /** Where the turns run: the store the web side opens, and what plays its turns. */
 interface Queue {
   readonly store: SessionStore;
+  /** The process whose children the CLIs are: this one, or the worker process. */
+  readonly runner: number;
   close(): Promise<void>;
 }
 
@@ -44,12 +47,13 @@ async function openQueue(home: Home, redis: RedisServer | null): Promise<Queue> 
   if (home === 'in process') {
     const store = openRunStore();
     const worker = createWorker(store);
-    return { store, close: () => worker.close().then(() => store.close()) };
+    return { store, runner: process.pid, close: () => worker.close().then(() => store.close()) };
   }
   const worker: WorkerProcess = await startWorker(redis!.url, { args: ['--concurrency', '2'] });
   const store = openRunStore({ redis: redis!.url });
   return {
     store,
+    runner: worker.pid,
     close: async () => {
       await store.close();
       worker.child.kill('SIGTERM');
@@ -122,11 +126,14 @@ describe.each(HOMES)('useChat over the queue, %s', (home) => {
   let server: { api: string; close(): Promise<void> } | undefined;
   afterEach(async () => {
     await server?.close();
-    // Every chat's session closed, its CLI gone (the stream completes after the CLI ended) before its HOME is removed.
+    // Every chat's session closed and its CLI gone before its HOME is removed (on Redis a session with
+    // no turn running is complete at once, while its worker is still closing its CLI).
     for (const session of await queue.store.listRuns('default', { kind: 'session', limit: 100 })) {
       await queue.store.closeSession(session.id);
       await eventually('the session closed', () => queue.store.isComplete(session.id), 60_000);
     }
+    const running = cli;
+    if (running) await eventually('its CLIs gone', () => cliProcesses(running, [queue.runner]).length === 0, 60_000);
     await cli?.close();
     server = cli = undefined;
   });

@@ -11,11 +11,11 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createWorker, openRunStore, type AnyEvent, type SessionJob, type SessionStore } from '../../src';
-import { isRunning, listProcesses, type ProcStat } from '../../src/runner/process-table';
+import { isRunning, type ProcStat } from '../../src/runner/process-table';
 import { chatCallKind } from '../scripted/openai-chat';
 import { startScriptedCli, type ScriptedCli } from '../scripted/setup';
 import type { ResponsesTurn } from '../scripted/openai-responses';
-import { commandLine, SLOW_TEXT, waitFor } from './harness';
+import { cliProcesses as processesOf, SLOW_TEXT, waitFor } from './harness';
 import { startRedis, type RedisServer } from './redis-server';
 import { startWorker, type WorkerProcess } from './worker-process';
 import { readAll } from '../../test/scale/replay-jobs';
@@ -94,7 +94,7 @@ function modelCalls(cli: ScriptedCli, streamingPath: string): string[] {
 
 /** The CLI processes started for `cli` that run now, by the worker processes (or by this one: `parents`). */
 function cliProcesses(cli: ScriptedCli, parents: readonly number[] = workers.map((worker) => worker.pid)): ProcStat[] {
-  return listProcesses().filter((stat) => parents.includes(stat.ppid) && commandLine(stat.pid).includes(cli.executable));
+  return processesOf(cli, parents);
 }
 
 function jobOf(cli: ScriptedCli): SessionJob {
