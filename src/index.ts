@@ -51,6 +51,8 @@ export {
   type UsageFigures,
   type UsageState,
 } from './decode';
+export { listCliSessions, readCliSession, type CliSessionRef, type ListCliSessionsOptions, type ReadCliSessionOptions } from './history';
+export { HISTORY_CLI_IDS, type HistoryCli } from './clis';
 export {
   ExecutableNotFoundError,
   startRun,

@@ -1,7 +1,13 @@
+import { homedir } from 'node:os';
+import { join } from 'node:path';
 import { claudeProfile } from '../providers/claude';
+import { claudeTranscript } from '../stores/claude-transcript';
 import { claudeResumeBaseline } from '../providers/session-store';
 import { claudeControl } from '../protocols/claude-control';
 import type { CliDefinition } from './definition';
+
+/** Claude Code's session store: `projects` in `CLAUDE_CONFIG_DIR`, else in `~/.claude`. */
+const projects = (env: NodeJS.ProcessEnv): string => join(env.CLAUDE_CONFIG_DIR ?? join(env.HOME ?? homedir(), '.claude'), 'projects');
 
 /*
  * Claude Code (`@anthropic-ai/claude-code`). Flags as the pinned version's `--help` has them
@@ -52,7 +58,7 @@ export const claude = {
     // `--print` with no prompt argument reads it from stdin.
     promptOnStdin: [],
     // The first result of `claude --resume` already counts the earlier runs.
-    resumeBaseline: claudeResumeBaseline,
+    resumeBaseline: (id, env) => claudeResumeBaseline(id, projects(env)),
   },
   session: {
     protocolName: 'stream-json control protocol',
@@ -72,6 +78,8 @@ export const claude = {
     resume: (id) => ['--resume', id],
     protocol: claudeControl,
   },
+  // `projects/<cwd with every non-alphanumeric character as "-">/<session id>.jsonl`.
+  history: { root: projects, depth: 1, file: /^[^.].*\.jsonl$/, format: claudeTranscript },
   tools: {
     Bash: 'execute',
     Read: 'read',

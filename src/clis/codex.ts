@@ -1,7 +1,13 @@
+import { homedir } from 'node:os';
+import { join } from 'node:path';
 import { codexProfile } from '../providers/codex';
+import { codexRollout } from '../stores/codex-rollout';
 import { codexResumeBaseline } from '../providers/session-store';
 import { codexAppServer } from '../protocols/codex-app-server';
 import type { CliDefinition } from './definition';
+
+/** Codex's session store: `sessions` in `CODEX_HOME`, else in `~/.codex`. */
+const sessions = (env: NodeJS.ProcessEnv): string => join(env.CODEX_HOME ?? join(env.HOME ?? homedir(), '.codex'), 'sessions');
 
 /*
  * Codex (`@openai/codex`). Flags as the pinned version's `--help` has them (0.169.0): flags drift
@@ -39,7 +45,7 @@ export const codex = {
     // `codex exec -` reads the prompt from stdin.
     promptOnStdin: ['-'],
     // The first `turn.completed` of `codex exec resume` already counts the earlier runs.
-    resumeBaseline: codexResumeBaseline,
+    resumeBaseline: (id, env) => codexResumeBaseline(id, sessions(env)),
   },
   session: {
     protocolName: 'app-server (JSON-RPC)',
@@ -49,6 +55,8 @@ export const codex = {
     resume: 'protocol',
     protocol: codexAppServer,
   },
+  // `sessions/YYYY/MM/DD/rollout-<time>-<id>.jsonl`, `codex exec` sessions among them.
+  history: { root: sessions, depth: 3, file: /^rollout-.*\.jsonl$/, format: codexRollout },
   // `exec --json` names its items in snake_case, the app-server in camelCase.
   tools: {
     command_execution: 'execute',

@@ -3,6 +3,7 @@ import type { UsageFigures } from '../providers/usage';
 import type { PermissionPreset, RunOptions } from '../runner/types';
 import type { ProtocolFactory } from '../protocols/protocol';
 import type { AcpToolKind } from '../tools/acp-tool-kind';
+import type { StoredFormat } from '../stores/stored-format';
 
 /*
  * What the project knows about one agent CLI, in one file per CLI (`src/clis/<id>.ts`, after the
@@ -58,6 +59,17 @@ export interface SessionSetup {
   readonly savesTurnWithinMs?: number;
 }
 
+/** Where a CLI keeps its own sessions on disk, and their format (`listCliSessions`, `readCliSession`). */
+export interface HistorySetup {
+  /** The store's folder, from the environment: the CLI's own override variable, else under `HOME`. */
+  readonly root: (env: NodeJS.ProcessEnv) => string;
+  /** How many folders below `root` the session files are (0: in it). */
+  readonly depth: number;
+  /** A session file's name. */
+  readonly file: RegExp;
+  readonly format: StoredFormat;
+}
+
 /** One agent CLI. */
 export interface CliDefinition {
   /** The id events carry in `provider` and every API takes. */
@@ -85,6 +97,8 @@ export interface CliDefinition {
   readonly run?: RunFlags;
   /** Its interactive mode; absent: `startSession` does not hold it. */
   readonly session?: SessionSetup;
+  /** Its own stored sessions; absent: not read. */
+  readonly history?: HistorySetup;
   /** Its tool names, by what they do (how an editor shows a call); a name not listed is `other`. */
   readonly tools: Readonly<Record<string, AcpToolKind>>;
   /** Its to-do tools: their calls state a plan. */

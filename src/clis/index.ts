@@ -4,14 +4,14 @@ import { cline } from './cline';
 import { codex } from './codex';
 import { copilot } from './copilot';
 import { cursor } from './cursor';
-import type { CliDefinition, RunFlags, SessionSetup } from './definition';
+import type { CliDefinition, HistorySetup, RunFlags, SessionSetup } from './definition';
 import { gemini } from './gemini';
 import { kilo } from './kilo';
 import { opencode } from './opencode';
 import { pi } from './pi';
 import { qwen } from './qwen';
 
-export type { ArgvOptions, CliDefinition, RunFlags, SessionSetup } from './definition';
+export type { ArgvOptions, CliDefinition, HistorySetup, RunFlags, SessionSetup } from './definition';
 
 /*
  * The CLI registry: every agent CLI the project knows, one file each. Every list of CLIs and every
@@ -36,6 +36,8 @@ export type DecodeCli = { [K in CliId]: Clis[K] extends { decode: object } ? K :
 export type RunCli = { [K in CliId]: Clis[K] extends { run: RunFlags } ? K : never }[CliId];
 /** The CLIs `startSession` holds conversations with. */
 export type SessionCli = { [K in CliId]: Clis[K] extends { session: SessionSetup } ? K : never }[CliId];
+/** The CLIs whose own stored sessions `listCliSessions` lists. */
+export type HistoryCli = { [K in CliId]: Clis[K] extends { history: HistorySetup } ? K : never }[CliId];
 /** The CLIs this package starts (runs, sessions, or both). */
 export type StartedCli = RunCli | SessionCli;
 
@@ -50,6 +52,9 @@ export const DECODE_CLI_IDS: readonly DecodeCli[] = withCapability<DecodeCli>((c
 export const RUN_CLI_IDS: readonly RunCli[] = withCapability<RunCli>((cli) => cli.run !== undefined);
 /** The CLIs `startSession` holds conversations with. */
 export const SESSION_CLI_IDS: readonly SessionCli[] = withCapability<SessionCli>((cli) => cli.session !== undefined);
+
+/** The CLIs whose own stored sessions are read, in the registry's order. */
+export const HISTORY_CLI_IDS: readonly HistoryCli[] = withCapability<HistoryCli>((cli) => cli.history !== undefined);
 
 /** The definition of a known CLI id. */
 export function cliDefinition(id: CliId): CliDefinition {
@@ -69,4 +74,9 @@ export function runFlags(id: RunCli): RunFlags {
 /** The session setup of a CLI `startSession` holds. */
 export function sessionSetup(id: SessionCli): SessionSetup {
   return CLIS[id].session;
+}
+
+/** Where a CLI with history keeps its sessions, and their format. */
+export function historySetup(id: HistoryCli): HistorySetup {
+  return CLIS[id].history;
 }

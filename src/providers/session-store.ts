@@ -1,5 +1,4 @@
 import { closeSync, openSync, readdirSync, readSync, statSync } from 'node:fs';
-import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { modelUsageFigures } from './claude';
 import { codexUsageFigures } from './codex';
@@ -16,9 +15,8 @@ import type { UsageFigures } from './usage';
  * then takes no baseline).
  */
 
-/** Claude Code's transcript `<config>/projects/<cwd slug>/<id>.jsonl` ends its turns with a `cost-state` line. */
-export function claudeResumeBaseline(sessionId: string, env: NodeJS.ProcessEnv): UsageFigures | null {
-  const projects = join(env.CLAUDE_CONFIG_DIR ?? join(env.HOME ?? homedir(), '.claude'), 'projects');
+/** Claude Code's transcript `<projects>/<cwd slug>/<id>.jsonl` ends its turns with a `cost-state` line (`projects`: its registry file's `history.root`). */
+export function claudeResumeBaseline(sessionId: string, projects: string): UsageFigures | null {
   for (const project of readdirSync(projects)) {
     const file = join(projects, project, `${sessionId}.jsonl`);
     if (!isFile(file)) continue;
@@ -31,9 +29,8 @@ export function claudeResumeBaseline(sessionId: string, env: NodeJS.ProcessEnv):
   return null;
 }
 
-/** Codex's rollout `<CODEX_HOME>/sessions/YYYY/MM/DD/rollout-<time>-<id>.jsonl` records each `token_count` with the thread's total. */
-export function codexResumeBaseline(sessionId: string, env: NodeJS.ProcessEnv): UsageFigures | null {
-  const sessions = join(env.CODEX_HOME ?? join(env.HOME ?? homedir(), '.codex'), 'sessions');
+/** Codex's rollout `<sessions>/YYYY/MM/DD/rollout-<time>-<id>.jsonl` records each `token_count` with the thread's total (`sessions`: its registry file's `history.root`). */
+export function codexResumeBaseline(sessionId: string, sessions: string): UsageFigures | null {
   const file = findFile(sessions, `-${sessionId}.jsonl`, 3);
   if (file === null) return null;
   const line = lastLineWith(file, '"type":"token_count"');

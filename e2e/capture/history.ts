@@ -1,0 +1,109 @@
+/*
+ * Captures the sessions the real pinned Claude Code and Codex store on disk (their own history,
+ * which `listCliSessions`/`readCliSession` read) against the scripted endpoints.
+ * Usage (from the project root): npx ts-node --transpile-only e2e/capture/history.ts [claude|codex…]
+ * Each scenario runs the CLI's one-shot mode in a fresh HOME and cwd (a second run resumes the
+ * first session) and copies the store it wrote, with its layout, to
+ * test/fixtures/history/<cli>/<scenario>/ (Claude: `projects/…`, the CLAUDE_CONFIG_DIR layout;
+ * Codex: `sessions/YYYY/MM/DD/rollout-*.jsonl`, the CODEX_HOME layout). Tests point the override
+ * variable at that folder.
+ */
+import { cpSync, existsSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import type { ResponsesTurn } from '../scripted/openai-responses';
+import { startScriptedCli, type CliName } from '../scripted/setup';
+import { captureAll, FIXTURES, runCli } from './run-cli';
+
+interface Run {
+  prompt: string;
+  script: readonly ResponsesTurn[];
+}
+
+interface Scenario {
+  name: string;
+  cli: Extract<CliName, 'claude' | 'codex'>;
+  /** The second and later runs resume the first one's session. */
+  runs: Run[];
+}
+
+const TOOL: Run = {
+  prompt: 'Run echo hello-from-tool.',
+  script: [{ shell: 'echo hello-from-tool' }, { text: 'The command printed hello-from-tool.' }],
+};
+const TWO_TURNS: Run[] = [
+  { prompt: 'Say one.', script: [{ text: 'one' }] },
+  { prompt: 'Say two.', script: [{ text: 'two' }] },
+];
+
+const SCENARIOS: Scenario[] = [
+  { name: 'claude-tool', cli: 'claude', runs: [TOOL] },
+  { name: 'claude-two-turns', cli: 'claude', runs: TWO_TURNS },
+  { name: 'codex-tool', cli: 'codex', runs: [TOOL] },
+  { name: 'codex-two-turns', cli: 'codex', runs: TWO_TURNS },
+];
+
+/** Each CLI's one-shot argv (as e2e/capture/claude.ts and codex.ts run it) and where its store is under HOME. */
+const CLI = {
+  claude: {
+    argv: (prompt: string, resume: string | null) => [
+      '-p',
+      '--output-format',
+      'stream-json',
+      '--verbose',
+      '--allowedTools',
+      'Bash',
+      ...(resume ? ['--resume', resume] : []),
+      '--',
+      prompt,
+    ],
+    sessionId: (stdout: string) => /"session_id":"([^"]+)"/.exec(stdout)?.[1] ?? null,
+    store: (home: string) => join(home, '.claude'),
+    keep: 'projects',
+  },
+  codex: {
+    argv: (prompt: string, resume: string | null) => [
+      'exec',
+      '--json',
+      '--skip-git-repo-check',
+      '--dangerously-bypass-approvals-and-sandbox',
+      ...(resume ? ['resume', resume] : []),
+      '--',
+      prompt,
+    ],
+    sessionId: (stdout: string) => /"thread_id":"([^"]+)"/.exec(stdout)?.[1] ?? null,
+    // pointCliAt sets CODEX_HOME to HOME.
+    store: (home: string) => home,
+    keep: 'sessions',
+  },
+} as const;
+
+async function capture(scenario: Scenario): Promise<void> {
+  const cli = CLI[scenario.cli];
+  // One endpoint plays every run's answers in order.
+  const scripted = await startScriptedCli(
+    scenario.cli,
+    scenario.runs.flatMap((run) => run.script),
+  );
+  try {
+    let id: string | null = null;
+    for (const run of scenario.runs) {
+      const result = await runCli(scripted.executable, cli.argv(run.prompt, id), {
+        cwd: scripted.cwd,
+        env: scripted.env,
+        timeoutMs: 120_000,
+      });
+      id ??= cli.sessionId(result.stdout);
+      process.stdout.write(`${scenario.name}: exit ${JSON.stringify(result.exit)} session ${String(id)}\n`);
+      if (result.exit.code !== 0) process.stdout.write(result.stderr.slice(0, 2000));
+    }
+    const from = join(cli.store(scripted.home), cli.keep);
+    const to = join(FIXTURES, 'history', scenario.cli, scenario.name.replace(`${scenario.cli}-`, ''));
+    rmSync(to, { recursive: true, force: true });
+    if (!existsSync(from)) throw new Error(`${scenario.name}: no ${from}`);
+    cpSync(from, join(to, cli.keep), { recursive: true, filter: (source) => !/\.(json|lock)$/.test(source) });
+  } finally {
+    await scripted.close();
+  }
+}
+
+captureAll(SCENARIOS, capture);

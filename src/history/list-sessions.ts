@@ -1,0 +1,66 @@
+import { readFile, stat } from 'node:fs/promises';
+import { basename, resolve } from 'node:path';
+import { HISTORY_CLI_IDS, historySetup, type HistoryCli } from '../clis';
+import { obj } from '../providers/drafts';
+import { emptySummary, type StoredSummary } from '../stores/stored-format';
+import type { CliSessionRef, ListCliSessionsOptions } from './session-ref';
+import { storeFiles } from './store-files';
+
+/**
+ * The sessions the CLIs stored on disk themselves (Claude Code's transcripts, Codex's rollouts,
+ * `codex exec` runs among them), newest first: each CLI's store as its registry file places it
+ * (honouring the CLI's override variable and `HOME` of `options.env`). Reads, never writes; a store
+ * that is missing lists nothing, and a file that cannot be read, or whose lines say nothing, is left
+ * out; an odd line is skipped. Never throws for what it finds on disk.
+ */
+export async function listCliSessions(options: ListCliSessionsOptions = {}): Promise<CliSessionRef[]> {
+  const env = options.env ?? process.env;
+  const providers = options.provider === undefined ? HISTORY_CLI_IDS : HISTORY_CLI_IDS.filter((id) => id === options.provider);
+  const cwd = options.cwd === undefined ? null : resolve(options.cwd);
+  const refs: CliSessionRef[] = [];
+  for (const provider of providers) {
+    const setup = historySetup(provider);
+    for (const path of await storeFiles(setup.root(env), setup.depth, setup.file)) {
+      const ref = await sessionRef(provider, path);
+      if (ref !== null && (cwd === null || (ref.cwd !== null && resolve(ref.cwd) === cwd))) refs.push(ref);
+    }
+  }
+  return refs.sort((a, b) => (b.updated_at ?? '').localeCompare(a.updated_at ?? ''));
+}
+
+/** One stored session's ref, from all its lines (null: unreadable, or not a session of this CLI). */
+async function sessionRef(provider: HistoryCli, path: string): Promise<CliSessionRef | null> {
+  let text: string;
+  let modified: string;
+  try {
+    [text, modified] = await Promise.all([readFile(path, 'utf8'), stat(path).then((info) => info.mtime.toISOString())]);
+  } catch {
+    return null;
+  }
+  const summary = summarizeLines(provider, text);
+  if (summary.id === null && summary.started_at === null) return null;
+  return {
+    provider,
+    ...summary,
+    id: summary.id ?? basename(path, '.jsonl'),
+    started_at: summary.started_at ?? modified,
+    updated_at: summary.updated_at ?? modified,
+    path,
+  };
+}
+
+/** Folds every JSON object line into the summary; a line that is not one (a truncated last line) is skipped. */
+function summarizeLines(provider: HistoryCli, text: string): StoredSummary {
+  const { format } = historySetup(provider);
+  const summary = emptySummary();
+  for (const line of text.split('\n')) {
+    if (line.trim() === '') continue;
+    try {
+      const value = obj(JSON.parse(line));
+      if (value) format.summarize(value, summary);
+    } catch {
+      // not JSON, or a line the fold could not read: the other lines still count
+    }
+  }
+  return summary;
+}
