@@ -2,7 +2,17 @@ import 'reflect-metadata';
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { CLI_IDS, CLIS, cliDefinition, DECODE_CLI_IDS, RUN_CLI_IDS, SESSION_CLI_IDS, isCliId, type CliDefinition } from '../../src/clis';
+import {
+  CLI_IDS,
+  CLIS,
+  cliDefinition,
+  DECODE_CLI_IDS,
+  HISTORY_CLI_IDS,
+  RUN_CLI_IDS,
+  SESSION_CLI_IDS,
+  isCliId,
+  type CliDefinition,
+} from '../../src/clis';
 import { PROVIDERS } from '../../src/decode/provider-id';
 import { ACP_TOOL_KINDS } from '../../src/tools/acp-tool-kind';
 
@@ -23,6 +33,7 @@ describe('the CLI registry', () => {
     expect(DECODE_CLI_IDS).toEqual(CLI_IDS.filter((id) => cliDefinition(id).decode !== undefined));
     expect(RUN_CLI_IDS).toEqual(CLI_IDS.filter((id) => cliDefinition(id).run !== undefined));
     expect(SESSION_CLI_IDS).toEqual(CLI_IDS.filter((id) => cliDefinition(id).session !== undefined));
+    expect(HISTORY_CLI_IDS).toEqual(CLI_IDS.filter((id) => cliDefinition(id).history !== undefined));
     expect(PROVIDERS).toBe(DECODE_CLI_IDS);
   });
 

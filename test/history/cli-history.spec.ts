@@ -1,0 +1,163 @@
+import 'reflect-metadata';
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { AnyEvent } from '../../src/events/event';
+import { listCliSessions, readCliSession, type CliSessionRef } from '../../src/history';
+
+/*
+ * The CLIs' own stored sessions, over real stores of the pinned Claude Code and Codex
+ * (test/fixtures/history/<cli>/<scenario>/, captured by e2e/capture/history.ts: a one-turn run
+ * with a tool call, and a session of two turns, the second a resume), and over broken copies.
+ */
+
+const FIXTURES = join(__dirname, '..', 'fixtures', 'history');
+
+/** Each CLI's override variable, pointed at a captured store. */
+const CLIS = [
+  { provider: 'claude', variable: 'CLAUDE_CONFIG_DIR', home: '.claude' },
+  { provider: 'codex', variable: 'CODEX_HOME', home: '.codex' },
+] as const;
+
+type Cli = (typeof CLIS)[number];
+
+const store = (cli: Cli, scenario: string) => join(FIXTURES, cli.provider, scenario);
+const envFor = (cli: Cli, scenario: string): NodeJS.ProcessEnv => ({ HOME: '/nonexistent-home', [cli.variable]: store(cli, scenario) });
+
+async function eventsOf(ref: Pick<CliSessionRef, 'provider' | 'path'>): Promise<AnyEvent[]> {
+  const events: AnyEvent[] = [];
+  for await (const event of readCliSession(ref)) events.push(event);
+  return events;
+}
+
+const payloadText = (event: AnyEvent | undefined): string => JSON.stringify(event?.payload ?? null);
+const texts = (events: AnyEvent[], kind: string): string[] =>
+  events
+    .filter((event) => event.kind === kind && (event.payload as { metadata?: { context?: boolean; meta?: boolean } }).metadata?.context !== true)
+    .map((event) =>
+      ((event.payload as { content?: { type?: string; text?: string }[] }).content ?? []).map((block) => block.text ?? '').join(''),
+    );
+
+/** Every file of a folder tree, for the "never writes" check: path, size and modification time. */
+function snapshot(dir: string): string[] {
+  const out: string[] = [];
+  const walk = (at: string) => {
+    for (const name of readdirSync(at)) {
+      const path = join(at, name);
+      const info = statSync(path);
+      if (info.isDirectory()) walk(path);
+      else out.push(`${path} ${info.size} ${info.mtimeMs}`);
+    }
+  };
+  walk(dir);
+  return out.sort();
+}
+
+describe.each(CLIS)('$provider: its own stored sessions', (cli) => {
+  it('lists a one-turn session with a tool call: id, cwd from the lines, first prompt, times, model, file', async () => {
+    const refs = await listCliSessions({ provider: cli.provider, env: envFor(cli, 'tool') });
+    expect(refs).toHaveLength(1);
+    const [ref] = refs;
+    expect(ref.provider).toBe(cli.provider);
+    expect(ref.id).toMatch(/^[0-9a-f-]{36}$/);
+    expect(ref.cwd).toMatch(new RegExp(`^/.*${cli.provider}-cwd-`));
+    expect(ref.title).toBe('Run echo hello-from-tool.');
+    expect(Date.parse(ref.started_at as string)).toBeLessThanOrEqual(Date.parse(ref.updated_at as string));
+    expect(ref.model).toEqual(expect.any(String));
+    expect(ref.path.startsWith(store(cli, 'tool'))).toBe(true);
+    if (cli.provider === 'codex') expect(ref.origin).toBe('exec');
+  });
+
+  it('reads it into the live vocabulary: start, prompt, tool call and result, answer, usage', async () => {
+    const [ref] = await listCliSessions({ provider: cli.provider, env: envFor(cli, 'tool') });
+    const events = await eventsOf(ref);
+    expect(events.every((event) => event.provider === cli.provider)).toBe(true);
+    const started = events.find((event) => event.kind === 'run_started');
+    expect(started?.payload).toMatchObject({ provider_session_id: ref.id, cwd: ref.cwd });
+    expect(texts(events, 'user_message')).toEqual(['Run echo hello-from-tool.']);
+    const call = events.find((event) => event.kind === 'tool_use');
+    expect(payloadText(call)).toContain('echo hello-from-tool');
+    const callId = (call?.payload as { tool_call_id: string }).tool_call_id;
+    const result = events.find((event) => event.kind === 'tool_result');
+    expect(result?.payload).toMatchObject({ tool_call_id: callId, is_error: false });
+    expect(payloadText(result)).toContain('hello-from-tool');
+    expect(texts(events, 'assistant_message')).toContain('The command printed hello-from-tool.');
+    expect(events.some((event) => event.kind === 'cost_update')).toBe(true);
+    // Nothing thrown away: every line the format does not map is kept as raw.
+    expect(events.findIndex((event) => event.kind === 'tool_use')).toBeLessThan(events.findIndex((event) => event.kind === 'tool_result'));
+  });
+
+  it('lists a resumed session once, titled by its first prompt, and reads both turns', async () => {
+    const refs = await listCliSessions({ provider: cli.provider, env: envFor(cli, 'two-turns') });
+    const ids = new Set(refs.map((ref) => ref.id));
+    expect(ids.size).toBe(1);
+    const first = refs.find((ref) => ref.title === 'Say one.');
+    expect(first).toBeDefined();
+    const events = (await Promise.all(refs.map(eventsOf))).flat();
+    expect(texts(events, 'user_message')).toEqual(expect.arrayContaining(['Say one.', 'Say two.']));
+    expect(texts(events, 'assistant_message')).toEqual(expect.arrayContaining(['one', 'two']));
+  });
+
+  it('filters by cwd, and finds the store under HOME when the override variable is unset', async () => {
+    const home = mkdtempSync(join(tmpdir(), 'history-home-'));
+    try {
+      symlinkSync(store(cli, 'tool'), join(home, cli.home));
+      const [ref] = await listCliSessions({ env: { HOME: home } });
+      expect(ref).toMatchObject({ provider: cli.provider, title: 'Run echo hello-from-tool.' });
+      expect(await listCliSessions({ env: { HOME: home }, cwd: ref.cwd as string })).toHaveLength(1);
+      expect(await listCliSessions({ env: { HOME: home }, cwd: '/somewhere/else' })).toEqual([]);
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
+  });
+
+  it('a file cut in the middle of its last line (still being written): the whole lines read, the rest raw, nothing thrown', async () => {
+    const copy = mkdtempSync(join(tmpdir(), 'history-cut-'));
+    try {
+      cpSync(store(cli, 'tool'), copy, { recursive: true });
+      const [ref] = await listCliSessions({ provider: cli.provider, env: { HOME: '/nonexistent-home', [cli.variable]: copy } });
+      const whole = await eventsOf(ref);
+      const text = readFileSync(ref.path, 'utf8');
+      const lastLine = text.trimEnd().lastIndexOf('\n') + 1;
+      writeFileSync(ref.path, text.slice(0, lastLine + Math.floor((text.trimEnd().length - lastLine) / 2)));
+      const [cut] = await listCliSessions({ provider: cli.provider, env: { HOME: '/nonexistent-home', [cli.variable]: copy } });
+      expect(cut).toMatchObject({ id: ref.id, cwd: ref.cwd, title: ref.title });
+      const events = await eventsOf(cut);
+      expect(events.at(-1)?.kind).toBe('raw');
+      expect(events.filter((event) => event.kind === 'user_message')).toHaveLength(
+        whole.filter((event) => event.kind === 'user_message').length,
+      );
+      expect(events.some((event) => event.kind === 'tool_use')).toBe(true);
+    } finally {
+      rmSync(copy, { recursive: true, force: true });
+    }
+  });
+
+  it('never writes to the store it reads', async () => {
+    const before = snapshot(store(cli, 'two-turns'));
+    for (const ref of await listCliSessions({ provider: cli.provider, env: envFor(cli, 'two-turns') })) await eventsOf(ref);
+    expect(snapshot(store(cli, 'two-turns'))).toEqual(before);
+  });
+});
+
+describe('foreign and missing stores', () => {
+  it('a foreign file in a store: left out of the list, read as raw events, nothing thrown', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'history-foreign-'));
+    try {
+      const path = join(root, 'rollout-foreign.jsonl');
+      writeFileSync(path, 'not json at all\n{"type":"from_a_newer_version","payload":{"x":1}}\n[1,2]\n{"half":');
+      expect(await listCliSessions({ provider: 'claude', env: { CLAUDE_CONFIG_DIR: root } })).toEqual([]);
+      for (const provider of ['claude', 'codex'] as const) {
+        const events = await eventsOf({ provider, path });
+        expect(events.map((event) => event.kind)).toEqual(['raw', 'raw', 'raw', 'raw']);
+        expect(JSON.stringify(events[1].payload)).toContain('from_a_newer_version');
+      }
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+
+  it('a store that does not exist lists nothing', async () => {
+    expect(await listCliSessions({ env: { HOME: '/nonexistent-home' } })).toEqual([]);
+  });
+});
