@@ -33,7 +33,9 @@ async function eventsOf(ref: Pick<CliSessionRef, 'provider' | 'path'>): Promise<
 const payloadText = (event: AnyEvent | undefined): string => JSON.stringify(event?.payload ?? null);
 const texts = (events: AnyEvent[], kind: string): string[] =>
   events
-    .filter((event) => event.kind === kind && (event.payload as { metadata?: { context?: boolean; meta?: boolean } }).metadata?.context !== true)
+    .filter(
+      (event) => event.kind === kind && (event.payload as { metadata?: { context?: boolean; meta?: boolean } }).metadata?.context !== true,
+    )
     .map((event) =>
       ((event.payload as { content?: { type?: string; text?: string }[] }).content ?? []).map((block) => block.text ?? '').join(''),
     );
