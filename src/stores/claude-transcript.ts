@@ -69,7 +69,10 @@ const profile: ProviderProfile<TranscriptState> = {
     switch (line.type) {
       case 'user':
       case 'assistant': {
-        const drafts = withTree(claudeProfile.decode(line, state), line);
+        // The transcript names the tool's structured output in camelCase; the live lines in snake_case.
+        const live =
+          line.toolUseResult !== undefined && line.tool_use_result === undefined ? { ...line, tool_use_result: line.toolUseResult } : line;
+        const drafts = withTree(claudeProfile.decode(live, state), line);
         if (state.started || str(line.sessionId) === null) return drafts;
         state.started = true;
         return [runStarted(line), ...drafts];
