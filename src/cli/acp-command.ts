@@ -1,5 +1,8 @@
 // The package root first: it loads reflect-metadata before any decorated class.
 import { serveAcpAgent } from '../index';
+import { spawn } from 'node:child_process';
+import { loginCommand } from '../projections/acp/auth';
+import { cliEnvironment } from '../runner/environment';
 import type { SessionOptions } from '../sessions/types';
 import { ExecutableNotFoundError } from '../runner/errors';
 import { resolveExecutable } from '../runner/executable';
@@ -15,7 +18,7 @@ const NOT_FOUND_EXIT_CODE = 127;
  * history kept in `historyDir` (the default when absent) for `session/load`. Ends at
  * the end of its input, once every session is closed: exit 0; 127 when the CLI is not installed.
  */
-export async function acpCommand(options: SessionOptions, io: CliIo, historyDir?: string): Promise<number> {
+export async function acpCommand(options: SessionOptions, io: CliIo, historyDir?: string, login = false): Promise<number> {
   const { provider, cwd: _cwd, ...session } = options;
   // Checked now: an editor shows a command that exits at once with its stderr, not a session that fails later.
   try {
@@ -25,6 +28,31 @@ export async function acpCommand(options: SessionOptions, io: CliIo, historyDir?
     io.stderr.write(`cli-subprocess-core: ${error.message}\n`);
     return NOT_FOUND_EXIT_CODE;
   }
+  if (login) return runLogin(options, io);
   await serveAcpAgent({ provider, session, historyDir }, io.stdin, io.stdout);
   return 0;
+}
+
+/**
+ * `acp --login`: the CLI's own login command in this terminal (the agent's `terminal` auth method:
+ * the editor runs the agent's command with this flag), with the environment a session would get.
+ * Exits with its code; 2 when the CLI has no login command.
+ */
+function runLogin(options: SessionOptions, io: CliIo): Promise<number> {
+  const argv = loginCommand(options.provider);
+  if (argv === null) {
+    io.stderr.write(`cli-subprocess-core: ${CLIS[options.provider].name} has no login command\n`);
+    return Promise.resolve(2);
+  }
+  const child = spawn(options.executable ?? CLIS[options.provider].executable, [...argv], {
+    stdio: 'inherit',
+    env: cliEnvironment(options.provider, options),
+  });
+  return new Promise((resolve) => {
+    child.on('error', (error) => {
+      io.stderr.write(`cli-subprocess-core: ${error.message}\n`);
+      resolve(1);
+    });
+    child.on('close', (code) => resolve(code ?? 1));
+  });
 }

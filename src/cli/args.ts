@@ -21,7 +21,7 @@ export type Command =
   | { readonly name: 'schema'; readonly kind?: string }
   | { readonly name: 'run'; readonly options: RunOptions }
   | { readonly name: 'session'; readonly options: SessionOptions }
-  | { readonly name: 'acp'; readonly options: SessionOptions; readonly historyDir?: string }
+  | { readonly name: 'acp'; readonly options: SessionOptions; readonly historyDir?: string; readonly login?: boolean }
   | { readonly name: 'serve' | 'worker'; readonly options: ServeOptions }
   | { readonly name: 'help' };
 
@@ -87,6 +87,8 @@ Options:
   --history-dir <dir>
                      acp: where each session's history is kept, for session/load
                      (default: $XDG_STATE_HOME/cli-subprocess-core/acp-sessions, or ~/.local/state/…)
+  --login            acp: run the CLI's own login command in this terminal instead (the agent's
+                     terminal auth method; exits with its code, 2 when the CLI has none)
   --redis <url>      serve, worker: the Redis that holds the queue and the runs' streams (default: $REDIS_URL;
                      serve without it runs the runs in its own process)
   --host <h>, --port <p>
@@ -187,6 +189,7 @@ const OPTIONS: Readonly<Record<string, { readonly takesValue: boolean; readonly 
   '--keep-worktrees': { takesValue: false, commands: ['serve', 'worker'] },
   '--approval-timeout': { takesValue: true, commands: ['session', 'acp'] },
   '--history-dir': { takesValue: true, commands: ['acp'] },
+  '--login': { takesValue: false, commands: ['acp'] },
 };
 
 /** The options given, by name (a flag without a value maps to ''), in the order given. */
@@ -244,7 +247,12 @@ export function parseArgs(argv: readonly string[]): Command {
     case 'session':
       return { name, options: sessionOptions(given, rest) };
     case 'acp':
-      return { name, options: sessionOptions(given, rest, 'acp'), historyDir: given.get('--history-dir') || undefined };
+      return {
+        name,
+        options: sessionOptions(given, rest, 'acp'),
+        historyDir: given.get('--history-dir') || undefined,
+        login: given.has('--login'),
+      };
     case 'serve':
     case 'worker':
       return { name, options: serveOptions(name, given, rest) };

@@ -33,7 +33,7 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
     case 'session':
       return sessionCommand(command.options, io);
     case 'acp':
-      return acpCommand(command.options, io, command.historyDir);
+      return acpCommand(command.options, io, command.historyDir, command.login);
     case 'serve':
       return serveCommand(command.options, io);
     case 'worker':

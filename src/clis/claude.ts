@@ -6,8 +6,10 @@ import { claudeResumeBaseline } from '../providers/session-store';
 import { claudeControl } from '../protocols/claude-control';
 import type { CliDefinition } from './definition';
 
-/** Claude Code's session store: `projects` in `CLAUDE_CONFIG_DIR`, else in `~/.claude`. */
-const projects = (env: NodeJS.ProcessEnv): string => join(env.CLAUDE_CONFIG_DIR ?? join(env.HOME ?? homedir(), '.claude'), 'projects');
+/** Claude Code's config dir: `CLAUDE_CONFIG_DIR`, else `~/.claude`. */
+const configDir = (env: NodeJS.ProcessEnv): string => env.CLAUDE_CONFIG_DIR ?? join(env.HOME ?? homedir(), '.claude');
+/** Claude Code's session store: `projects` in its config dir. */
+const projects = (env: NodeJS.ProcessEnv): string => join(configDir(env), 'projects');
 
 /*
  * Claude Code (`@anthropic-ai/claude-code`). Flags as the pinned version's `--help` has them
@@ -38,6 +40,14 @@ export const claude = {
     // Set in every process Claude Code starts; a Claude Code that inherits it refuses to start
     // ("cannot be launched inside another Claude Code session"), so a host run from one could run none.
     drop: ['CLAUDECODE'],
+  },
+  // Claude Code's authentication docs: a key or token in these, or `claude auth login` (2.1.328's
+  // `--help`), which keeps its OAuth credentials in `<config>/.credentials.json` on Linux (the macOS
+  // keychain elsewhere, which is not checked). Without either a turn fails "Not logged in · Please run /login".
+  auth: {
+    keyVariables: ['ANTHROPIC_API_KEY', 'ANTHROPIC_AUTH_TOKEN', 'CLAUDE_CODE_OAUTH_TOKEN'],
+    login: ['auth', 'login'],
+    loginFiles: (env) => [join(configDir(env), '.credentials.json')],
   },
   decode: claudeProfile,
   run: {

@@ -7,7 +7,9 @@ import { codexAppServer } from '../protocols/codex-app-server';
 import type { CliDefinition } from './definition';
 
 /** Codex's session store: `sessions` in `CODEX_HOME`, else in `~/.codex`. */
-const sessions = (env: NodeJS.ProcessEnv): string => join(env.CODEX_HOME ?? join(env.HOME ?? homedir(), '.codex'), 'sessions');
+/** Codex's home: `CODEX_HOME`, else `~/.codex`. */
+const home = (env: NodeJS.ProcessEnv): string => env.CODEX_HOME ?? join(env.HOME ?? homedir(), '.codex');
+const sessions = (env: NodeJS.ProcessEnv): string => join(home(env), 'sessions');
 
 /*
  * Codex (`@openai/codex`). Flags as the pinned version's `--help` has them (0.169.0): flags drift
@@ -24,6 +26,14 @@ export const codex = {
     // RUST_LOG sets its log level (the e2e setup turns it off).
     documented: ['OPENAI_*', 'CODEX_*', 'RUST_LOG'],
     drop: [],
+  },
+  // Codex's auth docs: `OPENAI_API_KEY` (the default provider's `env_key`; `CODEX_API_KEY` for
+  // `codex exec`), or `codex login`, which writes `<CODEX_HOME>/auth.json`. Without either its model
+  // requests fail 401.
+  auth: {
+    keyVariables: ['OPENAI_API_KEY', 'CODEX_API_KEY'],
+    login: ['login'],
+    loginFiles: (env) => [join(home(env), 'auth.json')],
   },
   decode: codexProfile,
   run: {

@@ -70,6 +70,19 @@ export interface HistorySetup {
   readonly format: StoredFormat;
 }
 
+/**
+ * How a CLI is given its credentials: what an editor tells the user (the ACP agent's
+ * `authMethods`) and what can be checked here, without a network, before a prompt fails.
+ */
+export interface CliAuth {
+  /** The variables that carry its key or token, as its documentation names them: any one set is enough. */
+  readonly keyVariables: readonly string[];
+  /** The argv after the executable that logs in interactively (in a terminal); null: it has no such command. */
+  readonly login: readonly string[] | null;
+  /** The files its login leaves, under the config dir `env` chooses: one present means logged in. */
+  readonly loginFiles: (env: NodeJS.ProcessEnv) => readonly string[];
+}
+
 /** One agent CLI. */
 export interface CliDefinition {
   /** The id events carry in `provider` and every API takes. */
@@ -90,6 +103,11 @@ export interface CliDefinition {
     /** Variables set for it unless the caller sets them (a switch that keeps a daemon of its own from outliving the run…). */
     readonly set?: Readonly<Record<string, string>>;
   };
+  /**
+   * Its credentials (the ACP agent's `authMethods` and `authenticate`); absent: not known here. A
+   * turn that fails for want of them is an `error` event of code `auth`, which its decoder gives.
+   */
+  readonly auth?: CliAuth;
   /** Its JSON-lines output, read into events (`decodeLines`, `detectProvider`); absent: not decoded. */
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- each profile has its own state type
   readonly decode?: ProviderProfile<any>;

@@ -1,3 +1,5 @@
+import { homedir } from 'node:os';
+import { join } from 'node:path';
 import { geminiProfile } from '../providers/gemini';
 import { str } from '../providers/drafts';
 import { acpClient } from '../protocols/acp';
@@ -17,6 +19,13 @@ export const gemini = {
     // GOOGLE_CLOUD_PROJECT, GOOGLE_APPLICATION_CREDENTIALS, GOOGLE_GEMINI_BASE_URL, CODE_ASSIST_ENDPOINT.
     documented: ['GEMINI_*', 'GOOGLE_*', 'CODE_ASSIST_ENDPOINT'],
     drop: [],
+  },
+  // Gemini CLI's authentication docs: a Gemini API key, or a Vertex AI one; its Google login has no
+  // command of its own (the interactive `gemini` asks), and keeps `~/.gemini/oauth_creds.json`.
+  auth: {
+    keyVariables: ['GEMINI_API_KEY', 'GOOGLE_API_KEY'],
+    login: null,
+    loginFiles: (env) => [join(env.HOME ?? homedir(), '.gemini', 'oauth_creds.json')],
   },
   decode: geminiProfile,
   run: {

@@ -14,10 +14,18 @@ export const ACP_AGENT_METHODS = {
   sessionLoad: 'session/load',
   sessionSetMode: 'session/set_mode',
   sessionPrompt: 'session/prompt',
+  sessionClose: 'session/close',
+  authenticate: 'authenticate',
   /** A notification. */
   sessionCancel: 'session/cancel',
 } as const;
 export type AcpAgentMethod = (typeof ACP_AGENT_METHODS)[keyof typeof ACP_AGENT_METHODS];
+
+/** ACP's own error codes (the schema's `ErrorCode`, beside JSON-RPC's). */
+export const ACP_ERRORS = {
+  /** "Authentication required": the client may offer the agent's `authMethods` (the SDK's `RequestError.authRequired`). */
+  authRequired: -32000,
+} as const;
 
 /** The agent's requests and notifications to the client. */
 export const ACP_CLIENT_METHODS = {

@@ -8,9 +8,11 @@ import { startSession } from '../../sessions/session';
 import { SessionTurns } from '../../sessions/turns';
 import type { ApprovalPolicy, Session, SessionOptions, SessionProvider } from '../../sessions/types';
 import { CLIS } from '../../clis';
+import { cliEnvironment } from '../../runner/environment';
 import { parseLine } from '../../wire/json-line';
-import { ACP_AGENT_METHODS, ACP_CLIENT_METHODS, type AcpAgentMethod } from '../../wire/acp';
+import { ACP_AGENT_METHODS, ACP_CLIENT_METHODS, ACP_ERRORS, type AcpAgentMethod } from '../../wire/acp';
 import { INTERNAL_ERROR, JSON_RPC, JsonLinesPeer, PeerError } from '../../wire/json-lines-peer';
+import { AGENT_AUTH_METHOD, authMethods, missingCredentials } from './auth';
 import { AcpHistory, defaultAcpHistoryDir } from './history';
 import { AcpProjector } from './projector';
 
@@ -67,10 +69,13 @@ const rpcError = (code: number, message: string, data?: JsonValue): PeerError =>
  * a turn whose events go to the client as `session/update`s (`AcpProjector`), the CLI's permission
  * requests go to the client as `session/request_permission` (in mode `ask`), and `session/cancel`
  * interrupts the turn. `session/load` replays a session's history (`AcpHistory`) and resumes the
- * CLI's own session. Resolves when the input ends, once every session is closed.
+ * CLI's own session; `session/close` ends the CLI's process. `authMethods` and `authenticate` say and
+ * check what the CLI needs to log in (`./auth`). Resolves when the input ends, once every session is closed.
  */
 export async function serveAcpAgent(options: AcpAgentOptions, input: Readable, output: Writable): Promise<void> {
   const sessions = new Map<string, AgentSession>();
+  /** The sessions `session/close` ended: a later request on one is refused as such. */
+  const closed = new Set<string>();
   const canResume = CLIS[options.provider].session.resume !== null;
   const history = options.historyDir === null || !canResume ? null : new AcpHistory(options.historyDir ?? defaultAcpHistoryDir());
   const peer = new JsonLinesPeer(JSON_RPC, (message) => output.write(`${JSON.stringify(message)}\n`));
@@ -96,7 +101,9 @@ export async function serveAcpAgent(options: AcpAgentOptions, input: Readable, o
   };
 
   const sessionOf = (params: JsonObject): AgentSession => {
-    const found = sessions.get(str(params.sessionId) ?? '');
+    const id = str(params.sessionId) ?? '';
+    const found = sessions.get(id);
+    if (!found && closed.has(id)) throw rpcError(INVALID_PARAMS, `session ${JSON.stringify(id)} is closed`);
     if (!found) throw rpcError(INVALID_PARAMS, `no session ${JSON.stringify(params.sessionId)}`);
     return found;
   };
@@ -121,16 +128,40 @@ export async function serveAcpAgent(options: AcpAgentOptions, input: Readable, o
   };
 
   const handlers = {
-    [ACP_AGENT_METHODS.initialize]: () => ({
+    [ACP_AGENT_METHODS.initialize]: (params) => ({
       protocolVersion: 1,
-      agentCapabilities: { loadSession: history !== null, promptCapabilities: { image: false, audio: false, embeddedContext: false } },
-      authMethods: [],
+      agentCapabilities: {
+        loadSession: history !== null,
+        promptCapabilities: { image: false, audio: false, embeddedContext: false },
+        sessionCapabilities: { close: {} },
+      },
+      // A `terminal` method only for a client that can run one (the spec's rule).
+      authMethods: authMethods(options.provider, obj(obj(params.clientCapabilities)?.auth)?.terminal === true),
       agentInfo: {
         name: options.agentInfo?.name ?? 'cli-subprocess-core',
         title: `cli-subprocess-core (${options.provider})`,
         version: options.agentInfo?.version ?? '0',
       },
     }),
+    // The CLI logs in by itself: this checks it has what it needs, in the environment its sessions get.
+    // (The `terminal` method is never passed here: the spec forbids it, and it is refused as unknown.)
+    [ACP_AGENT_METHODS.authenticate]: (params) => {
+      if (params.methodId !== AGENT_AUTH_METHOD)
+        throw rpcError(INVALID_PARAMS, `no auth method ${JSON.stringify(params.methodId)} to authenticate with: ${AGENT_AUTH_METHOD}`);
+      const missing = missingCredentials(options.provider, cliEnvironment(options.provider, options.session ?? {}));
+      if (missing !== null) throw rpcError(ACP_ERRORS.authRequired, missing);
+      return {};
+    },
+    // Cancels its turn (as `session/cancel`), then ends the CLI's process; the history stays loadable.
+    [ACP_AGENT_METHODS.sessionClose]: async (params) => {
+      const sessionId = str(params.sessionId) ?? '';
+      const agent = sessionOf(params);
+      sessions.delete(sessionId);
+      closed.add(sessionId);
+      await agent.session.interrupt();
+      await agent.session.close();
+      return {};
+    },
     [ACP_AGENT_METHODS.sessionNew]: (params) => {
       const sessionId = randomUUID();
       const cwd = str(params.cwd) ?? process.cwd();
@@ -149,6 +180,7 @@ export async function serveAcpAgent(options: AcpAgentOptions, input: Readable, o
       for (const update of saved.updates) notify(sessionId, update);
       const live = sessions.get(sessionId);
       if (live) return modesOf(live.session.approvalPolicy);
+      closed.delete(sessionId);
       // A new prefix keeps the ids this projector makes apart from those of the replayed turns.
       return open(
         sessionId,
@@ -185,6 +217,8 @@ export async function serveAcpAgent(options: AcpAgentOptions, input: Readable, o
           return answer.result;
         }
       }
+      // Closed meanwhile (`session/close` cancels the turn first): ACP's answer to a cancelled turn.
+      if (closed.has(sessionId)) return { stopReason: 'cancelled' };
       throw rpcError(INTERNAL_ERROR, 'the session ended before the turn did');
     },
   } satisfies Partial<Record<AcpAgentMethod, (params: JsonObject) => Promise<JsonValue> | JsonValue>>;

@@ -5,6 +5,7 @@ import { approvalCall, messageText } from '../approval-call';
 import { planOf } from '../plan';
 import { StreamedText } from '../streamed-text';
 import { toolOutputText } from '../tool-output';
+import { ACP_ERRORS } from '../../wire/acp';
 import { viewToolCall } from './tool-calls';
 
 /** ACP's stop reasons (`StopReason`): why a `session/prompt` turn ended. */
@@ -117,7 +118,9 @@ export class AcpProjector {
     const failure = errors.find((error) => error.payload.severity !== 'warning' && error.payload.severity !== 'info') ?? errors.at(-1);
     return {
       error: {
-        code: TURN_FAILED,
+        // A CLI without its credentials (each decoder's `auth` code: Claude's "Not logged in", a 401):
+        // ACP's own error, on which an editor offers the agent's `authMethods`.
+        code: failure?.payload.code === 'auth' ? ACP_ERRORS.authRequired : TURN_FAILED,
         message: failure?.payload.message ?? 'the turn failed',
         data: { code: failure?.payload.code ?? null, stop_reason: result.payload.stop_reason },
       },

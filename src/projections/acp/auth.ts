@@ -1,0 +1,67 @@
+import { existsSync } from 'node:fs';
+import { CLIS } from '../../clis';
+import type { CliAuth } from '../../clis/definition';
+import type { JsonObject } from '../../schema/json';
+import type { SessionProvider } from '../../sessions/types';
+
+/*
+ * The ACP agent's authentication (ACP's `authMethods` and `authenticate`), from what each CLI's
+ * registry file says of its credentials (`CliDefinition.auth`): the agent does not log in itself,
+ * it says what the CLI needs and checks it is there. A turn that fails for want of it is answered
+ * with ACP's "authentication required" (the projector, from the decoders' `auth` error code).
+ */
+
+/** The `agent` method: `authenticate` checks the CLI's credentials where the agent runs. */
+export const AGENT_AUTH_METHOD = 'cli-credentials';
+/** The `terminal` method: the client runs the agent with `LOGIN_FLAG`, which runs the CLI's login. */
+export const TERMINAL_AUTH_METHOD = 'cli-login';
+/** The `acp` command's flag that runs the CLI's own login command in the terminal instead of the agent. */
+export const LOGIN_FLAG = '--login';
+
+/** The CLI's credentials as its registry file gives them (null: not known here). */
+const authOf = (provider: SessionProvider): CliAuth | null => (CLIS[provider] as { auth?: CliAuth }).auth ?? null;
+
+/** What the CLI needs, for the user: its key's variables, or its login command. */
+function needs(provider: SessionProvider): string {
+  const cli = CLIS[provider];
+  const auth = authOf(provider);
+  if (!auth) return `${cli.name} uses the credentials its documentation names (${cli.env.documented.join(', ')}) or its own login`;
+  const variables = auth.keyVariables.join(' or ');
+  const login = auth.login === null ? '' : `, or log in once with \`${[cli.executable, ...auth.login].join(' ')}\``;
+  return `${cli.name} needs ${variables} set in the agent's environment${login}`;
+}
+
+/**
+ * The `authMethods` of `initialize`: always the `agent` method; the `terminal` one too when the CLI
+ * has a login command and the client said it can run one (`clientCapabilities.auth.terminal`).
+ */
+export function authMethods(provider: SessionProvider, clientCanRunTerminal: boolean): JsonObject[] {
+  const methods: JsonObject[] = [
+    { id: AGENT_AUTH_METHOD, name: `${CLIS[provider].name} credentials`, description: `${needs(provider)}.` },
+  ];
+  const login = authOf(provider)?.login;
+  if (clientCanRunTerminal && login)
+    methods.push({
+      type: 'terminal',
+      id: TERMINAL_AUTH_METHOD,
+      name: `Log in to ${CLIS[provider].name}`,
+      description: `Runs \`${[CLIS[provider].executable, ...login].join(' ')}\` in a terminal.`,
+      args: [LOGIN_FLAG],
+    });
+  return methods;
+}
+
+/**
+ * Why the CLI cannot work in `env` (no key variable set and no login file), checked without a
+ * network; null when it has its credentials, or when nothing here can tell.
+ */
+export function missingCredentials(provider: SessionProvider, env: NodeJS.ProcessEnv): string | null {
+  const auth = authOf(provider);
+  if (!auth) return null;
+  if (auth.keyVariables.some((name) => (env[name] ?? '') !== '')) return null;
+  if (auth.loginFiles(env).some((file) => existsSync(file))) return null;
+  return `${CLIS[provider].name} is not logged in: ${needs(provider)}`;
+}
+
+/** The CLI's login command (the argv after its executable), or null when it has none. */
+export const loginCommand = (provider: SessionProvider): readonly string[] | null => authOf(provider)?.login ?? null;
