@@ -1,4 +1,5 @@
 import 'reflect-metadata';
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -25,13 +26,21 @@ beforeEach(() => {
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
 /** The agent on a replayed capture: send client messages, read what it wrote. */
-function startAgent(capture: string, options: { provider?: 'gemini' | 'copilot'; historyDir?: string | null; log?: string } = {}) {
+function startAgent(
+  capture: string,
+  options: {
+    provider?: 'gemini' | 'copilot' | 'claude';
+    historyDir?: string | null;
+    log?: string;
+    env?: Record<string, string | undefined>;
+  } = {},
+) {
   const input = new PassThrough();
   const output = new PassThrough();
   let text = '';
   output.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')));
   const provider = options.provider ?? 'gemini';
-  const env = { REPLAY_WIRE: wire(capture, provider), ...(options.log ? { REPLAY_LOG: options.log } : {}) };
+  const env = { REPLAY_WIRE: wire(capture, provider), ...(options.log ? { REPLAY_LOG: options.log } : {}), ...options.env };
   const served = serveAcpAgent(
     {
       provider,
@@ -238,4 +247,94 @@ describe('session/load: the history replayed, the CLI resumed (Copilot CLI captu
     expect((await without.answer(1)).error).toMatchObject({ code: -32601 });
     await without.end();
   });
+});
+
+describe("authentication: what the CLI needs, from its registry file (src/clis/<id>.ts's auth)", () => {
+  /** Gemini CLI's credentials all gone: no key variable, a HOME without its login file. */
+  const noCredentials = () => ({ GEMINI_API_KEY: undefined, GOOGLE_API_KEY: undefined, HOME: dir });
+
+  it("initialize offers the agent method, which names the CLI's key variables; no terminal method for a CLI without a login command", async () => {
+    const agent = startAgent('plain');
+    agent.send({ id: 0, method: 'initialize', params: { protocolVersion: 1, clientCapabilities: { auth: { terminal: true } } } });
+    const answer = await agent.answer(0);
+    await agent.end();
+    expect(acpMessageErrors(answer)).toEqual([]);
+    expect(answer.result).toMatchObject({
+      agentCapabilities: { sessionCapabilities: { close: {} } },
+      authMethods: [{ id: 'cli-credentials', name: 'Gemini CLI credentials', description: expect.stringContaining('GEMINI_API_KEY') }],
+    });
+    expect((answer.result as { authMethods: unknown[] }).authMethods).toHaveLength(1);
+  });
+
+  it('a CLI with a login command: a terminal method (the agent run with --login) only for a client that said it can run one', async () => {
+    for (const terminal of [true, false]) {
+      const agent = startAgent('plain', { provider: 'claude' });
+      agent.send({ id: 0, method: 'initialize', params: { protocolVersion: 1, clientCapabilities: { auth: { terminal } } } });
+      const answer = await agent.answer(0);
+      await agent.end();
+      expect(acpMessageErrors(answer)).toEqual([]);
+      const methods = (answer.result as { authMethods: Record<string, unknown>[] }).authMethods;
+      expect(methods[0]).toMatchObject({ id: 'cli-credentials', description: expect.stringMatching(/ANTHROPIC_API_KEY.*`claude auth login`/) });
+      expect(methods.slice(1)).toEqual(
+        terminal
+          ? [
+              {
+                type: 'terminal',
+                id: 'cli-login',
+                name: 'Log in to Claude Code',
+                description: 'Runs `claude auth login` in a terminal.',
+                args: ['--login'],
+              },
+            ]
+          : [],
+      );
+    }
+  });
+
+  it("authenticate: {} when the key is in the agent's environment; auth-required naming it when not; the terminal method is refused", async () => {
+    const keyed = startAgent('plain', { env: { ...noCredentials(), GEMINI_API_KEY: 'a-key' } });
+    keyed.send({ id: 0, method: 'initialize', params: { protocolVersion: 1, clientCapabilities: {} } });
+    keyed.send({ id: 1, method: 'authenticate', params: { methodId: 'cli-credentials' } });
+    expect((await keyed.answer(1)).result).toEqual({});
+    await keyed.end();
+
+    const bare = startAgent('plain', { env: noCredentials() });
+    bare.send({ id: 0, method: 'initialize', params: { protocolVersion: 1, clientCapabilities: {} } });
+    bare.send({ id: 1, method: 'authenticate', params: { methodId: 'cli-credentials' } });
+    bare.send({ id: 2, method: 'authenticate', params: { methodId: 'cli-login' } });
+    expect((await bare.answer(1)).error).toEqual({
+      code: -32000,
+      message: expect.stringMatching(/^Gemini CLI is not logged in: .*GEMINI_API_KEY or GOOGLE_API_KEY/),
+    });
+    expect((await bare.answer(2)).error).toMatchObject({ code: -32602 });
+    await bare.end();
+    for (const message of [...keyed.messages(), ...bare.messages()]) expect(acpMessageErrors(message)).toEqual([]);
+  });
+});
+
+/** The pids of this process's children running the stand-in agent. */
+function standIns(): number[] {
+  return execFileSync('ps', ['-o', 'pid=,args=', '--ppid', String(process.pid)], { encoding: 'utf8' })
+    .split('\n')
+    .filter((line) => line.includes('replay-agent.js'))
+    .map((line) => Number(line.trim().split(/\s+/)[0]));
+}
+
+it("session/close ends the session's CLI process; a later prompt on it is refused, another session goes on", async () => {
+  const agent = startAgent('plain');
+  const sessionId = await agent.open();
+  agent.send({ id: 2, method: 'session/new', params: { cwd: dir, mcpServers: [] } });
+  const other = ((await agent.answer(2)).result as { sessionId: string }).sessionId;
+  await waitFor('both CLI processes', () => standIns().length === 2 || undefined);
+  agent.send({ id: 3, method: 'session/close', params: { sessionId } });
+  expect((await agent.answer(3)).result).toEqual({});
+  // Answered once the CLI is gone.
+  expect(standIns()).toHaveLength(1);
+  agent.send({ id: 4, method: 'session/prompt', params: { sessionId, prompt: [{ type: 'text', text: 'Say hello.' }] } });
+  expect((await agent.answer(4)).error).toEqual({ code: -32602, message: `session "${sessionId}" is closed` });
+  agent.send({ id: 5, method: 'session/prompt', params: { sessionId: other, prompt: [{ type: 'text', text: 'Say hello.' }] } });
+  expect((await agent.answer(5)).result).toEqual({ stopReason: 'end_turn' });
+  await agent.end();
+  expect(standIns()).toEqual([]);
+  for (const message of agent.messages()) expect({ message, errors: acpMessageErrors(message) }).toEqual({ message, errors: [] });
 });

@@ -94,3 +94,30 @@ describe.each(eventSources().map((source) => [source.label, source] as const))('
     });
   });
 });
+
+describe("a CLI without its credentials: ACP's auth-required error, on which an editor offers the agent's authMethods", () => {
+  const source = (label: string) => {
+    const found = eventSources().find((candidate) => candidate.label === label);
+    if (!found) throw new Error(`no event source ${label}`);
+    return found;
+  };
+
+  it('Claude Code\'s "Not logged in" (a real capture) answers -32000, not a generic -32603', () => {
+    const { answers } = project(source('claude/public-bb-auth-failure').events);
+    expect(answers.map((answer) => answer.error)).toEqual([
+      { code: -32000, message: 'Not logged in · Please run /login', data: { code: 'auth', stop_reason: 'stop_sequence' } },
+    ]);
+    for (const answer of answers) expect(acpMessageErrors(answer)).toEqual([]);
+  });
+
+  it('any other failure stays -32603', () => {
+    const failed = eventSources().flatMap((candidate) =>
+      project(candidate.events).answers.filter((answer) => answer.error !== undefined && candidate.label !== 'claude/public-bb-auth-failure'),
+    );
+    expect(failed.length).toBeGreaterThan(0);
+    for (const answer of failed)
+      expect((answer.error as { code: number; data: { code: string } }).code).toBe(
+        (answer.error as { data: { code: string } }).data.code === 'auth' ? -32000 : -32603,
+      );
+  });
+});
