@@ -7,6 +7,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { CLIS } from '../../src/clis';
+import type { CliDefinition } from '../../src/clis/definition';
 import { acpErrors } from '../../test/projections/acp-schema';
 import type { SessionUpdate } from '@agentclientprotocol/sdk';
 import type { ResponsesTurn } from '../scripted/openai-responses';
@@ -30,7 +31,19 @@ const SCRIPTS: Record<AcpClientScenario, readonly ResponsesTurn[]> = {
   deny: [{ shell: 'touch made-by-tool.txt' }, { text: 'I was not allowed to create the file.' }],
   'two-turns': [{ text: 'The first answer.' }, { text: 'The second answer.' }],
   cancel: [SLOW_TEXT, { text: 'After the interrupt.' }],
+  // Never reached: the CLI has no credentials.
+  auth: [{ text: 'Hello from the scripted model.' }],
+  close: [{ text: 'Hello from the scripted model.' }, { text: 'Never said: the session is closed.' }],
 };
+
+/** What a spec of one CLI checks beyond the common scenarios. */
+export interface AcpAgentChecks {
+  /**
+   * The CLI's failure for want of credentials is known to reach the agent as an `auth` error (its
+   * decoder's code): run it with none of its registry's key variables, in its throwaway HOME.
+   */
+  authRequired?: boolean;
+}
 
 /** The text of the updates of `kind` (the agent's messages by default), as the client received them. */
 function textOf(updates: readonly SessionUpdate[], kind: 'agent_message_chunk' | 'user_message_chunk' = 'agent_message_chunk'): string {
@@ -50,7 +63,7 @@ function said(run: AcpClientRun, turn: number): string {
   return textOf(run.turns[turn].updates);
 }
 
-export function describeAcpAgent(name: CliName): void {
+export function describeAcpAgent(name: CliName, checks: AcpAgentChecks = {}): void {
   const open: ScriptedCli[] = [];
   afterEach(async () => {
     for (const cli of open.splice(0)) await cli.close();
@@ -66,9 +79,15 @@ export function describeAcpAgent(name: CliName): void {
   }
 
   /** The client against a new agent process for `cli` (its history in the CLI's home). */
-  async function driveAgain(scenario: AcpClientScenario, cli: ScriptedCli, load?: string): Promise<AcpClientRun> {
+  async function driveAgain(
+    scenario: AcpClientScenario,
+    cli: ScriptedCli,
+    load?: string,
+    without: readonly string[] = [],
+  ): Promise<AcpClientRun> {
     // ts-node compiles the command with the project's settings (decorators) from any cwd.
-    const env = { ...cli.env, CLAUDE_CODE_MAX_RETRIES: '1', TS_NODE_PROJECT: join(ROOT, 'tsconfig.json') };
+    const env: Record<string, string> = { ...cli.env, CLAUDE_CODE_MAX_RETRIES: '1', TS_NODE_PROJECT: join(ROOT, 'tsconfig.json') };
+    for (const variable of without) delete env[variable];
     const command = [...ACP_COMMAND, '--provider', name, '--bin', cli.executable, '--history-dir', join(cli.env.HOME, 'acp-history')];
     const run = await runAcpClient({ scenario, cwd: cli.cwd, env, command, load });
     // Nothing the SDK client rejected or altered, and every update valid against the protocol's schema.
@@ -135,6 +154,40 @@ export function describeAcpAgent(name: CliName): void {
         (request) => request.method === 'POST' && JSON.stringify(request.body).includes('Say hello.'),
       );
       expect(JSON.stringify(calls.at(-1)?.body)).toContain('The first answer.');
+    });
+  }
+
+  it('session/close (advertised): answered once the CLI and everything it started are gone; a prompt after it is refused', async () => {
+    const { run } = await drive('close');
+    expect(run.initialize.agentCapabilities?.sessionCapabilities?.close).toEqual({});
+    expect(run.turns[0].stopReason).toBe('end_turn');
+    expect(run.sessionClose).toEqual({});
+    expect(run.agentProcesses?.beforeClose.length).toBeGreaterThan(0);
+    expect(run.agentProcesses?.afterClose).toEqual([]);
+    expect(run.turns[1].error).toMatchObject({ code: -32602, message: expect.stringContaining('is closed') });
+  });
+
+  const auth = (CLIS[name] as CliDefinition).auth;
+  if (checks.authRequired && auth) {
+    it(`without credentials (no ${auth.keyVariables.join(', ')}, no login): authenticate and the prompt answer ACP's auth-required`, async () => {
+      const cli = await startScriptedCli(name, SCRIPTS.auth);
+      open.push(cli);
+      const run = await driveAgain('auth', cli, undefined, auth.keyVariables);
+      expect(run.initialize.authMethods).toEqual(
+        auth.login === null
+          ? [expect.objectContaining({ id: 'cli-credentials' })]
+          : [
+              expect.objectContaining({ id: 'cli-credentials', description: expect.stringContaining(auth.keyVariables[0]) }),
+              expect.objectContaining({ type: 'terminal', id: 'cli-login', args: ['--login'] }),
+            ],
+      );
+      expect(run.authenticate).toEqual({
+        methodId: 'cli-credentials',
+        error: expect.objectContaining({ code: -32000, message: expect.stringContaining('is not logged in') }),
+      });
+      // The CLI itself says so on the first prompt: ACP's code, not a generic -32603; no model request was made.
+      expect(run.turns.map((turn) => turn.error?.code)).toEqual([-32000]);
+      expect(cli.server.requests.filter((request) => request.method === 'POST')).toEqual([]);
     });
   }
 

@@ -6,6 +6,8 @@
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import type {
+  AuthenticateResponse,
+  CloseSessionResponse,
   InitializeResponse,
   LoadSessionResponse,
   NewSessionResponse,
@@ -18,7 +20,7 @@ import type {
 export const ACP_CLIENT = join(__dirname, '..', '..', 'test', 'clients', 'acp-client.mjs');
 
 /** The scenarios of acp-client.mjs (see SCENARIOS there). */
-export type AcpClientScenario = 'plain' | 'allow' | 'deny' | 'two-turns' | 'cancel';
+export type AcpClientScenario = 'plain' | 'allow' | 'deny' | 'two-turns' | 'cancel' | 'auth' | 'close';
 
 export interface AcpClientTurn {
   prompt: string;
@@ -50,6 +52,12 @@ export type AcpClientLog = {
 
 export interface AcpClientRun {
   initialize: InitializeResponse;
+  /** `auth`: `authenticate` with the agent's `agent` method, answered or refused. */
+  authenticate: { methodId: string; result?: AuthenticateResponse; error?: { code: number; message: string; data?: unknown } } | null;
+  /** `close`: the answer to `session/close` (sent after the first turn). */
+  sessionClose: CloseSessionResponse | null;
+  /** `close`: the agent's descendant processes just before `session/close` and once it was answered. */
+  agentProcesses?: { beforeClose: { pid: number; args: string }[]; afterClose: { pid: number; args: string }[] };
   /** The `session/new` answer; null with `load`. */
   sessionNew: NewSessionResponse | null;
   /** The `session/load` answer, with `load`. */

@@ -11,7 +11,9 @@
  * (protocolVersion 1, no fs, no terminal) and `session/new` (cwd, no MCP servers), plays the
  * scenario's turns, and prints ONE JSON object on stdout:
  *
- *   { initialize, sessionNew | sessionLoad (with --load: `session/load` of that session instead of `session/new`),
+ *   { initialize, authenticate ({ methodId, result | error }, with `auth`), sessionClose (the answer, with `close`),
+ *     agentProcesses ({ beforeClose, afterClose }: the agent's descendant processes, `{ pid, args }`, with `close`),
+ *     sessionNew | sessionLoad (with --load: `session/load` of that session instead of `session/new`),
  *     turns: [{ prompt, stopReason | error, response?, cancelSentAfterUpdates?, updates: [SessionUpdate…],
  *               permissions: [{ request, answeredOptionId }] }],
  *     outOfTurnUpdates: [{ afterTurn, update }],   // session/update received while no prompt was pending
@@ -42,7 +44,7 @@
  * `cancelled`) and an optional `cancelOn(update)` that sends session/cancel the first time it
  * returns true in that turn.
  */
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { resolve as resolvePath } from 'node:path';
 import { client, methods, ndJsonStream, RequestError } from '@agentclientprotocol/sdk';
 
@@ -57,6 +59,10 @@ const SCENARIOS = {
   cancel: {
     turns: [{ prompt: 'Answer slowly.', cancelOn: isChunk('agent_message_chunk') }, { prompt: 'Say something after the interrupt.' }],
   },
+  // A client that can run terminal auth: `authenticate` with the agent's first (`agent`) method, then a prompt.
+  auth: { terminalAuth: true, authenticate: true, turns: [{ prompt: 'Say hello.' }] },
+  // `session/close` after the first turn, then a prompt on the closed session.
+  close: { closeAfterTurn: 0, turns: [{ prompt: 'Say hello.' }, { prompt: 'Say hello again.' }] },
 };
 /** Permission requests of scenarios that set no policy are denied. */
 const DEFAULT_PERMISSION = 'reject_once';
@@ -89,7 +95,17 @@ function parseArgs(argv) {
 
 // ---------------------------------------------------------------- recording
 
-const record = { initialize: null, sessionNew: null, sessionLoad: null, turns: [], outOfTurnUpdates: [], logs: [], agentExit: null };
+const record = {
+  initialize: null,
+  authenticate: null,
+  sessionNew: null,
+  sessionLoad: null,
+  sessionClose: null,
+  turns: [],
+  outOfTurnUpdates: [],
+  logs: [],
+  agentExit: null,
+};
 let currentTurn = null; // the turn whose session/prompt is pending
 const log = (entry) => record.logs.push({ ...entry, turn: currentTurn ? currentTurn.index : null });
 const turnRecord = (turn, outcome) => ({
@@ -135,6 +151,8 @@ const INBOUND_SCHEMAS = {
 };
 const RESPONSE_SCHEMAS = {
   initialize: 'zInitializeResponse',
+  authenticate: 'zAuthenticateResponse',
+  'session/close': 'zCloseSessionResponse',
   'session/new': 'zNewSessionResponse',
   'session/prompt': 'zPromptResponse',
 };
@@ -278,6 +296,27 @@ async function stopAgent(child) {
   await waitForExit(child, 3000);
 }
 
+/** The processes under `pid` (children, theirs…), as `{ pid, args }`. */
+function descendants(pid) {
+  const table = execFileSync('ps', ['-e', '-o', 'pid=,ppid=,args='], { encoding: 'utf8' })
+    .split('\n')
+    .map((line) => /^\s*(\d+)\s+(\d+)\s(.*)$/.exec(line))
+    .filter(Boolean)
+    .map(([, own, parent, args]) => ({ pid: Number(own), ppid: Number(parent), args: args.trim() }));
+  const found = [];
+  const parents = new Set([pid]);
+  for (let grew = true; grew;) {
+    grew = false;
+    for (const entry of table)
+      if (parents.has(entry.ppid) && !parents.has(entry.pid)) {
+        parents.add(entry.pid);
+        found.push({ pid: entry.pid, args: entry.args });
+        grew = true;
+      }
+  }
+  return found;
+}
+
 // ---------------------------------------------------------------- the run
 
 function fail(message, child) {
@@ -359,9 +398,23 @@ async function main() {
       agent = ctx;
       record.initialize = await ctx.request(methods.agent.initialize, {
         protocolVersion: 1,
-        clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false },
+        clientCapabilities: {
+          fs: { readTextFile: false, writeTextFile: false },
+          terminal: false,
+          ...(scenario.terminalAuth ? { auth: { terminal: true } } : {}),
+        },
         clientInfo: { name: 'cli-subprocess-core-acp-client', version: '0.1.0' },
       });
+      if (scenario.authenticate) {
+        // The `agent` method (the spec forbids passing a `terminal` one): its answer, or its error.
+        const method = record.initialize.authMethods.find((candidate) => (candidate.type ?? 'agent') === 'agent');
+        try {
+          record.authenticate = { methodId: method.id, result: await ctx.request(methods.agent.authenticate, { methodId: method.id }) };
+        } catch (error) {
+          if (!(error instanceof RequestError)) throw error;
+          record.authenticate = { methodId: method.id, error: plain(error) };
+        }
+      }
       if (opts.load === null) {
         record.sessionNew = await ctx.request(methods.agent.session.new, { cwd: opts.cwd, mcpServers: [] });
         sessionId = record.sessionNew.sessionId;
@@ -387,6 +440,12 @@ async function main() {
         await settle();
         currentTurn = null;
         record.turns.push(turnRecord(turn, outcome));
+        if (scenario.closeAfterTurn === index) {
+          // The agent's process tree around the close: the session's CLI (and what it started) gone once it is answered.
+          const before = descendants(child.pid);
+          record.sessionClose = await ctx.request(methods.agent.session.close, { sessionId });
+          record.agentProcesses = { beforeClose: before, afterClose: descendants(child.pid) };
+        }
       }
     });
   } catch (error) {

@@ -274,7 +274,10 @@ describe("authentication: what the CLI needs, from its registry file (src/clis/<
       await agent.end();
       expect(acpMessageErrors(answer)).toEqual([]);
       const methods = (answer.result as { authMethods: Record<string, unknown>[] }).authMethods;
-      expect(methods[0]).toMatchObject({ id: 'cli-credentials', description: expect.stringMatching(/ANTHROPIC_API_KEY.*`claude auth login`/) });
+      expect(methods[0]).toMatchObject({
+        id: 'cli-credentials',
+        description: expect.stringMatching(/ANTHROPIC_API_KEY.*`claude auth login`/),
+      });
       expect(methods.slice(1)).toEqual(
         terminal
           ? [

@@ -112,7 +112,9 @@ describe("a CLI without its credentials: ACP's auth-required error, on which an 
 
   it('any other failure stays -32603', () => {
     const failed = eventSources().flatMap((candidate) =>
-      project(candidate.events).answers.filter((answer) => answer.error !== undefined && candidate.label !== 'claude/public-bb-auth-failure'),
+      project(candidate.events).answers.filter(
+        (answer) => answer.error !== undefined && candidate.label !== 'claude/public-bb-auth-failure',
+      ),
     );
     expect(failed.length).toBeGreaterThan(0);
     for (const answer of failed)

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { CLIS } from '../../clis';
-import type { CliAuth } from '../../clis/definition';
+import type { CliAuth, CliDefinition } from '../../clis/definition';
 import type { JsonObject } from '../../schema/json';
 import type { SessionProvider } from '../../sessions/types';
 
@@ -19,7 +19,7 @@ export const TERMINAL_AUTH_METHOD = 'cli-login';
 export const LOGIN_FLAG = '--login';
 
 /** The CLI's credentials as its registry file gives them (null: not known here). */
-const authOf = (provider: SessionProvider): CliAuth | null => (CLIS[provider] as { auth?: CliAuth }).auth ?? null;
+const authOf = (provider: SessionProvider): CliAuth | null => (CLIS[provider] as CliDefinition).auth ?? null;
 
 /** What the CLI needs, for the user: its key's variables, or its login command. */
 function needs(provider: SessionProvider): string {
@@ -36,9 +36,7 @@ function needs(provider: SessionProvider): string {
  * has a login command and the client said it can run one (`clientCapabilities.auth.terminal`).
  */
 export function authMethods(provider: SessionProvider, clientCanRunTerminal: boolean): JsonObject[] {
-  const methods: JsonObject[] = [
-    { id: AGENT_AUTH_METHOD, name: `${CLIS[provider].name} credentials`, description: `${needs(provider)}.` },
-  ];
+  const methods: JsonObject[] = [{ id: AGENT_AUTH_METHOD, name: `${CLIS[provider].name} credentials`, description: `${needs(provider)}.` }];
   const login = authOf(provider)?.login;
   if (clientCanRunTerminal && login)
     methods.push({
