@@ -272,13 +272,20 @@ function planUpdated(params: JsonObject): EventDraft[] {
   ];
 }
 
+/**
+ * Codex's own name for a turn's error (`codexErrorInfo`), as the HTTP status it stands for: a 401
+ * says no more than "unauthorized" in the message, which it may not hold (then the error is `auth`).
+ */
+const CODEX_ERROR_STATUS: Readonly<Record<string, number>> = { unauthorized: 401 };
+const errorStatus = (error: JsonObject): number | undefined => CODEX_ERROR_STATUS[str(error.codexErrorInfo) ?? ''];
+
 /** An `error` notification: a retry in progress (a warning), or the turn's failure (its `turn/completed` repeats it). */
 function errorNotice(params: JsonObject, state: AppServerState): EventDraft[] {
   const body = obj(params.error) ?? {};
   const message = str(body.message) ?? 'error';
   if (params.willRetry === true) return [errorDraft(message, 'warning', 'retry')];
   state.errorReported = true;
-  const error = readApiError(message);
+  const error = readApiError(message, { status: errorStatus(body) });
   return [errorDraft(error.message, 'error', error.code, error.metadata)];
 }
 
@@ -296,7 +303,7 @@ function turnCompleted(params: JsonObject, state: AppServerState): EventDraft[] 
       { kind: 'result', payload: { status: 'aborted', stop_reason: 'interrupted', output: null, metadata } },
     ];
   const failed = status !== 'completed';
-  const error = readApiError(str(obj(turn.error)?.message) ?? 'the turn failed');
+  const error = readApiError(str(obj(turn.error)?.message) ?? 'the turn failed', { status: errorStatus(obj(turn.error) ?? {}) });
   const drafts = finishDrafts({
     failed,
     errorReported: state.errorReported,
