@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { EventEmitter } from 'node:events';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
@@ -97,6 +97,17 @@ describe('cli-subprocess-core session: usage', () => {
     const missing = startCommand(['acp', '--provider', 'codex', '--bin', '/nonexistent/codex']);
     expect(await missing.exit).toBe(127);
     expect(missing.stderr()).toContain('/nonexistent/codex not found or not executable: install @openai/codex or pass executable');
+  });
+
+  it("acp --login runs the CLI's own login command (the agent's terminal auth method) and exits with its code; a CLI without one → 2", async () => {
+    const fake = join(dir, 'claude');
+    writeFileSync(fake, `#!/bin/sh\nprintf '%s ' "$@" > "${join(dir, 'argv')}"\nexit 3\n`, { mode: 0o755 });
+    const login = startCommand(['acp', '--provider', 'claude', '--bin', fake, '--login']);
+    expect(await login.exit).toBe(3);
+    expect(readFileSync(join(dir, 'argv'), 'utf8')).toBe('auth login ');
+    const none = startCommand(['acp', '--provider', 'gemini', '--bin', AGENT, '--login']);
+    expect(await none.exit).toBe(2);
+    expect(none.stderr()).toContain('Gemini CLI has no login command');
   });
 
   it('a missing executable → exit 127; a model the CLI cannot take → exit 2', async () => {
