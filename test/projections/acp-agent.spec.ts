@@ -341,3 +341,16 @@ it("session/close ends the session's CLI process; a later prompt on it is refuse
   expect(standIns()).toEqual([]);
   for (const message of agent.messages()) expect({ message, errors: acpMessageErrors(message) }).toEqual({ message, errors: [] });
 });
+
+it('session/close during a turn cancels it first (as session/cancel): the prompt answers cancelled, then the close {}', async () => {
+  const agent = startAgent('interrupt-stream');
+  const sessionId = await agent.open();
+  agent.send({ id: 2, method: 'session/prompt', params: { sessionId, prompt: [{ type: 'text', text: 'Answer slowly.' }] } });
+  await waitFor('the first chunk', () => updatesOf(agent.messages()).some((update) => update.sessionUpdate === 'agent_message_chunk'));
+  agent.send({ id: 3, method: 'session/close', params: { sessionId } });
+  expect((await agent.answer(2)).result).toEqual({ stopReason: 'cancelled' });
+  expect((await agent.answer(3)).result).toEqual({});
+  expect(standIns()).toEqual([]);
+  await agent.end();
+  for (const message of agent.messages()) expect({ message, errors: acpMessageErrors(message) }).toEqual({ message, errors: [] });
+});
