@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { authenticatorOf, checkSameOrigin, principalOf, requireJson, type AccessOptions } from '../http/access';
+import { accessCheck, checkSameOrigin, type AccessOptions } from '../http/access';
 import { HttpError, sendJson } from '../http/http-error';
 import { readJsonBody } from '../http/json-body';
 import { END_MESSAGE, SseWriter } from '../http/sse-writer';
@@ -70,7 +70,7 @@ export function createRunsHandler(
   store: RunStore,
   options: RunsHandlerOptions,
 ): (request: IncomingMessage, response: ServerResponse) => Promise<boolean> {
-  const authenticate = authenticatorOf(options);
+  const check = accessCheck(options);
   const maxBodyBytes = (options.maxPromptBytes ?? DEFAULT_MAX_PROMPT_BYTES) + BODY_ROOM_BYTES;
   const route = async (request: IncomingMessage, response: ServerResponse): Promise<boolean> => {
     const url = new URL(request.url ?? '/', 'http://localhost');
@@ -86,9 +86,7 @@ export function createRunsHandler(
       return true;
     }
     if (parts[0] !== 'runs' && parts[0] !== 'sessions') return false;
-    checkSameOrigin(request, options.allowedHosts);
-    if (request.method === 'POST') requireJson(request);
-    const principal = await principalOf(request, authenticate);
+    const principal = await check(request);
     if (parts[0] === 'sessions') return routeSessions(store, { request, response, url, parts, principal }, options, maxBodyBytes);
     if (request.method === 'POST' && parts.length === 1) {
       sendJson(response, 201, { id: await queueRequestedRun(store, await readJsonBody(request, maxBodyBytes), principal, options) });
