@@ -1,7 +1,9 @@
-import { readFile, stat } from 'node:fs/promises';
+import { createReadStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
 import { basename, resolve } from 'node:path';
 import { HISTORY_CLI_IDS, historySetup, type HistoryCli } from '../clis';
 import { obj } from '../providers/drafts';
+import { splitLines } from '../providers/lines';
 import { emptySummary, type StoredSummary } from '../stores/stored-format';
 import type { CliSessionRef, ListCliSessionsOptions } from './session-ref';
 import { storeFiles } from './store-files';
@@ -30,14 +32,13 @@ export async function listCliSessions(options: ListCliSessionsOptions = {}): Pro
 
 /** One stored session's ref, from all its lines (null: unreadable, or not a session of this CLI). */
 async function sessionRef(provider: HistoryCli, path: string): Promise<CliSessionRef | null> {
-  let text: string;
+  let summary: StoredSummary;
   let modified: string;
   try {
-    [text, modified] = await Promise.all([readFile(path, 'utf8'), stat(path).then((info) => info.mtime.toISOString())]);
+    [summary, modified] = await Promise.all([summarizeFile(provider, path), stat(path).then((info) => info.mtime.toISOString())]);
   } catch {
     return null;
   }
-  const summary = summarizeLines(provider, text);
   if (summary.id === null && summary.started_at === null) return null;
   return {
     provider,
@@ -49,11 +50,14 @@ async function sessionRef(provider: HistoryCli, path: string): Promise<CliSessio
   };
 }
 
-/** Folds every JSON object line into the summary; a line that is not one (a truncated last line) is skipped. */
-function summarizeLines(provider: HistoryCli, text: string): StoredSummary {
+/**
+ * Folds every JSON object line of the file into the summary, read line by line as `readCliSession`
+ * reads it (`splitLines`); a line that is not one (a truncated last line) is skipped.
+ */
+async function summarizeFile(provider: HistoryCli, path: string): Promise<StoredSummary> {
   const { format } = historySetup(provider);
   const summary = emptySummary();
-  for (const line of text.split('\n')) {
+  for await (const line of splitLines(createReadStream(path))) {
     if (line.trim() === '') continue;
     try {
       const value = obj(JSON.parse(line));
