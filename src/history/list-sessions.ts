@@ -1,12 +1,10 @@
-import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { basename, resolve } from 'node:path';
 import { HISTORY_CLI_IDS, historySetup, type HistoryCli } from '../clis';
 import { obj } from '../providers/drafts';
-import { splitLines } from '../providers/lines';
 import { emptySummary, type StoredSummary } from '../stores/stored-format';
 import type { CliSessionRef, ListCliSessionsOptions } from './session-ref';
-import { storeFiles } from './store-files';
+import { storedLines, storeFiles } from './store-files';
 
 /**
  * The sessions the CLIs stored on disk themselves (Claude Code's transcripts, Codex's rollouts,
@@ -51,17 +49,17 @@ async function sessionRef(provider: HistoryCli, path: string): Promise<CliSessio
 }
 
 /**
- * Folds every JSON object line of the file into the summary, read line by line as `readCliSession`
- * reads it (`splitLines`); a line that is not one (a truncated last line) is skipped.
+ * Folds every JSON object line of the session into the summary, read line by line as `readCliSession`
+ * reads it (`storedLines`); a line that is not one (a truncated last line) is skipped.
  */
 async function summarizeFile(provider: HistoryCli, path: string): Promise<StoredSummary> {
-  const { format } = historySetup(provider);
+  const setup = historySetup(provider);
   const summary = emptySummary();
-  for await (const line of splitLines(createReadStream(path))) {
+  for await (const line of storedLines(setup, path)) {
     if (line.trim() === '') continue;
     try {
       const value = obj(JSON.parse(line));
-      if (value) format.summarize(value, summary);
+      if (value) setup.format.summarize(value, summary);
     } catch {
       // not JSON, or a line the fold could not read: the other lines still count
     }
