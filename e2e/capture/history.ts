@@ -1,15 +1,20 @@
 /*
- * Captures the sessions the real pinned Claude Code and Codex store on disk (their own history,
+ * Captures the sessions the real pinned Claude Code, Codex, Gemini CLI, Qwen Code and Copilot CLI store on disk (their own history,
  * which `listCliSessions`/`readCliSession` read) against the scripted endpoints.
  * Usage (from the project root): npx ts-node --transpile-only e2e/capture/history.ts [claude|codex…]
  * Each scenario runs the CLI's one-shot mode in a fresh HOME and cwd (a second run resumes the
  * first session) and copies the store it wrote, with its layout, to
  * test/fixtures/history/<cli>/<scenario>/ (Claude: `projects/…`, the CLAUDE_CONFIG_DIR layout;
- * Codex: `sessions/YYYY/MM/DD/rollout-*.jsonl`, the CODEX_HOME layout). Tests point the override
+ * Codex: `sessions/YYYY/MM/DD/rollout-*.jsonl`, the CODEX_HOME layout; Gemini CLI:
+ * `.gemini/tmp/<project>/{.project_root,chats/session-*.jsonl}`, the GEMINI_CLI_HOME layout (a
+ * HOME); Qwen Code: `projects/<cwd slug>/chats/<id>.jsonl`, the QWEN_HOME layout; Copilot CLI:
+ * `session-state/<id>/{events.jsonl,workspace.yaml}`, the COPILOT_HOME layout), only the session
+ * files and what names them (no settings, locks, logs or caches). Tests point the override
  * variable at that folder.
  */
 import { cpSync, existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { SCRIPTED_CHAT_MODEL } from '../scripted/openai-chat';
 import type { ResponsesTurn } from '../scripted/openai-responses';
 import { startScriptedCli, type CliName } from '../scripted/setup';
 import { captureAll, FIXTURES, runCli } from './run-cli';
@@ -21,7 +26,7 @@ interface Run {
 
 interface Scenario {
   name: string;
-  cli: Extract<CliName, 'claude' | 'codex'>;
+  cli: Extract<CliName, 'claude' | 'codex' | 'gemini' | 'qwen' | 'copilot'>;
   /** The second and later runs resume the first one's session. */
   runs: Run[];
 }
@@ -40,7 +45,16 @@ const SCENARIOS: Scenario[] = [
   { name: 'claude-two-turns', cli: 'claude', runs: TWO_TURNS },
   { name: 'codex-tool', cli: 'codex', runs: [TOOL] },
   { name: 'codex-two-turns', cli: 'codex', runs: TWO_TURNS },
+  { name: 'gemini-tool', cli: 'gemini', runs: [TOOL] },
+  { name: 'gemini-two-turns', cli: 'gemini', runs: TWO_TURNS },
+  { name: 'qwen-tool', cli: 'qwen', runs: [TOOL] },
+  { name: 'qwen-two-turns', cli: 'qwen', runs: TWO_TURNS },
+  { name: 'copilot-tool', cli: 'copilot', runs: [TOOL] },
+  { name: 'copilot-two-turns', cli: 'copilot', runs: TWO_TURNS },
 ];
+
+/** Every file but another program's bookkeeping (settings, locks). */
+const notSettings = (source: string) => !/\.(json|lock)$/.test(source);
 
 /** Each CLI's one-shot argv (as e2e/capture/claude.ts and codex.ts run it) and where its store is under HOME. */
 const CLI = {
@@ -59,6 +73,7 @@ const CLI = {
     sessionId: (stdout: string) => /"session_id":"([^"]+)"/.exec(stdout)?.[1] ?? null,
     store: (home: string) => join(home, '.claude'),
     keep: 'projects',
+    keepFile: notSettings,
   },
   codex: {
     argv: (prompt: string, resume: string | null) => [
@@ -74,6 +89,63 @@ const CLI = {
     // pointCliAt sets CODEX_HOME to HOME.
     store: (home: string) => home,
     keep: 'sessions',
+    keepFile: notSettings,
+  },
+  // As e2e/capture/gemini.ts runs it; `--resume <id>` continues a session.
+  gemini: {
+    argv: (prompt: string, resume: string | null) => [
+      '--output-format',
+      'stream-json',
+      '--yolo',
+      ...(resume ? ['--resume', resume] : []),
+      `--prompt=${prompt}`,
+    ],
+    sessionId: (stdout: string) => /"session_id":"([^"]+)"/.exec(stdout)?.[1] ?? null,
+    store: (home: string) => home,
+    keep: '.gemini/tmp',
+    // The chats and the project's root beside them (`.project_root`), which names the session's cwd.
+    keepFile: (source: string) => !/\.(json|lock)$/.test(source) && !/\/(logs|tool-outputs)\b/.test(source),
+  },
+  // As e2e/capture/qwen.ts runs it (yolo: in `-p` the default mode leaves the shell out of the tools).
+  qwen: {
+    argv: (prompt: string, resume: string | null) => [
+      '-o',
+      'stream-json',
+      '--auth-type',
+      'openai',
+      '-m',
+      SCRIPTED_CHAT_MODEL,
+      '--approval-mode',
+      'yolo',
+      ...(resume ? ['--resume', resume] : []),
+      '-p',
+      prompt,
+    ],
+    sessionId: (stdout: string) => /"session_id":"([^"]+)"/.exec(stdout)?.[1] ?? null,
+    store: (home: string) => join(home, '.qwen'),
+    keep: 'projects',
+    // The chats only (not the project's memory, meta.json or the memory extractor's cursor).
+    keepFile: (source: string) => !/\.(json|lock|md)$/.test(source) && !source.includes('/memory'),
+  },
+  // As e2e/capture/copilot.ts runs it; `--resume=<id>` continues a session.
+  copilot: {
+    argv: (prompt: string, resume: string | null) => [
+      '--output-format',
+      'json',
+      '--allow-all-tools',
+      '--no-auto-update',
+      '--disable-client-telemetry',
+      ...(resume ? [`--resume=${resume}`] : []),
+      '-p',
+      prompt,
+    ],
+    sessionId: (stdout: string) => /"sessionId":"([^"]+)"/.exec(stdout)?.[1] ?? null,
+    // pointCliAt sets COPILOT_HOME to HOME/.copilot.
+    store: (home: string) => join(home, '.copilot'),
+    keep: 'session-state',
+    // A session's events and its workspace.yaml, not its locks, checkpoints or rewind snapshots.
+    keepFile: (source: string) =>
+      !/\.(json|lock|md)$/.test(source) && !/\/(\.session-operation-locks|checkpoints|rewind-file-snapshots)\b/.test(source),
   },
 } as const;
 
@@ -100,7 +172,7 @@ async function capture(scenario: Scenario): Promise<void> {
     const to = join(FIXTURES, 'history', scenario.cli, scenario.name.replace(`${scenario.cli}-`, ''));
     rmSync(to, { recursive: true, force: true });
     if (!existsSync(from)) throw new Error(`${scenario.name}: no ${from}`);
-    cpSync(from, join(to, cli.keep), { recursive: true, filter: (source) => !/\.(json|lock)$/.test(source) });
+    cpSync(from, join(to, cli.keep), { recursive: true, filter: cli.keepFile });
   } finally {
     await scripted.close();
   }
