@@ -6,20 +6,28 @@ import type { AnyEvent } from '../../src/events/event';
 import { listCliSessions, readCliSession, type CliSessionRef } from '../../src/history';
 
 /*
- * The CLIs' own stored sessions, over real stores of the pinned Claude Code and Codex
+ * The CLIs' own stored sessions, over real stores of the pinned Claude Code, Codex, Gemini CLI,
+ * Qwen Code and Copilot CLI
  * (test/fixtures/history/<cli>/<scenario>/, captured by e2e/capture/history.ts: a one-turn run
  * with a tool call, and a session of two turns, the second a resume), and over broken copies.
  */
 
 const FIXTURES = join(__dirname, '..', 'fixtures', 'history');
 
-/** Each CLI's override variable, pointed at a captured store. */
+/**
+ * Each CLI's override variable, pointed at a captured store, and its store's folder under HOME
+ * (`inStore`: the folder of the fixture that is it, where the variable stands for HOME itself).
+ */
 const CLIS = [
   { provider: 'claude', variable: 'CLAUDE_CONFIG_DIR', home: '.claude' },
   { provider: 'codex', variable: 'CODEX_HOME', home: '.codex' },
+  { provider: 'gemini', variable: 'GEMINI_CLI_HOME', home: '.gemini', inStore: '.gemini' },
+  { provider: 'qwen', variable: 'QWEN_HOME', home: '.qwen' },
+  { provider: 'copilot', variable: 'COPILOT_HOME', home: '.copilot' },
 ] as const;
 
 type Cli = (typeof CLIS)[number];
+const inStore = (cli: Cli): string => ('inStore' in cli ? cli.inStore : '');
 
 const store = (cli: Cli, scenario: string) => join(FIXTURES, cli.provider, scenario);
 const envFor = (cli: Cli, scenario: string): NodeJS.ProcessEnv => ({ HOME: '/nonexistent-home', [cli.variable]: store(cli, scenario) });
@@ -103,7 +111,7 @@ describe.each(CLIS)('$provider: its own stored sessions', (cli) => {
   it('filters by cwd, and finds the store under HOME when the override variable is unset', async () => {
     const home = mkdtempSync(join(tmpdir(), 'history-home-'));
     try {
-      symlinkSync(store(cli, 'tool'), join(home, cli.home));
+      symlinkSync(join(store(cli, 'tool'), inStore(cli)), join(home, cli.home));
       const [ref] = await listCliSessions({ env: { HOME: home } });
       expect(ref).toMatchObject({ provider: cli.provider, title: 'Run echo hello-from-tool.' });
       expect(await listCliSessions({ env: { HOME: home }, cwd: ref.cwd as string })).toHaveLength(1);
@@ -149,7 +157,7 @@ describe('foreign and missing stores', () => {
       const path = join(root, 'rollout-foreign.jsonl');
       writeFileSync(path, 'not json at all\n{"type":"from_a_newer_version","payload":{"x":1}}\n[1,2]\n{"half":');
       expect(await listCliSessions({ provider: 'claude', env: { CLAUDE_CONFIG_DIR: root } })).toEqual([]);
-      for (const provider of ['claude', 'codex'] as const) {
+      for (const provider of ['claude', 'codex', 'gemini', 'qwen', 'copilot'] as const) {
         const events = await eventsOf({ provider, path });
         expect(events.map((event) => event.kind)).toEqual(['raw', 'raw', 'raw', 'raw']);
         expect(JSON.stringify(events[1].payload)).toContain('from_a_newer_version');
