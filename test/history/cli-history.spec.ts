@@ -171,3 +171,64 @@ describe('foreign and missing stores', () => {
     expect(await listCliSessions({ env: { HOME: '/nonexistent-home' } })).toEqual([]);
   });
 });
+
+describe("gemini: a chat's log of document changes", () => {
+  const resumed = join(FIXTURES, 'gemini', 'resumed-next-minute');
+
+  it('a resume in a later minute: the stray new file (metadata and context only) is not listed, as Gemini CLI lists it not', async () => {
+    // Captured from Gemini CLI 0.61.0: `--resume` started `session-…T19-23-<id8>.jsonl` and appended the turn to the first file.
+    const refs = await listCliSessions({ provider: 'gemini', env: { HOME: '/nonexistent-home', GEMINI_CLI_HOME: resumed } });
+    expect(refs).toHaveLength(1);
+    expect(refs[0]).toMatchObject({ id: '7fd02f74-e83e-46a6-80c5-b53d60aed5c2', cwd: '/tmp/gemini-cwd-dClIfC', model: 'gemini-3.8-flash' });
+    expect(refs[0].path).toMatch(/T19-22-7fd02f74\.jsonl$/);
+    const events = await eventsOf(refs[0]);
+    // The resume's `$set` of all the messages again tells nothing twice; the tool call's two records one call.
+    expect(texts(events, 'user_message')).toEqual(['Run echo hello-from-tool.', 'Say two.']);
+    expect(texts(events, 'assistant_message')).toEqual(['The command printed hello-from-tool.', 'two']);
+    expect(events.filter((event) => event.kind === 'tool_use')).toHaveLength(1);
+    expect(events.filter((event) => event.kind === 'tool_result')).toHaveLength(1);
+    expect(events.filter((event) => event.kind === 'cost_update')).toHaveLength(3);
+    expect(events.filter((event) => event.kind === 'run_started')).toHaveLength(1);
+  });
+
+  it("an older version's .json document: listed and read as its records; cut short, its lines raw and nothing thrown", async () => {
+    const copy = mkdtempSync(join(tmpdir(), 'history-gemini-json-'));
+    try {
+      cpSync(store(CLIS[2], 'tool'), copy, { recursive: true });
+      const [ref] = await listCliSessions({ provider: 'gemini', env: { HOME: '/nonexistent-home', GEMINI_CLI_HOME: copy } });
+      const whole = await eventsOf(ref);
+      // The document the log describes, as versions before the JSON-lines log wrote it.
+      const records = readFileSync(ref.path, 'utf8')
+        .split('\n')
+        .filter((line) => line.trim() !== '')
+        .map((line) => JSON.parse(line) as Record<string, unknown>);
+      const metadata = records[0];
+      const messages = new Map<string, unknown>();
+      for (const record of records) {
+        const set = record.$set as { messages?: { id: string }[] } | undefined;
+        if (set?.messages) {
+          messages.clear();
+          for (const message of set.messages) messages.set(message.id, message);
+        }
+        if (typeof record.id === 'string') messages.set(record.id, record);
+      }
+      const document = { ...metadata, messages: [...messages.values()] };
+      const path = ref.path.replace(/\.jsonl$/, '.json');
+      rmSync(ref.path);
+      writeFileSync(path, JSON.stringify(document, null, 2));
+      const [legacy] = await listCliSessions({ provider: 'gemini', env: { HOME: '/nonexistent-home', GEMINI_CLI_HOME: copy } });
+      expect(legacy).toMatchObject({ id: ref.id, cwd: ref.cwd, title: ref.title, model: ref.model, path });
+      const events = await eventsOf(legacy);
+      for (const kind of ['run_started', 'user_message', 'tool_use', 'tool_result', 'assistant_message', 'cost_update'])
+        expect(events.filter((event) => event.kind === kind)).toHaveLength(whole.filter((event) => event.kind === kind).length);
+
+      writeFileSync(path, JSON.stringify(document, null, 2).slice(0, 400));
+      expect(await listCliSessions({ provider: 'gemini', env: { HOME: '/nonexistent-home', GEMINI_CLI_HOME: copy } })).toEqual([]);
+      const cut = await eventsOf({ provider: 'gemini', path });
+      expect(cut.length).toBeGreaterThan(0);
+      expect(cut.every((event) => event.kind === 'raw')).toBe(true);
+    } finally {
+      rmSync(copy, { recursive: true, force: true });
+    }
+  });
+});
