@@ -7,8 +7,9 @@ import type { CliSessionRef, ListCliSessionsOptions } from './session-ref';
 import { storedLines, storeFiles } from './store-files';
 
 /**
- * The sessions the CLIs stored on disk themselves (Claude Code's transcripts, Codex's rollouts,
- * `codex exec` runs among them), newest first: each CLI's store as its registry file places it
+ * The sessions the CLIs stored on disk themselves (Claude Code's transcripts, Codex's rollouts with
+ * `codex exec` runs among them, Gemini CLI's and Qwen Code's chats, Copilot CLI's session events),
+ * newest first: each CLI's store as its registry file places it
  * (honouring the CLI's override variable and `HOME` of `options.env`). Reads, never writes; a store
  * that is missing lists nothing, and a file that cannot be read, or whose lines say nothing, is left
  * out; an odd line is skipped. Never throws for what it finds on disk.
