@@ -240,6 +240,8 @@ function summarize(line: JsonObject, into: StoredSummary): void {
   if (isMetadataRecord(line)) {
     held.id ??= str(line.sessionId);
     held.cwd ??= str(line.projectRoot);
+    // An older `.json` document's metadata holds its `summary`.
+    if (typeof line.summary === 'string') into.title = titleOf(line.summary);
     note(line.startTime);
     note(line.lastUpdated);
     return;
@@ -247,6 +249,7 @@ function summarize(line: JsonObject, into: StoredSummary): void {
   const set = obj(line.$set);
   if (set) {
     note(set.lastUpdated);
+    // `saveSummary`: Gemini CLI's one-line summary of the session, its title in its session list.
     if (typeof set.summary === 'string') into.title = titleOf(set.summary);
     for (const value of arr(set.messages)) if (obj(value)) summarizeMessage(obj(value) as JsonObject, into, held, note);
     return;

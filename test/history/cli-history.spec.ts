@@ -232,3 +232,37 @@ describe("gemini: a chat's log of document changes", () => {
     }
   });
 });
+
+describe("the CLI's own title wins over the first prompt", () => {
+  // The records as the pinned CLIs' own code writes them: Gemini CLI's `saveSummary` (a `$set`), Qwen Code's `custom_title`.
+  const titled = [
+    { cli: CLIS[2], record: (ref: CliSessionRef) => ({ $set: { summary: 'Echo a greeting', lastUpdated: ref.updated_at } }) },
+    {
+      cli: CLIS[3],
+      record: (ref: CliSessionRef) => ({
+        uuid: '00000000-0000-4000-8000-000000000001',
+        parentUuid: null,
+        sessionId: ref.id,
+        timestamp: ref.updated_at,
+        type: 'system',
+        subtype: 'custom_title',
+        cwd: ref.cwd,
+        systemPayload: { customTitle: 'Echo a greeting', titleSource: 'auto' },
+      }),
+    },
+  ];
+
+  it.each(titled)('$cli.provider', async ({ cli, record }) => {
+    const copy = mkdtempSync(join(tmpdir(), 'history-titled-'));
+    try {
+      cpSync(store(cli, 'tool'), copy, { recursive: true });
+      const env = { HOME: '/nonexistent-home', [cli.variable]: copy };
+      const [ref] = await listCliSessions({ provider: cli.provider, env });
+      writeFileSync(ref.path, `${readFileSync(ref.path, 'utf8')}${JSON.stringify(record(ref))}\n`);
+      const [named] = await listCliSessions({ provider: cli.provider, env });
+      expect(named).toMatchObject({ id: ref.id, title: 'Echo a greeting' });
+    } finally {
+      rmSync(copy, { recursive: true, force: true });
+    }
+  });
+});
