@@ -1,17 +1,22 @@
 /*
- * Captures the sessions the real pinned Claude Code and Codex store on disk (their own history,
+ * Captures the sessions the real pinned Claude Code, Codex, Gemini CLI, Qwen Code and Copilot CLI store on disk (their own history,
  * which `listCliSessions`/`readCliSession` read) against the scripted endpoints.
  * Usage (from the project root): npx ts-node --transpile-only e2e/capture/history.ts [claude|codex…]
  * Each scenario runs the CLI's one-shot mode in a fresh HOME and cwd (a second run resumes the
  * first session) and copies the store it wrote, with its layout, to
  * test/fixtures/history/<cli>/<scenario>/ (Claude: `projects/…`, the CLAUDE_CONFIG_DIR layout;
- * Codex: `sessions/YYYY/MM/DD/rollout-*.jsonl`, the CODEX_HOME layout). Tests point the override
+ * Codex: `sessions/YYYY/MM/DD/rollout-*.jsonl`, the CODEX_HOME layout; Gemini CLI:
+ * `.gemini/tmp/<project>/{.project_root,chats/session-*.jsonl}`, the GEMINI_CLI_HOME layout (a
+ * HOME); Qwen Code: `projects/<cwd slug>/chats/<id>.jsonl`, the QWEN_HOME layout; Copilot CLI:
+ * `session-state/<id>/{events.jsonl,workspace.yaml}`, the COPILOT_HOME layout), only the session
+ * files and what names them (no settings, locks, logs or caches). Tests point the override
  * variable at that folder.
  */
 import { cpSync, existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ResponsesTurn } from '../scripted/openai-responses';
 import { startScriptedCli, type CliName } from '../scripted/setup';
+import { HISTORY_CLIS } from './history-clis';
 import { captureAll, FIXTURES, runCli } from './run-cli';
 
 interface Run {
@@ -21,7 +26,7 @@ interface Run {
 
 interface Scenario {
   name: string;
-  cli: Extract<CliName, 'claude' | 'codex'>;
+  cli: Extract<CliName, 'claude' | 'codex' | 'gemini' | 'qwen' | 'copilot'>;
   /** The second and later runs resume the first one's session. */
   runs: Run[];
 }
@@ -40,45 +45,16 @@ const SCENARIOS: Scenario[] = [
   { name: 'claude-two-turns', cli: 'claude', runs: TWO_TURNS },
   { name: 'codex-tool', cli: 'codex', runs: [TOOL] },
   { name: 'codex-two-turns', cli: 'codex', runs: TWO_TURNS },
+  { name: 'gemini-tool', cli: 'gemini', runs: [TOOL] },
+  { name: 'gemini-two-turns', cli: 'gemini', runs: TWO_TURNS },
+  { name: 'qwen-tool', cli: 'qwen', runs: [TOOL] },
+  { name: 'qwen-two-turns', cli: 'qwen', runs: TWO_TURNS },
+  { name: 'copilot-tool', cli: 'copilot', runs: [TOOL] },
+  { name: 'copilot-two-turns', cli: 'copilot', runs: TWO_TURNS },
 ];
 
-/** Each CLI's one-shot argv (as e2e/capture/claude.ts and codex.ts run it) and where its store is under HOME. */
-const CLI = {
-  claude: {
-    argv: (prompt: string, resume: string | null) => [
-      '-p',
-      '--output-format',
-      'stream-json',
-      '--verbose',
-      '--allowedTools',
-      'Bash',
-      ...(resume ? ['--resume', resume] : []),
-      '--',
-      prompt,
-    ],
-    sessionId: (stdout: string) => /"session_id":"([^"]+)"/.exec(stdout)?.[1] ?? null,
-    store: (home: string) => join(home, '.claude'),
-    keep: 'projects',
-  },
-  codex: {
-    argv: (prompt: string, resume: string | null) => [
-      'exec',
-      '--json',
-      '--skip-git-repo-check',
-      '--dangerously-bypass-approvals-and-sandbox',
-      ...(resume ? ['resume', resume] : []),
-      '--',
-      prompt,
-    ],
-    sessionId: (stdout: string) => /"thread_id":"([^"]+)"/.exec(stdout)?.[1] ?? null,
-    // pointCliAt sets CODEX_HOME to HOME.
-    store: (home: string) => home,
-    keep: 'sessions',
-  },
-} as const;
-
 async function capture(scenario: Scenario): Promise<void> {
-  const cli = CLI[scenario.cli];
+  const cli = HISTORY_CLIS[scenario.cli];
   // One endpoint plays every run's answers in order.
   const scripted = await startScriptedCli(
     scenario.cli,
@@ -100,7 +76,7 @@ async function capture(scenario: Scenario): Promise<void> {
     const to = join(FIXTURES, 'history', scenario.cli, scenario.name.replace(`${scenario.cli}-`, ''));
     rmSync(to, { recursive: true, force: true });
     if (!existsSync(from)) throw new Error(`${scenario.name}: no ${from}`);
-    cpSync(from, join(to, cli.keep), { recursive: true, filter: (source) => !/\.(json|lock)$/.test(source) });
+    cpSync(from, join(to, cli.keep), { recursive: true, filter: cli.keepFile });
   } finally {
     await scripted.close();
   }

@@ -1,4 +1,7 @@
+import { homedir } from 'node:os';
+import { join } from 'node:path';
 import { acpClient } from '../protocols/acp';
+import { copilotEvents } from '../stores/copilot-events';
 import type { CliDefinition } from './definition';
 
 /*
@@ -24,6 +27,15 @@ export const copilot = {
     resume: 'protocol',
     // Copilot's prompt answers carry the session's running total of usage.
     protocol: acpClient({ promptUsage: 'cumulative' }),
+  },
+  // `<COPILOT_HOME or ~/.copilot>/session-state/<session id>/events.jsonl` (1.0.102: its config dir is
+  // `--config-dir`, else COPILOT_HOME, else `~/.copilot`; XDG_CONFIG_HOME does not move it). Beside the
+  // events: workspace.yaml, checkpoints, locks. Records: stores/copilot-events.ts.
+  history: {
+    root: (env) => join(env.COPILOT_HOME || join(env.HOME ?? homedir(), '.copilot'), 'session-state'),
+    depth: 1,
+    file: /^events\.jsonl$/,
+    format: copilotEvents,
   },
   tools: {
     bash: 'execute',

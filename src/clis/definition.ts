@@ -68,6 +68,12 @@ export interface HistorySetup {
   /** A session file's name. */
   readonly file: RegExp;
   readonly format: StoredFormat;
+  /**
+   * The stored session's records as JSON lines, in order, as `format`'s profile reads them;
+   * absent: the file's own lines (a JSON-lines store). For a CLI that keeps a session as one JSON
+   * document, or as many files, this gives one line per record.
+   */
+  readonly lines?: (path: string) => AsyncIterable<string>;
 }
 
 /**

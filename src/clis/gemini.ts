@@ -1,6 +1,7 @@
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { geminiProfile } from '../providers/gemini';
+import { geminiChat, geminiChatLines } from '../stores/gemini-chat';
 import { str } from '../providers/drafts';
 import { acpClient } from '../protocols/acp';
 import type { CliDefinition } from './definition';
@@ -57,6 +58,17 @@ export const gemini = {
     resume: null,
     // Gemini names a tool call after its tool: `run_shell_command__run_shell_command_1796…_0`.
     protocol: acpClient({ toolName: (call) => /^([A-Za-z0-9_.-]+?)__/.exec(str(call.toolCallId) ?? '')?.[1] ?? null }),
+  },
+  // `<GEMINI_CLI_HOME or HOME>/.gemini/tmp/<project>/chats/session-<time>-<id8>.jsonl` (0.61.0; older
+  // versions: `.json` documents, still read by 0.61): GEMINI_CLI_HOME stands for the home, not for
+  // `.gemini` (0.61.0's `homedir()`). `<project>` is the cwd's basename, lower-cased (`projects.json`
+  // maps it), beside it `.project_root` holds the cwd. Format and record shapes: stores/gemini-chat.ts.
+  history: {
+    root: (env) => join(env.GEMINI_CLI_HOME || env.HOME || homedir(), '.gemini', 'tmp'),
+    depth: 2,
+    file: /^session-.*\.jsonl?$/,
+    format: geminiChat,
+    lines: geminiChatLines,
   },
   tools: {
     run_shell_command: 'execute',

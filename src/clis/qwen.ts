@@ -1,4 +1,7 @@
+import { homedir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { qwenProfile } from '../providers/qwen';
+import { qwenChat } from '../stores/qwen-chat';
 import { acpClient } from '../protocols/acp';
 import type { CliDefinition } from './definition';
 import { gemini } from './gemini';
@@ -31,6 +34,15 @@ export const qwen = {
     // exits at end of input without waiting for the write: closed at once, the file lacked the
     // answer; 50 ms later it had it.
     savesTurnWithinMs: 500,
+  },
+  // `<runtime dir>/projects/<cwd slug>/chats/<session id>.jsonl` (0.15.10's `Storage`): the runtime
+  // dir is QWEN_RUNTIME_DIR, else QWEN_HOME (the config dir), else `~/.qwen`. The slug is the cwd with
+  // every non-alphanumeric character a `-` (lossy: the records hold the cwd). Records: stores/qwen-chat.ts.
+  history: {
+    root: (env) => join(resolve(env.QWEN_RUNTIME_DIR || env.QWEN_HOME || join(env.HOME ?? homedir(), '.qwen')), 'projects'),
+    depth: 2,
+    file: /^[0-9a-f-]+\.jsonl$/,
+    format: qwenChat,
   },
   // Gemini CLI's tools, kept by the fork.
   tools: gemini.tools,

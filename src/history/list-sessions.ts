@@ -1,16 +1,15 @@
-import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { basename, resolve } from 'node:path';
 import { HISTORY_CLI_IDS, historySetup, type HistoryCli } from '../clis';
 import { obj } from '../providers/drafts';
-import { splitLines } from '../providers/lines';
 import { emptySummary, type StoredSummary } from '../stores/stored-format';
 import type { CliSessionRef, ListCliSessionsOptions } from './session-ref';
-import { storeFiles } from './store-files';
+import { storedLines, storeFiles } from './store-files';
 
 /**
- * The sessions the CLIs stored on disk themselves (Claude Code's transcripts, Codex's rollouts,
- * `codex exec` runs among them), newest first: each CLI's store as its registry file places it
+ * The sessions the CLIs stored on disk themselves (Claude Code's transcripts, Codex's rollouts with
+ * `codex exec` runs among them, Gemini CLI's and Qwen Code's chats, Copilot CLI's session events),
+ * newest first: each CLI's store as its registry file places it
  * (honouring the CLI's override variable and `HOME` of `options.env`). Reads, never writes; a store
  * that is missing lists nothing, and a file that cannot be read, or whose lines say nothing, is left
  * out; an odd line is skipped. Never throws for what it finds on disk.
@@ -51,17 +50,17 @@ async function sessionRef(provider: HistoryCli, path: string): Promise<CliSessio
 }
 
 /**
- * Folds every JSON object line of the file into the summary, read line by line as `readCliSession`
- * reads it (`splitLines`); a line that is not one (a truncated last line) is skipped.
+ * Folds every JSON object line of the session into the summary, read line by line as `readCliSession`
+ * reads it (`storedLines`); a line that is not one (a truncated last line) is skipped.
  */
 async function summarizeFile(provider: HistoryCli, path: string): Promise<StoredSummary> {
-  const { format } = historySetup(provider);
+  const setup = historySetup(provider);
   const summary = emptySummary();
-  for await (const line of splitLines(createReadStream(path))) {
+  for await (const line of storedLines(setup, path)) {
     if (line.trim() === '') continue;
     try {
       const value = obj(JSON.parse(line));
-      if (value) format.summarize(value, summary);
+      if (value) setup.format.summarize(value, summary);
     } catch {
       // not JSON, or a line the fold could not read: the other lines still count
     }

@@ -1,9 +1,8 @@
-import { createReadStream } from 'node:fs';
 import { historySetup } from '../clis';
 import { decoderFor, type DecoderOptions } from '../decode/decoder';
 import type { AnyEvent } from '../events/event';
-import { splitLines } from '../providers/lines';
 import type { CliSessionRef } from './session-ref';
+import { storedLines } from './store-files';
 
 /** Options of `readCliSession`: the decoder's (`keepRaw`, `registry`, `startSequence`, `clock`). */
 export type ReadCliSessionOptions = Omit<DecoderOptions, 'live' | 'lookAhead'>;
@@ -20,10 +19,11 @@ export function readCliSession(
   ref: Pick<CliSessionRef, 'provider' | 'path'>,
   options: ReadCliSessionOptions = {},
 ): AsyncIterable<AnyEvent> {
-  const { format } = historySetup(ref.provider);
+  const setup = historySetup(ref.provider);
+  const { format } = setup;
   const decoder = decoderFor(format.profile, { ...options, lookAhead: true });
   return (async function* () {
-    for await (const line of splitLines(createReadStream(ref.path))) yield* decoder.push(line);
+    for await (const line of storedLines(setup, ref.path)) yield* decoder.push(line);
     // A stored session owes nothing: only what the decoder still holds.
     yield* decoder.end(undefined, 'held');
   })();

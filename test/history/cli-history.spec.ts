@@ -6,20 +6,28 @@ import type { AnyEvent } from '../../src/events/event';
 import { listCliSessions, readCliSession, type CliSessionRef } from '../../src/history';
 
 /*
- * The CLIs' own stored sessions, over real stores of the pinned Claude Code and Codex
+ * The CLIs' own stored sessions, over real stores of the pinned Claude Code, Codex, Gemini CLI,
+ * Qwen Code and Copilot CLI
  * (test/fixtures/history/<cli>/<scenario>/, captured by e2e/capture/history.ts: a one-turn run
  * with a tool call, and a session of two turns, the second a resume), and over broken copies.
  */
 
 const FIXTURES = join(__dirname, '..', 'fixtures', 'history');
 
-/** Each CLI's override variable, pointed at a captured store. */
+/**
+ * Each CLI's override variable, pointed at a captured store, and its store's folder under HOME
+ * (`inStore`: the folder of the fixture that is it, where the variable stands for HOME itself).
+ */
 const CLIS = [
   { provider: 'claude', variable: 'CLAUDE_CONFIG_DIR', home: '.claude' },
   { provider: 'codex', variable: 'CODEX_HOME', home: '.codex' },
+  { provider: 'gemini', variable: 'GEMINI_CLI_HOME', home: '.gemini', inStore: '.gemini' },
+  { provider: 'qwen', variable: 'QWEN_HOME', home: '.qwen' },
+  { provider: 'copilot', variable: 'COPILOT_HOME', home: '.copilot' },
 ] as const;
 
 type Cli = (typeof CLIS)[number];
+const inStore = (cli: Cli): string => ('inStore' in cli ? cli.inStore : '');
 
 const store = (cli: Cli, scenario: string) => join(FIXTURES, cli.provider, scenario);
 const envFor = (cli: Cli, scenario: string): NodeJS.ProcessEnv => ({ HOME: '/nonexistent-home', [cli.variable]: store(cli, scenario) });
@@ -103,7 +111,7 @@ describe.each(CLIS)('$provider: its own stored sessions', (cli) => {
   it('filters by cwd, and finds the store under HOME when the override variable is unset', async () => {
     const home = mkdtempSync(join(tmpdir(), 'history-home-'));
     try {
-      symlinkSync(store(cli, 'tool'), join(home, cli.home));
+      symlinkSync(join(store(cli, 'tool'), inStore(cli)), join(home, cli.home));
       const [ref] = await listCliSessions({ env: { HOME: home } });
       expect(ref).toMatchObject({ provider: cli.provider, title: 'Run echo hello-from-tool.' });
       expect(await listCliSessions({ env: { HOME: home }, cwd: ref.cwd as string })).toHaveLength(1);
@@ -149,7 +157,7 @@ describe('foreign and missing stores', () => {
       const path = join(root, 'rollout-foreign.jsonl');
       writeFileSync(path, 'not json at all\n{"type":"from_a_newer_version","payload":{"x":1}}\n[1,2]\n{"half":');
       expect(await listCliSessions({ provider: 'claude', env: { CLAUDE_CONFIG_DIR: root } })).toEqual([]);
-      for (const provider of ['claude', 'codex'] as const) {
+      for (const provider of ['claude', 'codex', 'gemini', 'qwen', 'copilot'] as const) {
         const events = await eventsOf({ provider, path });
         expect(events.map((event) => event.kind)).toEqual(['raw', 'raw', 'raw', 'raw']);
         expect(JSON.stringify(events[1].payload)).toContain('from_a_newer_version');
@@ -161,5 +169,100 @@ describe('foreign and missing stores', () => {
 
   it('a store that does not exist lists nothing', async () => {
     expect(await listCliSessions({ env: { HOME: '/nonexistent-home' } })).toEqual([]);
+  });
+});
+
+describe("gemini: a chat's log of document changes", () => {
+  const resumed = join(FIXTURES, 'gemini', 'resumed-next-minute');
+
+  it('a resume in a later minute: the stray new file (metadata and context only) is not listed, as Gemini CLI lists it not', async () => {
+    // Captured from Gemini CLI 0.61.0: `--resume` started `session-…T19-23-<id8>.jsonl` and appended the turn to the first file.
+    const refs = await listCliSessions({ provider: 'gemini', env: { HOME: '/nonexistent-home', GEMINI_CLI_HOME: resumed } });
+    expect(refs).toHaveLength(1);
+    expect(refs[0]).toMatchObject({ id: '7fd02f74-e83e-46a6-80c5-b53d60aed5c2', cwd: '/tmp/gemini-cwd-dClIfC', model: 'gemini-3.8-flash' });
+    expect(refs[0].path).toMatch(/T19-22-7fd02f74\.jsonl$/);
+    const events = await eventsOf(refs[0]);
+    // The resume's `$set` of all the messages again tells nothing twice; the tool call's two records one call.
+    expect(texts(events, 'user_message')).toEqual(['Run echo hello-from-tool.', 'Say two.']);
+    expect(texts(events, 'assistant_message')).toEqual(['The command printed hello-from-tool.', 'two']);
+    expect(events.filter((event) => event.kind === 'tool_use')).toHaveLength(1);
+    expect(events.filter((event) => event.kind === 'tool_result')).toHaveLength(1);
+    expect(events.filter((event) => event.kind === 'cost_update')).toHaveLength(3);
+    expect(events.filter((event) => event.kind === 'run_started')).toHaveLength(1);
+  });
+
+  it("an older version's .json document: listed and read as its records; cut short, its lines raw and nothing thrown", async () => {
+    const copy = mkdtempSync(join(tmpdir(), 'history-gemini-json-'));
+    try {
+      cpSync(store(CLIS[2], 'tool'), copy, { recursive: true });
+      const [ref] = await listCliSessions({ provider: 'gemini', env: { HOME: '/nonexistent-home', GEMINI_CLI_HOME: copy } });
+      const whole = await eventsOf(ref);
+      // The document the log describes, as versions before the JSON-lines log wrote it.
+      const records = readFileSync(ref.path, 'utf8')
+        .split('\n')
+        .filter((line) => line.trim() !== '')
+        .map((line) => JSON.parse(line) as Record<string, unknown>);
+      const metadata = records[0];
+      const messages = new Map<string, unknown>();
+      for (const record of records) {
+        const set = record.$set as { messages?: { id: string }[] } | undefined;
+        if (set?.messages) {
+          messages.clear();
+          for (const message of set.messages) messages.set(message.id, message);
+        }
+        if (typeof record.id === 'string') messages.set(record.id, record);
+      }
+      const document = { ...metadata, messages: [...messages.values()] };
+      const path = ref.path.replace(/\.jsonl$/, '.json');
+      rmSync(ref.path);
+      writeFileSync(path, JSON.stringify(document, null, 2));
+      const [legacy] = await listCliSessions({ provider: 'gemini', env: { HOME: '/nonexistent-home', GEMINI_CLI_HOME: copy } });
+      expect(legacy).toMatchObject({ id: ref.id, cwd: ref.cwd, title: ref.title, model: ref.model, path });
+      const events = await eventsOf(legacy);
+      for (const kind of ['run_started', 'user_message', 'tool_use', 'tool_result', 'assistant_message', 'cost_update'])
+        expect(events.filter((event) => event.kind === kind)).toHaveLength(whole.filter((event) => event.kind === kind).length);
+
+      writeFileSync(path, JSON.stringify(document, null, 2).slice(0, 400));
+      expect(await listCliSessions({ provider: 'gemini', env: { HOME: '/nonexistent-home', GEMINI_CLI_HOME: copy } })).toEqual([]);
+      const cut = await eventsOf({ provider: 'gemini', path });
+      expect(cut.length).toBeGreaterThan(0);
+      expect(cut.every((event) => event.kind === 'raw')).toBe(true);
+    } finally {
+      rmSync(copy, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("the CLI's own title wins over the first prompt", () => {
+  // The records as the pinned CLIs' own code writes them: Gemini CLI's `saveSummary` (a `$set`), Qwen Code's `custom_title`.
+  const titled = [
+    { cli: CLIS[2], record: (ref: CliSessionRef) => ({ $set: { summary: 'Echo a greeting', lastUpdated: ref.updated_at } }) },
+    {
+      cli: CLIS[3],
+      record: (ref: CliSessionRef) => ({
+        uuid: '00000000-0000-4000-8000-000000000001',
+        parentUuid: null,
+        sessionId: ref.id,
+        timestamp: ref.updated_at,
+        type: 'system',
+        subtype: 'custom_title',
+        cwd: ref.cwd,
+        systemPayload: { customTitle: 'Echo a greeting', titleSource: 'auto' },
+      }),
+    },
+  ];
+
+  it.each(titled)('$cli.provider', async ({ cli, record }) => {
+    const copy = mkdtempSync(join(tmpdir(), 'history-titled-'));
+    try {
+      cpSync(store(cli, 'tool'), copy, { recursive: true });
+      const env = { HOME: '/nonexistent-home', [cli.variable]: copy };
+      const [ref] = await listCliSessions({ provider: cli.provider, env });
+      writeFileSync(ref.path, `${readFileSync(ref.path, 'utf8')}${JSON.stringify(record(ref))}\n`);
+      const [named] = await listCliSessions({ provider: cli.provider, env });
+      expect(named).toMatchObject({ id: ref.id, title: 'Echo a greeting' });
+    } finally {
+      rmSync(copy, { recursive: true, force: true });
+    }
   });
 });

@@ -1,0 +1,105 @@
+import { join } from 'node:path';
+import { SCRIPTED_CHAT_MODEL } from '../scripted/openai-chat';
+
+/*
+ * How a terminal user's one-shot run of each pinned CLI is made, for its own history: the argv (a
+ * second run resumes the first's session), where the session id is in its stdout, and where its
+ * store is under the scripted HOME (with the files worth keeping as fixtures). Used by the capture
+ * (history.ts) and the real-CLI spec (e2e/test/cli-history.spec.ts).
+ */
+
+/** Every file but another program's bookkeeping (settings, locks). */
+const notSettings = (source: string) => !/\.(json|lock)$/.test(source);
+
+/** Each CLI's one-shot argv (as e2e/capture/claude.ts and codex.ts run it) and where its store is under HOME. */
+export const HISTORY_CLIS = {
+  claude: {
+    argv: (prompt: string, resume: string | null) => [
+      '-p',
+      '--output-format',
+      'stream-json',
+      '--verbose',
+      '--allowedTools',
+      'Bash',
+      ...(resume ? ['--resume', resume] : []),
+      '--',
+      prompt,
+    ],
+    sessionId: (stdout: string) => /"session_id":"([^"]+)"/.exec(stdout)?.[1] ?? null,
+    store: (home: string) => join(home, '.claude'),
+    keep: 'projects',
+    keepFile: notSettings,
+  },
+  codex: {
+    argv: (prompt: string, resume: string | null) => [
+      'exec',
+      '--json',
+      '--skip-git-repo-check',
+      '--dangerously-bypass-approvals-and-sandbox',
+      ...(resume ? ['resume', resume] : []),
+      '--',
+      prompt,
+    ],
+    sessionId: (stdout: string) => /"thread_id":"([^"]+)"/.exec(stdout)?.[1] ?? null,
+    // pointCliAt sets CODEX_HOME to HOME.
+    store: (home: string) => home,
+    keep: 'sessions',
+    keepFile: notSettings,
+  },
+  // As e2e/capture/gemini.ts runs it; `--resume <id>` continues a session.
+  gemini: {
+    argv: (prompt: string, resume: string | null) => [
+      '--output-format',
+      'stream-json',
+      '--yolo',
+      ...(resume ? ['--resume', resume] : []),
+      `--prompt=${prompt}`,
+    ],
+    sessionId: (stdout: string) => /"session_id":"([^"]+)"/.exec(stdout)?.[1] ?? null,
+    store: (home: string) => home,
+    keep: '.gemini/tmp',
+    // The chats and the project's root beside them (`.project_root`), which names the session's cwd.
+    keepFile: (source: string) => !/\.(json|lock)$/.test(source) && !/\/(logs|tool-outputs)\b/.test(source),
+  },
+  // As e2e/capture/qwen.ts runs it (yolo: in `-p` the default mode leaves the shell out of the tools).
+  qwen: {
+    argv: (prompt: string, resume: string | null) => [
+      '-o',
+      'stream-json',
+      '--auth-type',
+      'openai',
+      '-m',
+      SCRIPTED_CHAT_MODEL,
+      '--approval-mode',
+      'yolo',
+      ...(resume ? ['--resume', resume] : []),
+      '-p',
+      prompt,
+    ],
+    sessionId: (stdout: string) => /"session_id":"([^"]+)"/.exec(stdout)?.[1] ?? null,
+    store: (home: string) => join(home, '.qwen'),
+    keep: 'projects',
+    // The chats only (not the project's memory, meta.json or the memory extractor's cursor).
+    keepFile: (source: string) => !/\.(json|lock|md)$/.test(source) && !source.includes('/memory'),
+  },
+  // As e2e/capture/copilot.ts runs it; `--resume=<id>` continues a session.
+  copilot: {
+    argv: (prompt: string, resume: string | null) => [
+      '--output-format',
+      'json',
+      '--allow-all-tools',
+      '--no-auto-update',
+      '--disable-client-telemetry',
+      ...(resume ? [`--resume=${resume}`] : []),
+      '-p',
+      prompt,
+    ],
+    sessionId: (stdout: string) => /"sessionId":"([^"]+)"/.exec(stdout)?.[1] ?? null,
+    // pointCliAt sets COPILOT_HOME to HOME/.copilot.
+    store: (home: string) => join(home, '.copilot'),
+    keep: 'session-state',
+    // A session's events and its workspace.yaml, not its locks, checkpoints or rewind snapshots.
+    keepFile: (source: string) =>
+      !/\.(json|lock|md)$/.test(source) && !/\/(\.session-operation-locks|checkpoints|rewind-file-snapshots)\b/.test(source),
+  },
+} as const;
