@@ -1,3 +1,4 @@
+import { stat } from 'node:fs/promises';
 import { opencodeProfile, type OpencodeState } from '../providers/opencode';
 import { num, obj, str } from '../providers/drafts';
 import type { EventDraft, ProviderProfile } from '../providers/profile';
@@ -35,7 +36,38 @@ function splitPath(path: string): { db: string; id: string } {
 
 /** The sessions the database holds, each as `<db>#<id>` (subagents' child sessions among them). */
 export async function opencodeSessions(db: string): Promise<string[]> {
-  return readSqlite(db, (rows) => rows.all('SELECT id FROM session ORDER BY time_created').map((row) => sessionPath(db, String(row.id))));
+  return [...(await storeLines(db)).keys()].map((id) => sessionPath(db, id));
+}
+
+/** The last database read: a list reads each of its sessions after it, and each would read the whole file again. */
+let lastRead: { db: string; version: string; lines: Promise<Map<string, string[]>> } | null = null;
+
+/** Every session's lines, by id, from one read of the database (again only when it or its log changed). */
+async function storeLines(db: string): Promise<Map<string, string[]>> {
+  const version = (
+    await Promise.all(
+      [db, `${db}-wal`].map((file) =>
+        stat(file).then(
+          (info) => `${info.size}:${info.mtimeMs}`,
+          () => '-',
+        ),
+      ),
+    )
+  ).join('/');
+  if (lastRead?.db !== db || lastRead.version !== version) {
+    const lines = readSqlite(db, (rows) => {
+      const sessions = new Map<string, string[]>();
+      for (const row of rows.all('SELECT id FROM session ORDER BY time_created'))
+        sessions.set(String(row.id), sessionLines(rows, String(row.id)));
+      return sessions;
+    });
+    lastRead = { db, version, lines };
+    // A failed read is not kept.
+    lines.catch(() => {
+      if (lastRead?.lines === lines) lastRead = null;
+    });
+  }
+  return lastRead.lines;
 }
 
 /** Parsed JSON text, or null. */
@@ -95,7 +127,7 @@ function sessionLines(rows: SqliteRows, id: string): string[] {
 /** A session's lines (`HistorySetup.lines`): the database read once, in memory, never written. */
 export async function* opencodeLines(path: string): AsyncGenerator<string> {
   const { db, id } = splitPath(path);
-  yield* await readSqlite(db, (rows) => sessionLines(rows, id));
+  yield* (await storeLines(db)).get(id) ?? [];
 }
 
 /** The live line `opencode run --format json` prints for a part of each type. */

@@ -205,20 +205,45 @@ async function withCopy(cli: Cli, use: (dir: string) => Promise<void>): Promise<
   }
 }
 
+/** Rewrites a database by SQLite itself (sql.js) into one without a log, after running `sql` on it. */
+async function rewrite(path: string, sql: string): Promise<void> {
+  const SQL = (await (await import('sql.js')).default()) as {
+    Database: new (data: Uint8Array) => { run(sql: string): void; export(): Uint8Array; close(): void };
+  };
+  const edited = new SQL.Database(await sqliteImage(path));
+  edited.run(sql);
+  writeFileSync(path, edited.export());
+  edited.close();
+  rmSync(`${path}-wal`);
+}
+
 describe.each(CLIS.filter((cli) => cli.cut === 'row'))('$provider: its database while being written', (cli) => {
   const db = (dir: string) => (cli.value as (dir: string) => string)(dir);
+
+  it('a database of two sessions in two folders: both listed, each by its own cwd, each read alone', async () => {
+    await withCopy(cli, async (copy) => {
+      // A second session: the first's rows under another id, in another folder.
+      await rewrite(
+        db(copy),
+        [
+          `INSERT INTO session SELECT 'ses_second', project_id, workspace_id, parent_id, slug, '/elsewhere', path, title, version, share_url, summary_additions, summary_deletions, summary_files, summary_diffs, metadata, cost, tokens_input, tokens_output, tokens_reasoning, tokens_cache_read, tokens_cache_write, revert, permission, agent, model, time_created + 1, time_updated + 1, time_compacting, time_archived FROM session`,
+          `INSERT INTO message SELECT id || '_2', 'ses_second', time_created, time_updated, data FROM message`,
+          `INSERT INTO part SELECT id || '_2', message_id || '_2', 'ses_second', time_created, time_updated, data FROM part`,
+        ].join(';'),
+      );
+      const refs = await listCliSessions({ provider: cli.provider, env: envAt(cli, copy) });
+      expect(refs.map((ref) => ref.id)).toEqual(['ses_second', expect.stringMatching(/^ses_(?!second)/)]);
+      expect(refs.map((ref) => ref.path)).toEqual(refs.map((ref) => `${db(copy)}#${ref.id}`));
+      const [elsewhere] = await listCliSessions({ provider: cli.provider, env: envAt(cli, copy), cwd: '/elsewhere' });
+      expect(elsewhere).toMatchObject({ id: 'ses_second', cwd: '/elsewhere' });
+      for (const ref of refs) expect(texts(await eventsOf(ref), 'user_message')).toEqual([cli.prompt ?? PROMPT]);
+    });
+  });
 
   it('a row whose JSON is cut: that row raw, the others read, nothing thrown', async () => {
     await withCopy(cli, async (copy) => {
       // Rewritten by SQLite itself (sql.js) into a database without a log, the tool part's JSON cut short.
-      const SQL = (await (await import('sql.js')).default()) as {
-        Database: new (data: Uint8Array) => { run(sql: string): void; export(): Uint8Array; close(): void };
-      };
-      const edited = new SQL.Database(await sqliteImage(db(copy)));
-      edited.run(`UPDATE part SET data = substr(data, 1, 40) WHERE data LIKE '{"type":"tool"%'`);
-      writeFileSync(db(copy), edited.export());
-      edited.close();
-      rmSync(`${db(copy)}-wal`);
+      await rewrite(db(copy), `UPDATE part SET data = substr(data, 1, 40) WHERE data LIKE '{"type":"tool"%'`);
       const [ref] = await listCliSessions({ provider: cli.provider, env: envAt(cli, copy) });
       expect(ref).toMatchObject({ provider: cli.provider, title: cli.title ?? cli.prompt ?? PROMPT });
       const events = await eventsOf(ref);
