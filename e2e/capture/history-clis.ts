@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import { SCRIPTED_CHAT_MODEL } from '../scripted/openai-chat';
+import { PI_PROVIDER } from '../scripted/setup';
 
 /*
  * How a terminal user's one-shot run of each pinned CLI is made, for its own history: the argv (a
@@ -10,6 +11,17 @@ import { SCRIPTED_CHAT_MODEL } from '../scripted/openai-chat';
 
 /** Every file but another program's bookkeeping (settings, locks). */
 const notSettings = (source: string) => !/\.(json|lock)$/.test(source);
+
+/** An OpenCode-like CLI's `run --format json` (as e2e/capture/opencode.ts runs it), resuming with `--session`. */
+const runFormatJson = (prompt: string, resume: string | null) => [
+  'run',
+  '--format',
+  'json',
+  '--auto',
+  '--thinking',
+  ...(resume ? ['--session', resume] : []),
+  prompt,
+];
 
 /** Each CLI's one-shot argv (as e2e/capture/claude.ts and codex.ts run it) and where its store is under HOME. */
 export const HISTORY_CLIS = {
@@ -101,5 +113,50 @@ export const HISTORY_CLIS = {
     // A session's events and its workspace.yaml, not its locks, checkpoints or rewind snapshots.
     keepFile: (source: string) =>
       !/\.(json|lock|md)$/.test(source) && !/\/(\.session-operation-locks|checkpoints|rewind-file-snapshots)\b/.test(source),
+  },
+  // `opencode run`: the registry gives OpenCode no one-shot mode, but a terminal user has it.
+  opencode: {
+    argv: runFormatJson,
+    sessionId: (stdout: string) => /"sessionID":"(ses_[^"]+)"/.exec(stdout)?.[1] ?? null,
+    // pointCliAt sets XDG_DATA_HOME to HOME/.local/share: the data dir itself is kept (tests name the file by OPENCODE_DB).
+    store: (home: string) => join(home, '.local', 'share', 'opencode'),
+    keep: '.',
+    // The database and its write-ahead log as the CLI left them (every session is still in the log).
+    keepFile: (source: string) => /\/opencode(\/opencode\.db(-wal)?)?$/.test(source),
+  },
+  kilo: {
+    argv: runFormatJson,
+    sessionId: (stdout: string) => /"sessionID":"(ses_[^"]+)"/.exec(stdout)?.[1] ?? null,
+    store: (home: string) => join(home, '.local', 'share', 'kilo'),
+    keep: '.',
+    keepFile: (source: string) => /\/kilo(\/kilo\.db(-wal)?)?$/.test(source),
+  },
+  pi: {
+    argv: (prompt: string, resume: string | null) => [
+      '--offline',
+      '--mode',
+      'json',
+      '--provider',
+      PI_PROVIDER,
+      '--model',
+      SCRIPTED_CHAT_MODEL,
+      ...(resume ? ['--session', resume] : []),
+      '-p',
+      prompt,
+    ],
+    sessionId: (stdout: string) => /^\{"type":"session","version":\d+,"id":"([^"]+)"/.exec(stdout)?.[1] ?? null,
+    // pointCliAt sets PI_CODING_AGENT_DIR to HOME/.pi/agent.
+    store: (home: string) => join(home, '.pi', 'agent'),
+    keep: 'sessions',
+    keepFile: notSettings,
+  },
+  // `cline --json` cannot resume (`--id` opens its TUI): the capture's second turn is a second prompt of one `cline --acp` session.
+  cline: {
+    argv: (prompt: string) => ['--json', '--', prompt],
+    sessionId: () => null,
+    // pointCliAt sets CLINE_DIR to HOME/.cline: its data dir is `data` in it. Its sessions are JSON files.
+    store: (home: string) => join(home, '.cline', 'data'),
+    keep: 'sessions',
+    keepFile: () => true,
   },
 } as const;

@@ -1,5 +1,5 @@
 /*
- * Captures the sessions the real pinned Claude Code, Codex, Gemini CLI, Qwen Code and Copilot CLI store on disk (their own history,
+ * Captures the sessions the real pinned CLIs store on disk (their own history,
  * which `listCliSessions`/`readCliSession` read) against the scripted endpoints.
  * Usage (from the project root): npx ts-node --transpile-only e2e/capture/history.ts [claude|codex…]
  * Each scenario runs the CLI's one-shot mode in a fresh HOME and cwd (a second run resumes the
@@ -8,13 +8,18 @@
  * Codex: `sessions/YYYY/MM/DD/rollout-*.jsonl`, the CODEX_HOME layout; Gemini CLI:
  * `.gemini/tmp/<project>/{.project_root,chats/session-*.jsonl}`, the GEMINI_CLI_HOME layout (a
  * HOME); Qwen Code: `projects/<cwd slug>/chats/<id>.jsonl`, the QWEN_HOME layout; Copilot CLI:
- * `session-state/<id>/{events.jsonl,workspace.yaml}`, the COPILOT_HOME layout), only the session
+ * `session-state/<id>/{events.jsonl,workspace.yaml}`, the COPILOT_HOME layout; OpenCode and Kilo:
+ * `opencode/opencode.db` and its `-wal` log as the CLI left them, the XDG_DATA_HOME layout; pi:
+ * `sessions/--<cwd>--/<time>_<id>.jsonl`, the PI_CODING_AGENT_DIR layout; Cline:
+ * `sessions/<id>/<id>.json` and `.messages.json`, the CLINE_DATA_DIR layout), only the session
  * files and what names them (no settings, locks, logs or caches). Tests point the override
  * variable at that folder.
  */
 import { cpSync, existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ResponsesTurn } from '../scripted/openai-responses';
+import { startSession } from '../../src';
+import { cliDefinition } from '../../src/clis';
 import { startScriptedCli, type CliName } from '../scripted/setup';
 import { HISTORY_CLIS } from './history-clis';
 import { captureAll, FIXTURES, runCli } from './run-cli';
@@ -26,9 +31,11 @@ interface Run {
 
 interface Scenario {
   name: string;
-  cli: Extract<CliName, 'claude' | 'codex' | 'gemini' | 'qwen' | 'copilot'>;
+  cli: Extract<CliName, keyof typeof HISTORY_CLIS>;
   /** The second and later runs resume the first one's session. */
   runs: Run[];
+  /** The runs are turns of one interactive session (`startSession`), for a CLI whose one-shot mode cannot resume. */
+  session?: boolean;
 }
 
 const TOOL: Run = {
@@ -51,6 +58,15 @@ const SCENARIOS: Scenario[] = [
   { name: 'qwen-two-turns', cli: 'qwen', runs: TWO_TURNS },
   { name: 'copilot-tool', cli: 'copilot', runs: [TOOL] },
   { name: 'copilot-two-turns', cli: 'copilot', runs: TWO_TURNS },
+  { name: 'opencode-tool', cli: 'opencode', runs: [TOOL] },
+  { name: 'opencode-two-turns', cli: 'opencode', runs: TWO_TURNS },
+  { name: 'kilo-tool', cli: 'kilo', runs: [TOOL] },
+  { name: 'kilo-two-turns', cli: 'kilo', runs: TWO_TURNS },
+  { name: 'pi-tool', cli: 'pi', runs: [TOOL] },
+  { name: 'pi-two-turns', cli: 'pi', runs: TWO_TURNS },
+  { name: 'cline-tool', cli: 'cline', runs: [TOOL] },
+  // `cline --json` cannot resume: two prompts of one `cline --acp` session instead.
+  { name: 'cline-two-turns', cli: 'cline', runs: TWO_TURNS, session: true },
 ];
 
 async function capture(scenario: Scenario): Promise<void> {
@@ -62,10 +78,20 @@ async function capture(scenario: Scenario): Promise<void> {
   );
   try {
     let id: string | null = null;
-    for (const run of scenario.runs) {
+    if (scenario.session) {
+      const session = startSession({ provider: scenario.cli, cwd: scripted.cwd, executable: scripted.executable, env: scripted.env });
+      const drained = (async () => {
+        for await (const event of session) if (event.kind === 'run_started') id ??= event.provider_session_id;
+      })();
+      for (const run of scenario.runs) process.stdout.write(`${scenario.name}: ${(await session.send(run.prompt)).payload.status}\n`);
+      await session.close();
+      await drained;
+    }
+    for (const run of scenario.session ? [] : scenario.runs) {
       const result = await runCli(scripted.executable, cli.argv(run.prompt, id), {
         cwd: scripted.cwd,
-        env: scripted.env,
+        // The registry's switches, as `startRun` sets them (without KILO_NO_DAEMON `kilo run` may wait on its daemon).
+        env: { ...cliDefinition(scenario.cli).env.set, ...scripted.env },
         timeoutMs: 120_000,
       });
       id ??= cli.sessionId(result.stdout);

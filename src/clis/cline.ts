@@ -1,7 +1,18 @@
+import { homedir } from 'node:os';
+import { join } from 'node:path';
 import { clineProfile } from '../providers/cline';
 import { str } from '../providers/drafts';
 import { acpClient } from '../protocols/acp';
+import { clineLines, clineSession } from '../stores/cline-session';
 import type { CliDefinition } from './definition';
+
+/**
+ * Cline's sessions dir, as 3.0.65's binary finds it: `CLINE_SESSION_DATA_DIR`, else `sessions` in
+ * its data dir (`CLINE_DATA_DIR`, else `data` in its config dir, `CLINE_DIR`, else `~/.cline`).
+ */
+const sessions = (env: NodeJS.ProcessEnv): string =>
+  env.CLINE_SESSION_DATA_DIR ||
+  join(env.CLINE_DATA_DIR || join(env.CLINE_DIR || join(env.HOME ?? homedir(), '.cline'), 'data'), 'sessions');
 
 /*
  * Cline (`cline`). Flags as the pinned version's `--help` has them (3.0.65).
@@ -50,6 +61,8 @@ export const cline = {
     // Its tool calls are titled `<tool>: <what>` (`run_commands: touch made-by-tool.txt`): the name is the tool's.
     protocol: acpClient({ toolName: (call) => /^([a-z_]+):/.exec(str(call.title) ?? '')?.[1] ?? null }),
   },
+  // `sessions/<id>/<id>.json` (the session) beside `<id>.messages.json` (its messages).
+  history: { root: sessions, depth: 1, file: /^[^.]+\.json$/, lines: clineLines, format: clineSession },
   tools: {
     run_commands: 'execute',
     read_files: 'read',

@@ -74,6 +74,11 @@ export interface HistorySetup {
    * document, or as many files, this gives one line per record.
    */
   readonly lines?: (path: string) => AsyncIterable<string>;
+  /**
+   * The sessions one store file holds, each as the `path` that `lines` reads; absent: the file is
+   * one session. For a CLI that keeps every session in one database (OpenCode's SQLite file).
+   */
+  readonly sessions?: (file: string) => Promise<readonly string[]>;
 }
 
 /**

@@ -1,7 +1,7 @@
 import type { ProviderProfile } from '../providers/profile';
 import { opencodeProfile, type OpencodeState } from '../providers/opencode';
 import type { CliDefinition } from './definition';
-import { opencode } from './opencode';
+import { opencode, opencodeHistory } from './opencode';
 
 /*
  * Kilo Code (`@kilocode/cli`), a fork of OpenCode. Flags as the pinned version's `--help` has them
@@ -64,6 +64,8 @@ export const kilo = {
     ...opencode.session,
     args: ['acp'],
   },
+  // OpenCode's database, as `$XDG_DATA_HOME/kilo/kilo.db` (`KILO_DB`), with the same tables.
+  history: opencodeHistory('kilo', 'KILO_DB'),
   tools: opencode.tools,
   planTools: opencode.planTools,
 } satisfies CliDefinition;

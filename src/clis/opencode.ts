@@ -1,7 +1,30 @@
+import { homedir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
 import { opencodeProfile } from '../providers/opencode';
 import { str } from '../providers/drafts';
 import { acpClient } from '../protocols/acp';
-import type { CliDefinition } from './definition';
+import { opencodeLines, opencodeSessions, opencodeStore } from '../stores/opencode-db';
+import type { CliDefinition, HistorySetup } from './definition';
+
+/**
+ * Where OpenCode (and Kilo, its fork, with its own names) keeps its sessions: one SQLite database
+ * (src/stores/opencode-db.ts), `<data>/<app>.db`, the data dir being `$XDG_DATA_HOME/<app>`, else
+ * `~/.local/share/<app>` (its `Global.Path.data`). A release names its database `<app>.db`, another
+ * channel `<app>-<channel>.db`; `<app>_DB` (`OPENCODE_DB`, `KILO_DB`) names it instead, an absolute
+ * path or one in the data dir (all read from the pinned binaries: 1.18.33, Kilo 7.7.7). Every `.db`
+ * file of its folder is asked for sessions: one that is not the CLI's has none.
+ */
+export function opencodeHistory(app: string, dbVariable: string): HistorySetup {
+  const data = (env: NodeJS.ProcessEnv) => join(env.XDG_DATA_HOME || join(env.HOME ?? homedir(), '.local', 'share'), app);
+  return {
+    root: (env) => dirname(resolve(data(env), env[dbVariable] || `${app}.db`)),
+    depth: 0,
+    file: /\.db$/,
+    sessions: opencodeSessions,
+    lines: opencodeLines,
+    format: opencodeStore(app),
+  };
+}
 
 /*
  * OpenCode (`opencode-ai`). Flags as the pinned version's `--help` has them (1.18.33).
@@ -27,6 +50,7 @@ export const opencode = {
     // OpenCode's first `tool_call` (pending) is titled with the tool's name (`bash`); later titles are the command.
     protocol: acpClient({ toolName: (call) => (call.sessionUpdate === 'tool_call' ? str(call.title) : null) }),
   },
+  history: opencodeHistory('opencode', 'OPENCODE_DB'),
   tools: {
     bash: 'execute',
     read: 'read',

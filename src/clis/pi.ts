@@ -1,7 +1,17 @@
+import { homedir } from 'node:os';
 import { extname, join } from 'node:path';
 import { piProfile } from '../providers/pi';
 import { piRpc } from '../protocols/pi-rpc';
+import { piSession } from '../stores/pi-session';
 import type { CliDefinition } from './definition';
+
+/**
+ * pi's sessions: `sessions/--<cwd>--/<time>_<id>.jsonl` in its agent dir, `PI_CODING_AGENT_DIR`,
+ * else `~/.pi/agent` (0.73.1's config.js). Not read: a session dir chosen by `--session-dir`,
+ * `PI_CODING_AGENT_SESSION_DIR` or settings' `sessionDir`, where pi puts the files with no folder per cwd.
+ */
+const sessions = (env: NodeJS.ProcessEnv): string =>
+  join(env.PI_CODING_AGENT_DIR || join(env.HOME ?? homedir(), '.pi', 'agent'), 'sessions');
 
 /** The approval extension a session loads, by its absolute path (the .ts in development, the .js in the package). */
 const APPROVAL_EXTENSION = join(__dirname, '..', 'protocols', `pi-approval-extension${extname(__filename)}`);
@@ -71,6 +81,7 @@ export const pi = {
     resume: (id) => ['--session', id],
     protocol: piRpc,
   },
+  history: { root: sessions, depth: 1, file: /^[^.].*\.jsonl$/, format: piSession },
   tools: {
     bash: 'execute',
     read: 'read',

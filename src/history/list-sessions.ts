@@ -1,6 +1,6 @@
 import { stat } from 'node:fs/promises';
 import { basename, resolve } from 'node:path';
-import { HISTORY_CLI_IDS, historySetup, type HistoryCli } from '../clis';
+import { HISTORY_CLI_IDS, historySetup, type HistoryCli, type HistorySetup } from '../clis';
 import { obj } from '../providers/drafts';
 import { emptySummary, type StoredSummary } from '../stores/stored-format';
 import type { CliSessionRef, ListCliSessionsOptions } from './session-ref';
@@ -21,20 +21,31 @@ export async function listCliSessions(options: ListCliSessionsOptions = {}): Pro
   const refs: CliSessionRef[] = [];
   for (const provider of providers) {
     const setup = historySetup(provider);
-    for (const path of await storeFiles(setup.root(env), setup.depth, setup.file)) {
-      const ref = await sessionRef(provider, path);
-      if (ref !== null && (cwd === null || (ref.cwd !== null && resolve(ref.cwd) === cwd))) refs.push(ref);
+    for (const file of await storeFiles(setup.root(env), setup.depth, setup.file)) {
+      for (const path of setup.sessions ? await sessionsOf(setup.sessions, file) : [file]) {
+        const ref = await sessionRef(provider, path, file);
+        if (ref !== null && (cwd === null || (ref.cwd !== null && resolve(ref.cwd) === cwd))) refs.push(ref);
+      }
     }
   }
   return refs.sort((a, b) => (b.updated_at ?? '').localeCompare(a.updated_at ?? ''));
 }
 
-/** One stored session's ref, from all its lines (null: unreadable, or not a session of this CLI). */
-async function sessionRef(provider: HistoryCli, path: string): Promise<CliSessionRef | null> {
+/** The sessions a store file holds (none when it cannot be read). */
+async function sessionsOf(sessions: NonNullable<HistorySetup['sessions']>, file: string): Promise<readonly string[]> {
+  try {
+    return await sessions(file);
+  } catch {
+    return [];
+  }
+}
+
+/** One stored session's ref, from all its lines (null: unreadable, or not a session of this CLI); `file` holds it. */
+async function sessionRef(provider: HistoryCli, path: string, file: string): Promise<CliSessionRef | null> {
   let summary: StoredSummary;
   let modified: string;
   try {
-    [summary, modified] = await Promise.all([summarizeFile(provider, path), stat(path).then((info) => info.mtime.toISOString())]);
+    [summary, modified] = await Promise.all([summarizeFile(provider, path), stat(file).then((info) => info.mtime.toISOString())]);
   } catch {
     return null;
   }

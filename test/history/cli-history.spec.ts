@@ -1,36 +1,76 @@
 import 'reflect-metadata';
-import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import type { AnyEvent } from '../../src/events/event';
 import { listCliSessions, readCliSession, type CliSessionRef } from '../../src/history';
+import { sqliteImage } from '../../src/stores/sqlite-file';
 
 /*
- * The CLIs' own stored sessions, over real stores of the pinned Claude Code, Codex, Gemini CLI,
- * Qwen Code and Copilot CLI
+ * The CLIs' own stored sessions, over real stores of the pinned CLIs
  * (test/fixtures/history/<cli>/<scenario>/, captured by e2e/capture/history.ts: a one-turn run
- * with a tool call, and a session of two turns, the second a resume), and over broken copies.
+ * with a tool call, and a session of two turns, the second a resume, or for Cline a second prompt of
+ * one `cline --acp` session), and over broken copies.
  */
 
 const FIXTURES = join(__dirname, '..', 'fixtures', 'history');
 
-/**
- * Each CLI's override variable, pointed at a captured store, and its store's folder under HOME
- * (`inStore`: the folder of the fixture that is it, where the variable stands for HOME itself).
- */
-const CLIS = [
+const PROMPT = 'Run echo hello-from-tool.';
+
+interface Cli {
+  provider: 'claude' | 'codex' | 'gemini' | 'qwen' | 'copilot' | 'opencode' | 'kilo' | 'pi' | 'cline';
+  /** The override variable, and its value for a captured store's folder (default: the folder). */
+  variable: string;
+  value?: (dir: string) => string;
+  /** Its store's folder under HOME when the variable is unset. */
+  home: string;
+  /** The folder of the fixture that is `home`, where the variable stands for HOME itself. */
+  inStore?: string;
+  /** The session id's form (default: a UUID). */
+  id?: RegExp;
+  /** The prompt as the CLI stored it: `opencode run` and `kilo run` quote an argument with spaces. */
+  prompt?: string;
+  /** The CLI's title for the tool session, where it made one (the scripted endpoint names OpenCode's). */
+  title?: string;
+  /** How a store is cut while written: the last line of a JSON-lines file, a SQLite row, a JSON document. */
+  cut?: 'row' | 'document';
+}
+
+/** Each CLI's override variable, pointed at a captured store, and its store's folder under HOME. */
+const CLIS: Cli[] = [
   { provider: 'claude', variable: 'CLAUDE_CONFIG_DIR', home: '.claude' },
   { provider: 'codex', variable: 'CODEX_HOME', home: '.codex' },
   { provider: 'gemini', variable: 'GEMINI_CLI_HOME', home: '.gemini', inStore: '.gemini' },
   { provider: 'qwen', variable: 'QWEN_HOME', home: '.qwen' },
   { provider: 'copilot', variable: 'COPILOT_HOME', home: '.copilot' },
-] as const;
+  {
+    provider: 'opencode',
+    variable: 'OPENCODE_DB',
+    value: (dir) => join(dir, 'opencode.db'),
+    home: '.local/share/opencode',
+    id: /^ses_\w+$/,
+    prompt: `"${PROMPT}"`,
+    title: 'Scripted session',
+    cut: 'row',
+  },
+  {
+    provider: 'kilo',
+    variable: 'KILO_DB',
+    value: (dir) => join(dir, 'kilo.db'),
+    home: '.local/share/kilo',
+    id: /^ses_\w+$/,
+    prompt: `"${PROMPT}"`,
+    cut: 'row',
+  },
+  { provider: 'pi', variable: 'PI_CODING_AGENT_DIR', home: '.pi/agent' },
+  { provider: 'cline', variable: 'CLINE_DATA_DIR', home: '.cline/data', id: /^\d+_\w+$/, cut: 'document' },
+];
 
-type Cli = (typeof CLIS)[number];
-const inStore = (cli: Cli): string => ('inStore' in cli ? cli.inStore : '');
+const inStore = (cli: Cli): string => cli.inStore ?? '';
 
 const store = (cli: Cli, scenario: string) => join(FIXTURES, cli.provider, scenario);
-const envFor = (cli: Cli, scenario: string): NodeJS.ProcessEnv => ({ HOME: '/nonexistent-home', [cli.variable]: store(cli, scenario) });
+const envAt = (cli: Cli, dir: string): NodeJS.ProcessEnv => ({ HOME: '/nonexistent-home', [cli.variable]: cli.value?.(dir) ?? dir });
+const envFor = (cli: Cli, scenario: string): NodeJS.ProcessEnv => envAt(cli, store(cli, scenario));
 
 async function eventsOf(ref: Pick<CliSessionRef, 'provider' | 'path'>): Promise<AnyEvent[]> {
   const events: AnyEvent[] = [];
@@ -69,9 +109,9 @@ describe.each(CLIS)('$provider: its own stored sessions', (cli) => {
     expect(refs).toHaveLength(1);
     const [ref] = refs;
     expect(ref.provider).toBe(cli.provider);
-    expect(ref.id).toMatch(/^[0-9a-f-]{36}$/);
+    expect(ref.id).toMatch(cli.id ?? /^[0-9a-f-]{36}$/);
     expect(ref.cwd).toMatch(new RegExp(`^/.*${cli.provider}-cwd-`));
-    expect(ref.title).toBe('Run echo hello-from-tool.');
+    expect(ref.title).toBe(cli.title ?? cli.prompt ?? PROMPT);
     expect(Date.parse(ref.started_at as string)).toBeLessThanOrEqual(Date.parse(ref.updated_at as string));
     expect(ref.model).toEqual(expect.any(String));
     expect(ref.path.startsWith(store(cli, 'tool'))).toBe(true);
@@ -84,7 +124,7 @@ describe.each(CLIS)('$provider: its own stored sessions', (cli) => {
     expect(events.every((event) => event.provider === cli.provider)).toBe(true);
     const started = events.find((event) => event.kind === 'run_started');
     expect(started?.payload).toMatchObject({ provider_session_id: ref.id, cwd: ref.cwd });
-    expect(texts(events, 'user_message')).toEqual(['Run echo hello-from-tool.']);
+    expect(texts(events, 'user_message')).toEqual([cli.prompt ?? PROMPT]);
     const call = events.find((event) => event.kind === 'tool_use');
     expect(payloadText(call)).toContain('echo hello-from-tool');
     const callId = (call?.payload as { tool_call_id: string }).tool_call_id;
@@ -97,23 +137,24 @@ describe.each(CLIS)('$provider: its own stored sessions', (cli) => {
     expect(events.findIndex((event) => event.kind === 'tool_use')).toBeLessThan(events.findIndex((event) => event.kind === 'tool_result'));
   });
 
-  it('lists a resumed session once, titled by its first prompt, and reads both turns', async () => {
+  it('lists a session of two turns (the second a resume) once, titled by its first prompt, and reads both', async () => {
     const refs = await listCliSessions({ provider: cli.provider, env: envFor(cli, 'two-turns') });
     const ids = new Set(refs.map((ref) => ref.id));
     expect(ids.size).toBe(1);
-    const first = refs.find((ref) => ref.title === 'Say one.');
-    expect(first).toBeDefined();
+    const quote = (text: string) => (cli.prompt === undefined ? text : `"${text}"`);
+    if (cli.title === undefined) expect(refs.find((ref) => ref.title === quote('Say one.'))).toBeDefined();
     const events = (await Promise.all(refs.map(eventsOf))).flat();
-    expect(texts(events, 'user_message')).toEqual(expect.arrayContaining(['Say one.', 'Say two.']));
+    expect(texts(events, 'user_message')).toEqual(expect.arrayContaining([quote('Say one.'), quote('Say two.')]));
     expect(texts(events, 'assistant_message')).toEqual(expect.arrayContaining(['one', 'two']));
   });
 
   it('filters by cwd, and finds the store under HOME when the override variable is unset', async () => {
     const home = mkdtempSync(join(tmpdir(), 'history-home-'));
     try {
+      mkdirSync(dirname(join(home, cli.home)), { recursive: true });
       symlinkSync(join(store(cli, 'tool'), inStore(cli)), join(home, cli.home));
       const [ref] = await listCliSessions({ env: { HOME: home } });
-      expect(ref).toMatchObject({ provider: cli.provider, title: 'Run echo hello-from-tool.' });
+      expect(ref).toMatchObject({ provider: cli.provider, title: cli.title ?? cli.prompt ?? PROMPT });
       expect(await listCliSessions({ env: { HOME: home }, cwd: ref.cwd as string })).toHaveLength(1);
       expect(await listCliSessions({ env: { HOME: home }, cwd: '/somewhere/else' })).toEqual([]);
     } finally {
@@ -121,32 +162,122 @@ describe.each(CLIS)('$provider: its own stored sessions', (cli) => {
     }
   });
 
-  it('a file cut in the middle of its last line (still being written): the whole lines read, the rest raw, nothing thrown', async () => {
-    const copy = mkdtempSync(join(tmpdir(), 'history-cut-'));
-    try {
-      cpSync(store(cli, 'tool'), copy, { recursive: true });
-      const [ref] = await listCliSessions({ provider: cli.provider, env: { HOME: '/nonexistent-home', [cli.variable]: copy } });
-      const whole = await eventsOf(ref);
-      const text = readFileSync(ref.path, 'utf8');
-      const lastLine = text.trimEnd().lastIndexOf('\n') + 1;
-      writeFileSync(ref.path, text.slice(0, lastLine + Math.floor((text.trimEnd().length - lastLine) / 2)));
-      const [cut] = await listCliSessions({ provider: cli.provider, env: { HOME: '/nonexistent-home', [cli.variable]: copy } });
-      expect(cut).toMatchObject({ id: ref.id, cwd: ref.cwd, title: ref.title });
-      const events = await eventsOf(cut);
-      expect(events.at(-1)?.kind).toBe('raw');
-      expect(events.filter((event) => event.kind === 'user_message')).toHaveLength(
-        whole.filter((event) => event.kind === 'user_message').length,
-      );
-      expect(events.some((event) => event.kind === 'tool_use')).toBe(true);
-    } finally {
-      rmSync(copy, { recursive: true, force: true });
-    }
-  });
+  (cli.cut === undefined ? it : it.skip)(
+    'a file cut in the middle of its last line (still being written): the whole lines read, the rest raw, nothing thrown',
+    async () => {
+      const copy = mkdtempSync(join(tmpdir(), 'history-cut-'));
+      try {
+        cpSync(store(cli, 'tool'), copy, { recursive: true });
+        const [ref] = await listCliSessions({ provider: cli.provider, env: envAt(cli, copy) });
+        const whole = await eventsOf(ref);
+        const text = readFileSync(ref.path, 'utf8');
+        const lastLine = text.trimEnd().lastIndexOf('\n') + 1;
+        writeFileSync(ref.path, text.slice(0, lastLine + Math.floor((text.trimEnd().length - lastLine) / 2)));
+        const [cut] = await listCliSessions({ provider: cli.provider, env: envAt(cli, copy) });
+        expect(cut).toMatchObject({ id: ref.id, cwd: ref.cwd, title: ref.title });
+        const events = await eventsOf(cut);
+        expect(events.at(-1)?.kind).toBe('raw');
+        expect(events.filter((event) => event.kind === 'user_message')).toHaveLength(
+          whole.filter((event) => event.kind === 'user_message').length,
+        );
+        expect(events.some((event) => event.kind === 'tool_use')).toBe(true);
+      } finally {
+        rmSync(copy, { recursive: true, force: true });
+      }
+    },
+  );
 
   it('never writes to the store it reads', async () => {
     const before = snapshot(store(cli, 'two-turns'));
     for (const ref of await listCliSessions({ provider: cli.provider, env: envFor(cli, 'two-turns') })) await eventsOf(ref);
     expect(snapshot(store(cli, 'two-turns'))).toEqual(before);
+  });
+});
+
+/** A captured store's copy in a temporary folder, removed after `use`. */
+async function withCopy(cli: Cli, use: (dir: string) => Promise<void>): Promise<void> {
+  const copy = mkdtempSync(join(tmpdir(), 'history-cut-'));
+  try {
+    cpSync(store(cli, 'tool'), copy, { recursive: true });
+    await use(copy);
+  } finally {
+    rmSync(copy, { recursive: true, force: true });
+  }
+}
+
+/** Rewrites a database by SQLite itself (sql.js) into one without a log, after running `sql` on it. */
+async function rewrite(path: string, sql: string): Promise<void> {
+  const SQL = (await (await import('sql.js')).default()) as {
+    Database: new (data: Uint8Array) => { run(sql: string): void; export(): Uint8Array; close(): void };
+  };
+  const edited = new SQL.Database(await sqliteImage(path));
+  edited.run(sql);
+  writeFileSync(path, edited.export());
+  edited.close();
+  rmSync(`${path}-wal`);
+}
+
+describe.each(CLIS.filter((cli) => cli.cut === 'row'))('$provider: its database while being written', (cli) => {
+  const db = (dir: string) => (cli.value as (dir: string) => string)(dir);
+
+  it('a database of two sessions in two folders: both listed, each by its own cwd, each read alone', async () => {
+    await withCopy(cli, async (copy) => {
+      // A second session: the first's rows under another id, in another folder.
+      await rewrite(
+        db(copy),
+        [
+          `INSERT INTO session SELECT 'ses_second', project_id, workspace_id, parent_id, slug, '/elsewhere', path, title, version, share_url, summary_additions, summary_deletions, summary_files, summary_diffs, metadata, cost, tokens_input, tokens_output, tokens_reasoning, tokens_cache_read, tokens_cache_write, revert, permission, agent, model, time_created + 1, time_updated + 1, time_compacting, time_archived FROM session`,
+          `INSERT INTO message SELECT id || '_2', 'ses_second', time_created, time_updated, data FROM message`,
+          `INSERT INTO part SELECT id || '_2', message_id || '_2', 'ses_second', time_created, time_updated, data FROM part`,
+        ].join(';'),
+      );
+      const refs = await listCliSessions({ provider: cli.provider, env: envAt(cli, copy) });
+      expect(refs.map((ref) => ref.id)).toEqual(['ses_second', expect.stringMatching(/^ses_(?!second)/)]);
+      expect(refs.map((ref) => ref.path)).toEqual(refs.map((ref) => `${db(copy)}#${ref.id}`));
+      const [elsewhere] = await listCliSessions({ provider: cli.provider, env: envAt(cli, copy), cwd: '/elsewhere' });
+      expect(elsewhere).toMatchObject({ id: 'ses_second', cwd: '/elsewhere' });
+      for (const ref of refs) expect(texts(await eventsOf(ref), 'user_message')).toEqual([cli.prompt ?? PROMPT]);
+    });
+  });
+
+  it('a row whose JSON is cut: that row raw, the others read, nothing thrown', async () => {
+    await withCopy(cli, async (copy) => {
+      // Rewritten by SQLite itself (sql.js) into a database without a log, the tool part's JSON cut short.
+      await rewrite(db(copy), `UPDATE part SET data = substr(data, 1, 40) WHERE data LIKE '{"type":"tool"%'`);
+      const [ref] = await listCliSessions({ provider: cli.provider, env: envAt(cli, copy) });
+      expect(ref).toMatchObject({ provider: cli.provider, title: cli.title ?? cli.prompt ?? PROMPT });
+      const events = await eventsOf(ref);
+      expect(events.some((event) => event.kind === 'tool_use')).toBe(false);
+      expect(events.some((event) => event.kind === 'raw' && payloadText(event).includes('{\\"type\\":\\"tool\\"'))).toBe(true);
+      expect(texts(events, 'user_message')).toEqual([cli.prompt ?? PROMPT]);
+      expect(texts(events, 'assistant_message')).toContain('The command printed hello-from-tool.');
+    });
+  });
+
+  it('a log cut in the middle of its last frame: the transactions before it read, nothing thrown', async () => {
+    await withCopy(cli, async (copy) => {
+      const [whole] = await listCliSessions({ provider: cli.provider, env: envAt(cli, copy) });
+      const wal = readFileSync(`${db(copy)}-wal`);
+      writeFileSync(`${db(copy)}-wal`, wal.subarray(0, wal.length - 100));
+      const [cut] = await listCliSessions({ provider: cli.provider, env: envAt(cli, copy) });
+      expect(cut).toMatchObject({ id: whole.id, cwd: whole.cwd });
+      expect(texts(await eventsOf(cut), 'user_message')).toEqual([cli.prompt ?? PROMPT]);
+    });
+  });
+});
+
+describe.each(CLIS.filter((cli) => cli.cut === 'document'))('$provider: its messages document while being written', (cli) => {
+  it('a messages document cut in the middle: listed from the session file, the messages raw, nothing thrown', async () => {
+    await withCopy(cli, async (copy) => {
+      const [ref] = await listCliSessions({ provider: cli.provider, env: envAt(cli, copy) });
+      const messages = ref.path.replace(/\.json$/, '.messages.json');
+      const text = readFileSync(messages, 'utf8');
+      writeFileSync(messages, text.slice(0, Math.floor(text.length / 2)));
+      const [cut] = await listCliSessions({ provider: cli.provider, env: envAt(cli, copy) });
+      expect(cut).toMatchObject({ id: ref.id, cwd: ref.cwd, title: ref.title });
+      const events = await eventsOf(cut);
+      expect(events.map((event) => event.kind)).toEqual(['run_started', 'raw']);
+    });
   });
 });
 
@@ -157,7 +288,7 @@ describe('foreign and missing stores', () => {
       const path = join(root, 'rollout-foreign.jsonl');
       writeFileSync(path, 'not json at all\n{"type":"from_a_newer_version","payload":{"x":1}}\n[1,2]\n{"half":');
       expect(await listCliSessions({ provider: 'claude', env: { CLAUDE_CONFIG_DIR: root } })).toEqual([]);
-      for (const provider of ['claude', 'codex', 'gemini', 'qwen', 'copilot'] as const) {
+      for (const provider of ['claude', 'codex', 'gemini', 'qwen', 'copilot', 'pi'] as const) {
         const events = await eventsOf({ provider, path });
         expect(events.map((event) => event.kind)).toEqual(['raw', 'raw', 'raw', 'raw']);
         expect(JSON.stringify(events[1].payload)).toContain('from_a_newer_version');
