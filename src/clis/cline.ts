@@ -49,6 +49,8 @@ export const cline = {
     resume: 'protocol',
     // Its tool calls are titled `<tool>: <what>` (`run_commands: touch made-by-tool.txt`): the name is the tool's.
     protocol: acpClient({ toolName: (call) => /^([a-z_]+):/.exec(str(call.title) ?? '')?.[1] ?? null }),
+    // `session/new` and `session/load` carry them as given; its `initialize` answers no `mcpCapabilities`: stdio only.
+    mcpServers: { kinds: ['stdio'], argv: 'protocol' },
   },
   tools: {
     run_commands: 'execute',

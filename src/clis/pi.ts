@@ -70,6 +70,8 @@ export const pi = {
     model: (model) => ['--model', model],
     resume: (id) => ['--session', id],
     protocol: piRpc,
+    // pi has no MCP client (by design: extensions instead).
+    mcpServers: null,
   },
   tools: {
     bash: 'execute',

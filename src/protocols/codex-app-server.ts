@@ -4,7 +4,8 @@ import type { JsonObject, JsonValue } from '../schema/json';
 import { CODEX_METHODS, CODEX_NOTIFICATIONS, CODEX_SERVER_REQUESTS, type CodexServerRequest } from '../wire/codex-app-server';
 import { CODEX_JSON_RPC, JsonLinesPeer, LATER, PeerError, type RequestHandler } from '../wire/json-lines-peer';
 import { appServerProfile, newAppServerState, type AppServerState } from './codex-app-server-events';
-import type { ProtocolFactory } from './protocol';
+import type { McpServer, SessionOptions } from '../sessions/types';
+import type { ProtocolFactory, ProtocolHost } from './protocol';
 
 /*
  * Codex's `codex app-server` (JSON-RPC over stdio, one object a line, no "jsonrpc" field), as seen
@@ -22,7 +23,19 @@ const SERVER_REQUESTS = {
 /** A refused request's error message (what the session's failure says). */
 const reason = (error: unknown): string => (error instanceof PeerError ? error.message : String(error));
 
-export const codexAppServer: ProtocolFactory = (host, _cli, options) => {
+/** What Codex's registry entry gives its protocol. */
+export interface CodexQuirks {
+  /** The host's MCP servers (`SessionOptions.mcpServers`, checked) as `config` overrides of `thread/start` and `thread/resume`. */
+  readonly mcpConfig: (servers: readonly McpServer[]) => JsonObject;
+}
+
+/** Codex's app-server client; `quirks` are from its registry entry (src/clis/codex.ts). */
+export const codexAppServer =
+  (quirks: CodexQuirks): ProtocolFactory =>
+  (host, _cli, options) =>
+    appServer(quirks, host, options);
+
+function appServer(quirks: CodexQuirks, host: ProtocolHost, options: SessionOptions): ReturnType<ProtocolFactory> {
   const state = newAppServerState();
   const peer = new JsonLinesPeer(CODEX_JSON_RPC, host.write);
   for (const [method, handler] of Object.entries(SERVER_REQUESTS)) peer.onRequest(method, handler);
@@ -80,6 +93,7 @@ export const codexAppServer: ProtocolFactory = (host, _cli, options) => {
       // `untrusted`: every command asks (with `on-request` a write inside the cwd runs unasked).
       const params: JsonObject = { cwd: options.cwd ?? process.cwd(), approvalPolicy: 'untrusted', sandbox: 'workspace-write' };
       if (options.model) params.model = options.model;
+      if (options.mcpServers?.length) params.config = quirks.mcpConfig(options.mcpServers);
       const method = options.resume ? CODEX_METHODS.threadResume : CODEX_METHODS.threadStart;
       peer.request(method, options.resume ? { ...params, threadId: options.resume } : params).then(threadReady, refused(method));
     },
@@ -99,4 +113,4 @@ export const codexAppServer: ProtocolFactory = (host, _cli, options) => {
       interruptTurn();
     },
   };
-};
+}
