@@ -6,7 +6,7 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startAnthropicEndpoint } from './anthropic';
+import { startAnthropicEndpoint, type AnthropicTurn } from './anthropic';
 import { startGeminiEndpoint } from './gemini';
 import { startOpenAIChatEndpoint, SCRIPTED_CHAT_MODEL } from './openai-chat';
 import { startOpenAIResponsesEndpoint, type ResponsesTurn } from './openai-responses';
@@ -62,7 +62,8 @@ export function startEndpoint(name: CliName, script: readonly ResponsesTurn[]): 
   const common = script as readonly ScriptedTurn[];
   switch (name) {
     case 'claude':
-      return startAnthropicEndpoint(common);
+      // Its `call` turns have the Responses script's shape (a tool by name, and its arguments).
+      return startAnthropicEndpoint(script as readonly AnthropicTurn[]);
     case 'gemini':
       return startGeminiEndpoint(common);
     case 'opencode':

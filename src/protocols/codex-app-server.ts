@@ -1,7 +1,13 @@
 import { obj, str } from '../providers/drafts';
 import type { ProviderProfile } from '../providers/profile';
 import type { JsonObject, JsonValue } from '../schema/json';
-import { CODEX_METHODS, CODEX_NOTIFICATIONS, CODEX_SERVER_REQUESTS, type CodexServerRequest } from '../wire/codex-app-server';
+import {
+  CODEX_METHODS,
+  CODEX_NOTIFICATIONS,
+  CODEX_SERVER_REQUESTS,
+  isMcpToolApproval,
+  type CodexServerRequest,
+} from '../wire/codex-app-server';
 import { CODEX_JSON_RPC, JsonLinesPeer, LATER, PeerError, type RequestHandler } from '../wire/json-lines-peer';
 import { appServerProfile, newAppServerState, type AppServerState } from './codex-app-server-events';
 import type { McpServer, SessionOptions } from '../sessions/types';
@@ -18,6 +24,8 @@ import type { ProtocolFactory, ProtocolHost } from './protocol';
 const SERVER_REQUESTS = {
   [CODEX_SERVER_REQUESTS.commandApproval]: () => LATER,
   [CODEX_SERVER_REQUESTS.fileChangeApproval]: () => LATER,
+  // An MCP tool call's approval; a server's own form (no host here to fill it) is declined.
+  [CODEX_SERVER_REQUESTS.mcpElicitation]: (params) => (isMcpToolApproval(params) ? LATER : { action: 'decline', content: null }),
 } satisfies Record<CodexServerRequest, RequestHandler>;
 
 /** A refused request's error message (what the session's failure says). */
@@ -103,10 +111,18 @@ function appServer(quirks: CodexQuirks, host: ProtocolHost, options: SessionOpti
     },
     answer(approvalId, answer) {
       state.asked.delete(approvalId);
+      const id = /^\d+$/.test(approvalId) ? Number(approvalId) : approvalId;
+      if (state.elicitations.delete(approvalId)) {
+        // An elicitation's answer (Codex 0.169: `accept` runs the MCP tool, `decline` refuses it).
+        // Remembering it (its `persist` options) is not asked: a remembered allow is a plain one here.
+        const action = answer === null ? 'cancel' : answer.decision === 'deny' ? 'decline' : 'accept';
+        peer.respond(id, { action, content: action === 'accept' ? {} : null });
+        return;
+      }
       // `cancel` declines and ends the turn: what a withdrawn request means.
       const decision =
         answer === null ? 'cancel' : answer.decision === 'deny' ? 'decline' : answer.remember ? 'acceptForSession' : 'accept';
-      peer.respond(/^\d+$/.test(approvalId) ? Number(approvalId) : approvalId, { decision });
+      peer.respond(id, { decision });
     },
     interrupt() {
       interruptAsked = true;
