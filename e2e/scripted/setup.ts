@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startAnthropicEndpoint, type AnthropicTurn } from './anthropic';
 import { startGeminiEndpoint } from './gemini';
-import { startOpenAIChatEndpoint, SCRIPTED_CHAT_MODEL } from './openai-chat';
+import { startOpenAIChatEndpoint, SCRIPTED_CHAT_MODEL, type ChatTurn } from './openai-chat';
 import { startOpenAIResponsesEndpoint, type ResponsesTurn } from './openai-responses';
 import type { ScriptedTurn } from './script';
 import type { ScriptedServer } from './server';
@@ -72,7 +72,8 @@ export function startEndpoint(name: CliName, script: readonly ResponsesTurn[]): 
     case 'pi':
     case 'kilo':
     case 'cline':
-      return startOpenAIChatEndpoint(common);
+      // Their `call` turns have the Responses script's shape too.
+      return startOpenAIChatEndpoint(script as readonly ChatTurn[]);
   }
 }
 

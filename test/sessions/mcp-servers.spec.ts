@@ -7,6 +7,8 @@ import { serveAcpAgent } from '../../src';
 import { CLIS, SESSION_CLI_IDS, type SessionCli } from '../../src/clis';
 import { checkMcpServers } from '../../src/clis/mcp-servers';
 import type { JsonObject } from '../../src/schema/json';
+import { processDecoder } from '../../src/decode/decoder';
+import { readLine } from '../../src/protocols/protocol';
 import { sessionArgv } from '../../src/sessions/session-argv';
 import { startSession } from '../../src/sessions/session';
 import type { McpServer, SessionOptions } from '../../src/sessions/types';
@@ -99,6 +101,59 @@ describe("each CLI's own form", () => {
     expect(resume?.params).toMatchObject({ threadId: 'thread-1', config: { 'mcp_servers.echo': { command: 'node' } } });
     const plain = opening('codex', {}).find((message) => message.method === 'thread/start');
     expect(plain?.params).not.toHaveProperty('config');
+  });
+
+  it("Codex: an MCP tool's approval (an elicitation marked mcp_tool_call) is that call's approval, answered {action}; a server's own form is declined", () => {
+    const written: JsonObject[] = [];
+    const protocol = CLIS.codex.session.protocol(
+      {
+        write: (message) => written.push(message),
+        fail: (message) => {
+          throw new Error(message);
+        },
+      },
+      'codex',
+      { provider: 'codex' },
+    );
+    const decoder = processDecoder(protocol.profile, 'none');
+    const events = (line: JsonObject) => readLine(protocol, decoder, JSON.stringify(line));
+    // As Codex 0.169 sent them (e2e/test/codex.acp.spec.ts's MCP call), trimmed.
+    events({
+      method: 'item/started',
+      params: {
+        item: { type: 'mcpToolCall', id: 'call_2', server: 'echo', tool: 'echo', status: 'inProgress', arguments: { text: 'ping' } },
+      },
+    });
+    const elicitation = {
+      serverName: 'echo',
+      mode: 'form',
+      _meta: { codex_approval_kind: 'mcp_tool_call', persist: ['session', 'always'], tool_name: 'echo', tool_params: { text: 'ping' } },
+      message: 'Allow the echo MCP server to run tool "echo"?',
+      requestedSchema: { type: 'object', properties: {} },
+    };
+    const asked = events({ id: 7, method: 'mcpServer/elicitation/request', params: elicitation });
+    expect(asked.find((event) => event.kind === 'approval_requested')?.payload).toMatchObject({
+      approval_id: '7',
+      subject: 'echo/echo',
+      details: { arguments: { text: 'ping' } },
+      metadata: { tool_call_id: 'call_2' },
+    });
+    protocol.answer('7', { decision: 'allow' });
+    expect(written.at(-1)).toEqual({ id: 7, result: { action: 'accept', content: {} } });
+    events({ id: 8, method: 'mcpServer/elicitation/request', params: elicitation });
+    protocol.answer('8', { decision: 'deny' });
+    expect(written.at(-1)).toEqual({ id: 8, result: { action: 'decline', content: null } });
+    // A form of the server's own: no approval, declined at once.
+    const form = {
+      serverName: 'echo',
+      mode: 'form',
+      message: 'Your name?',
+      requestedSchema: { type: 'object', properties: { name: { type: 'string' } } },
+    };
+    expect(events({ id: 9, method: 'mcpServer/elicitation/request', params: form }).map((event) => event.kind)).not.toContain(
+      'approval_requested',
+    );
+    expect(written.at(-1)).toEqual({ id: 9, result: { action: 'decline', content: null } });
   });
 
   it('the ACP CLIs: `session/new` and `session/load` carry them as given, in ACP shapes', async () => {
