@@ -91,7 +91,8 @@ export const claude = {
     // `--mcp-config <configs...>` takes JSON strings as well as files, each `{"mcpServers": {<name>:
     // {type, command, args, env} | {type, url, headers}}}` (2.1.328's `--help` and `claude mcp`), added
     // to the user's own servers (no `--strict-mcp-config`). One element with `=`: the option is
-    // variadic, and a value after it would be read as one more config. Its MCP tools are deferred:
+    // variadic, and with a separate value the next argument was read as one more config file
+    // (measured: `-p --mcp-config '{…}' hello` → "MCP config file not found: …/hello"). Its MCP tools are deferred:
     // the model loads one with `ToolSearch` (`select:mcp__<server>__<tool>`) before calling it.
     mcpServers: {
       kinds: ['stdio', 'http', 'sse'],
