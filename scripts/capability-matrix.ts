@@ -54,11 +54,13 @@ export function capabilityMatrix(): string {
       resumeOf(cli),
       yes(session),
       yes(session),
+      // The kinds of MCP server a session takes (`SessionOptions.mcpServers`, the ACP agent's `mcpServers`).
+      session ? (cli.session.mcpServers?.kinds.join(', ') ?? '—') : '—',
       pinned ?? '—',
       newestPassed ?? '—',
     ];
   });
-  const head = ['CLI', 'decode', 'run', 'session', 'resume', 'approvals', 'interrupt', 'pinned (e2e)', 'newest passed'];
+  const head = ['CLI', 'decode', 'run', 'session', 'resume', 'approvals', 'interrupt', 'MCP servers', 'pinned (e2e)', 'newest passed'];
   return [head, head.map(() => '---'), ...rows].map((cells) => `| ${cells.join(' | ')} |`).join('\n');
 }
 

@@ -1,5 +1,7 @@
 // A minimal MCP server over stdio (newline-delimited JSON-RPC) with one tool, `echo`,
 // so a capture can show how Codex prints an MCP tool call. Answers `fail: true` with an MCP error result.
+// With MCP_ECHO_LOG set (by the host, in the server's env), each call's arguments are appended there.
+const { appendFileSync } = require('node:fs');
 const readline = require('node:readline');
 
 const TOOL = {
@@ -31,6 +33,7 @@ readline.createInterface({ input: process.stdin }).on('line', (line) => {
       return reply(message.id, { tools: [TOOL] });
     case 'tools/call': {
       const args = message.params?.arguments ?? {};
+      if (process.env.MCP_ECHO_LOG) appendFileSync(process.env.MCP_ECHO_LOG, `${JSON.stringify(args)}\n`);
       const text = `echo: ${String(args.text)}`;
       return reply(message.id, { content: [{ type: 'text', text }], isError: args.fail === true });
     }

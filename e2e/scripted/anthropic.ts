@@ -54,11 +54,18 @@ function errorType(status: number): string {
 type Block =
   | { readonly type: 'text'; readonly pieces: readonly string[]; readonly delayMs: number }
   | { readonly type: 'thinking'; readonly thinking: string }
-  | { readonly type: 'tool_use'; readonly command: string };
+  | { readonly type: 'tool_use'; readonly name: string; readonly input: Record<string, unknown> };
+
+/**
+ * The shared script plus a call of any tool by name (`ToolSearch`, an MCP tool
+ * `mcp__<server>__<tool>`), the shape a Responses script's `call` has too.
+ */
+export type AnthropicTurn = ScriptedTurn | { readonly call: string; readonly args: Record<string, unknown> };
 
 /** The blocks a scripted turn streams (an httpError turn has none: it never streams). */
-function blocksOf(turn: ScriptedTurn): Block[] {
-  if ('shell' in turn) return [{ type: 'tool_use', command: turn.shell }];
+function blocksOf(turn: AnthropicTurn): Block[] {
+  if ('shell' in turn) return [{ type: 'tool_use', name: 'Bash', input: { command: turn.shell, description: 'Run the scripted command' } }];
+  if ('call' in turn) return [{ type: 'tool_use', name: turn.call, input: turn.args }];
   if ('slowText' in turn) return [{ type: 'text', pieces: turn.slowText.match(/.{1,4}/gs) ?? [''], delayMs: turn.delayMs }];
   if ('thinking' in turn)
     return [
@@ -122,13 +129,13 @@ async function streamMessage(response: ServerResponse, id: string, model: string
       sendSse(response, { type: 'content_block_delta', index, delta: { type: 'signature_delta', signature } }, 'content_block_delta');
       outputTokens += Math.ceil(block.thinking.length / 4);
     } else {
-      const input = JSON.stringify({ command: block.command, description: 'Run the scripted command' });
+      const input = JSON.stringify(block.input);
       sendSse(
         response,
         {
           type: 'content_block_start',
           index,
-          content_block: { type: 'tool_use', id: `toolu_${id.slice(4)}_${index}`, name: 'Bash', input: {} },
+          content_block: { type: 'tool_use', id: `toolu_${id.slice(4)}_${index}`, name: block.name, input: {} },
         },
         'content_block_start',
       );
@@ -180,7 +187,7 @@ function plainMessage(id: string, model: string, text: string): unknown {
  * agent makes model calls of its own that declare tools too (the Claude Agent SDK's session titles),
  * which would shift an ordered script.
  */
-export type ScriptByPrompt = (prompt: string) => ScriptedTurn;
+export type ScriptByPrompt = (prompt: string) => AnthropicTurn;
 
 /** The text of the last user message's last text block of a Messages API call ('' when none). */
 function lastPrompt(body: Record<string, unknown>): string {
@@ -195,7 +202,7 @@ function lastPrompt(body: Record<string, unknown>): string {
  * per agent model call, in order (then "done."), or the turn a `ScriptByPrompt` picks for each
  * call. Point Claude Code at it with `ANTHROPIC_BASE_URL=<server.url>` and any `ANTHROPIC_API_KEY`.
  */
-export async function startAnthropicEndpoint(script: readonly ScriptedTurn[] | ScriptByPrompt): Promise<ScriptedServer> {
+export async function startAnthropicEndpoint(script: readonly AnthropicTurn[] | ScriptByPrompt): Promise<ScriptedServer> {
   let turns = 0;
   let messages = 0;
   let failed: { messages: number; status: number; message: string } | null = null;

@@ -90,7 +90,10 @@ function contentText(content: unknown): string {
  * Starts a scripted Chat Completions endpoint on 127.0.0.1 that plays `script`, one turn per
  * agent model call, in order (then "done."). Point the CLIs at `${server.url}/v1`.
  */
-export async function startOpenAIChatEndpoint(script: readonly ScriptedTurn[]): Promise<ScriptedServer> {
+/** The shared script plus a call of any tool by name (an MCP tool: OpenCode names them `<server>_<tool>`), as a Responses script's `call`. */
+export type ChatTurn = ScriptedTurn | { readonly call: string; readonly args: Record<string, unknown> };
+
+export async function startOpenAIChatEndpoint(script: readonly ChatTurn[]): Promise<ScriptedServer> {
   let turns = 0;
   let calls = 0;
   let failed: { messages: string; status: number; message: string } | null = null;
@@ -147,11 +150,17 @@ async function playTurn(
   response: ServerResponse,
   body: Json,
   id: string,
-  turn: Exclude<ScriptedTurn, { httpError: number }>,
+  turn: Exclude<ChatTurn, { httpError: number }>,
   usage: Usage,
 ): Promise<void> {
   const model = typeof body.model === 'string' ? body.model : SCRIPTED_CHAT_MODEL;
-  const toolCall = 'shell' in turn ? shellCall(body, `call_${id.slice('chatcmpl-'.length)}`, turn.shell) : null;
+  const callId = `call_${id.slice('chatcmpl-'.length)}`;
+  const toolCall =
+    'shell' in turn
+      ? shellCall(body, callId, turn.shell)
+      : 'call' in turn
+        ? { id: callId, name: turn.call, arguments: JSON.stringify(turn.args) }
+        : null;
   const text = 'slowText' in turn ? turn.slowText : 'text' in turn ? turn.text : '';
   const finishReason = toolCall ? 'tool_calls' : 'stop';
   if (body.stream !== true) {

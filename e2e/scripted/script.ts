@@ -17,7 +17,7 @@ export type ScriptedTurn =
   | { readonly slowText: string; readonly delayMs: number };
 
 /** The turn for the `index`-th model call (0-based), or the closing "done." after the script. */
-export function turnAt(script: readonly ScriptedTurn[], index: number): ScriptedTurn {
+export function turnAt<T extends object = ScriptedTurn>(script: readonly T[], index: number): T | ScriptedTurn {
   return script[index] ?? { text: 'done.' };
 }
 

@@ -6,9 +6,9 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startAnthropicEndpoint } from './anthropic';
+import { startAnthropicEndpoint, type AnthropicTurn } from './anthropic';
 import { startGeminiEndpoint } from './gemini';
-import { startOpenAIChatEndpoint, SCRIPTED_CHAT_MODEL } from './openai-chat';
+import { startOpenAIChatEndpoint, SCRIPTED_CHAT_MODEL, type ChatTurn } from './openai-chat';
 import { startOpenAIResponsesEndpoint, type ResponsesTurn } from './openai-responses';
 import type { ScriptedTurn } from './script';
 import type { ScriptedServer } from './server';
@@ -62,7 +62,8 @@ export function startEndpoint(name: CliName, script: readonly ResponsesTurn[]): 
   const common = script as readonly ScriptedTurn[];
   switch (name) {
     case 'claude':
-      return startAnthropicEndpoint(common);
+      // Its `call` turns have the Responses script's shape (a tool by name, and its arguments).
+      return startAnthropicEndpoint(script as readonly AnthropicTurn[]);
     case 'gemini':
       return startGeminiEndpoint(common);
     case 'opencode':
@@ -71,7 +72,8 @@ export function startEndpoint(name: CliName, script: readonly ResponsesTurn[]): 
     case 'pi':
     case 'kilo':
     case 'cline':
-      return startOpenAIChatEndpoint(common);
+      // Their `call` turns have the Responses script's shape too.
+      return startOpenAIChatEndpoint(script as readonly ChatTurn[]);
   }
 }
 

@@ -4,12 +4,12 @@
  * (issue #20): a plain prompt, a tool call allowed and one denied, a cancel then another prompt,
  * two prompts, and a session loaded by a new agent process. Every update the agent sent is checked against the SDK's schema as well.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CLIS } from '../../src/clis';
 import type { CliDefinition } from '../../src/clis/definition';
 import { acpErrors } from '../../test/projections/acp-schema';
-import type { SessionUpdate } from '@agentclientprotocol/sdk';
+import type { McpServer, SessionUpdate } from '@agentclientprotocol/sdk';
 import type { ResponsesTurn } from '../scripted/openai-responses';
 import { startScriptedCli, type CliName, type ScriptedCli } from '../scripted/setup';
 import { runAcpClient, type AcpClientRun, type AcpClientScenario } from './acp-client-harness';
@@ -34,7 +34,12 @@ const SCRIPTS: Record<AcpClientScenario, readonly ResponsesTurn[]> = {
   // Never reached: the CLI has no credentials.
   auth: [{ text: 'Hello from the scripted model.' }],
   close: [{ text: 'Hello from the scripted model.' }, { text: 'Never said: the session is closed.' }],
+  // Each CLI's own (AcpAgentChecks.mcp).
+  mcp: [],
 };
+
+/** The stdio MCP server of the `mcp` scenario (tool `echo`), as a client configures it. */
+const ECHO_SERVER = join(__dirname, '..', 'capture', 'mcp-echo-server.js');
 
 /** What a spec of one CLI checks beyond the common scenarios. */
 export interface AcpAgentChecks {
@@ -43,6 +48,11 @@ export interface AcpAgentChecks {
    * decoder's code): run it with none of its registry's key variables, in its throwaway HOME.
    */
   authRequired?: boolean;
+  /**
+   * The script in which the model calls the `echo` tool of the client's MCP server, the CLI's way
+   * (Claude Code loads it with `ToolSearch` first, Codex finds it with `tool_search` in its namespace).
+   */
+  mcp?: readonly ResponsesTurn[];
 }
 
 /** The text of the updates of `kind` (the agent's messages by default), as the client received them. */
@@ -84,12 +94,13 @@ export function describeAcpAgent(name: CliName, checks: AcpAgentChecks = {}): vo
     cli: ScriptedCli,
     load?: string,
     without: readonly string[] = [],
+    mcpServers?: McpServer[],
   ): Promise<AcpClientRun> {
     // ts-node compiles the command with the project's settings (decorators) from any cwd.
     const env: Record<string, string> = { ...cli.env, CLAUDE_CODE_MAX_RETRIES: '1', TS_NODE_PROJECT: join(ROOT, 'tsconfig.json') };
     for (const variable of without) delete env[variable];
     const command = [...ACP_COMMAND, '--provider', name, '--bin', cli.executable, '--history-dir', join(cli.env.HOME, 'acp-history')];
-    const run = await runAcpClient({ scenario, cwd: cli.cwd, env, command, load });
+    const run = await runAcpClient({ scenario, cwd: cli.cwd, env, command, load, mcpServers });
     // Nothing the SDK client rejected or altered, and every update valid against the protocol's schema.
     expect(run.logs.filter((log) => log.source !== 'console' || /error/i.test(JSON.stringify(log)))).toEqual([]);
     const updates = [...run.turns.flatMap((turn) => turn.updates), ...run.outOfTurnUpdates.map((entry) => entry.update)];
@@ -190,6 +201,38 @@ export function describeAcpAgent(name: CliName, checks: AcpAgentChecks = {}): vo
       // The CLI itself says so on the first prompt: ACP's code, not a generic -32603; no model request was made.
       expect(run.turns.map((turn) => turn.error?.code)).toEqual([-32000]);
       expect(cli.server.requests.filter((request) => request.method === 'POST')).toEqual([]);
+    });
+  }
+
+  if (checks.mcp) {
+    it("a client's stdio MCP server: the model calls its tool, the server runs it, the call and its result reach the client", async () => {
+      const cli = await startScriptedCli(name, checks.mcp as readonly ResponsesTurn[]);
+      open.push(cli);
+      const log = join(cli.env.HOME, 'mcp-echo.log');
+      const run = await driveAgain(
+        'mcp',
+        cli,
+        undefined,
+        [],
+        [{ name: 'echo', command: process.execPath, args: [ECHO_SERVER], env: [{ name: 'MCP_ECHO_LOG', value: log }] }],
+      );
+      expect(run.turns.map((turn) => turn.stopReason)).toEqual(['end_turn']);
+      // The server ran the call (its env, given by the client, reached it).
+      expect(readFileSync(log, 'utf8')).toBe('{"text":"ping"}\n');
+      expect(said(run, 0)).toBe('The echo tool answered.');
+      // The call of the MCP tool (after the CLI's search), then its completed result: the server's text.
+      const updates = run.turns[0].updates;
+      const call = updates.find(
+        (update) => update.sessionUpdate === 'tool_call' && JSON.stringify(update.rawInput) === '{"text":"ping"}',
+      ) as Extract<SessionUpdate, { sessionUpdate: 'tool_call' }> | undefined;
+      expect(call).toMatchObject({ title: expect.stringContaining('echo') });
+      const last = updates.filter((update) => update.sessionUpdate === 'tool_call_update' && update.toolCallId === call?.toolCallId).at(-1);
+      expect(last).toMatchObject({ status: 'completed', content: [{ type: 'content', content: { type: 'text', text: 'echo: ping' } }] });
+      // A CLI that asks before an MCP tool runs (Codex) asked about that call, and the client's allow reached it.
+      for (const permission of run.turns[0].permissions) {
+        expect(permission.request.toolCall.toolCallId).toBe(call?.toolCallId);
+        expect(permission.answeredOptionId).toBe('allow_once');
+      }
     });
   }
 

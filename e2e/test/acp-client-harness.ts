@@ -10,6 +10,7 @@ import type {
   CloseSessionResponse,
   InitializeResponse,
   LoadSessionResponse,
+  McpServer,
   NewSessionResponse,
   PromptResponse,
   RequestPermissionRequest,
@@ -20,7 +21,7 @@ import type {
 export const ACP_CLIENT = join(__dirname, '..', '..', 'test', 'clients', 'acp-client.mjs');
 
 /** The scenarios of acp-client.mjs (see SCENARIOS there). */
-export type AcpClientScenario = 'plain' | 'allow' | 'deny' | 'two-turns' | 'cancel' | 'auth' | 'close';
+export type AcpClientScenario = 'plain' | 'allow' | 'deny' | 'two-turns' | 'cancel' | 'auth' | 'close' | 'mcp';
 
 export interface AcpClientTurn {
   prompt: string;
@@ -84,10 +85,12 @@ export interface AcpClientOptions {
   timeoutMs?: number;
   /** A session to load (`session/load`) instead of a new one. */
   load?: string;
+  /** The MCP servers `session/new` (or `session/load`) gives the agent (ACP `McpServer`s); none by default. */
+  mcpServers?: McpServer[];
 }
 
 /** Runs acp-client.mjs against `command`; rejects (with its stderr) when the client exits non-zero. */
-export function runAcpClient({ scenario, cwd, env, command, timeoutMs, load }: AcpClientOptions): Promise<AcpClientRun> {
+export function runAcpClient({ scenario, cwd, env, command, timeoutMs, load, mcpServers }: AcpClientOptions): Promise<AcpClientRun> {
   const args = [
     ACP_CLIENT,
     '--scenario',
@@ -96,6 +99,7 @@ export function runAcpClient({ scenario, cwd, env, command, timeoutMs, load }: A
     cwd,
     ...(timeoutMs ? ['--timeout-ms', String(timeoutMs)] : []),
     ...(load ? ['--load', load] : []),
+    ...(mcpServers ? ['--mcp-servers', JSON.stringify(mcpServers)] : []),
     '--',
     ...command,
   ];

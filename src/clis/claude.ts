@@ -5,6 +5,7 @@ import { claudeTranscript } from '../stores/claude-transcript';
 import { claudeResumeBaseline } from '../providers/session-store';
 import { claudeControl } from '../protocols/claude-control';
 import type { CliDefinition } from './definition';
+import { nameValueRecord } from './mcp-servers';
 
 /** Claude Code's config dir: `CLAUDE_CONFIG_DIR`, else `~/.claude`. */
 const configDir = (env: NodeJS.ProcessEnv): string => env.CLAUDE_CONFIG_DIR ?? join(env.HOME ?? homedir(), '.claude');
@@ -87,6 +88,27 @@ export const claude = {
     model: (model) => ['--model', model],
     resume: (id) => ['--resume', id],
     protocol: claudeControl,
+    // `--mcp-config <configs...>` takes JSON strings as well as files, each `{"mcpServers": {<name>:
+    // {type, command, args, env} | {type, url, headers}}}` (2.1.328's `--help` and `claude mcp`), added
+    // to the user's own servers (no `--strict-mcp-config`). One element with `=`: the option is
+    // variadic, and with a separate value the next argument was read as one more config file
+    // (measured: `-p --mcp-config '{…}' hello` → "MCP config file not found: …/hello"). Its MCP tools are deferred:
+    // the model loads one with `ToolSearch` (`select:mcp__<server>__<tool>`) before calling it.
+    mcpServers: {
+      kinds: ['stdio', 'http', 'sse'],
+      argv: (servers) => [
+        `--mcp-config=${JSON.stringify({
+          mcpServers: Object.fromEntries(
+            servers.map((server) => [
+              server.name,
+              'type' in server
+                ? { type: server.type, url: server.url, headers: nameValueRecord(server.headers) }
+                : { type: 'stdio', command: server.command, args: server.args, env: nameValueRecord(server.env) },
+            ]),
+          ),
+        })}`,
+      ],
+    },
   },
   // `projects/<cwd with every non-alphanumeric character as "-">/<session id>.jsonl`.
   history: { root: projects, depth: 1, file: /^[^.].*\.jsonl$/, format: claudeTranscript },

@@ -60,6 +60,8 @@ export const cline = {
     resume: 'protocol',
     // Its tool calls are titled `<tool>: <what>` (`run_commands: touch made-by-tool.txt`): the name is the tool's.
     protocol: acpClient({ toolName: (call) => /^([a-z_]+):/.exec(str(call.title) ?? '')?.[1] ?? null }),
+    // `session/new` and `session/load` carry them as given; its `initialize` answers no `mcpCapabilities`: stdio only.
+    mcpServers: { kinds: ['stdio'], argv: 'protocol' },
   },
   // `sessions/<id>/<id>.json` (the session) beside `<id>.messages.json` (its messages).
   history: { root: sessions, depth: 1, file: /^[^.]+\.json$/, lines: clineLines, format: clineSession },

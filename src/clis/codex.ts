@@ -4,7 +4,9 @@ import { codexProfile } from '../providers/codex';
 import { codexRollout } from '../stores/codex-rollout';
 import { codexResumeBaseline } from '../providers/session-store';
 import { codexAppServer } from '../protocols/codex-app-server';
+import type { JsonObject } from '../schema/json';
 import type { CliDefinition } from './definition';
+import { nameValueRecord } from './mcp-servers';
 
 /** Codex's session store: `sessions` in `CODEX_HOME`, else in `~/.codex`. */
 /** Codex's home: `CODEX_HOME`, else `~/.codex`. */
@@ -63,7 +65,23 @@ export const codex = {
     model: 'protocol',
     // `thread/resume` instead of `thread/start` (codex-app-server.ts).
     resume: 'protocol',
-    protocol: codexAppServer,
+    // `thread/start`'s (and `thread/resume`'s) `config`: overrides of config.toml by dotted key, one
+    // `mcp_servers.<name>` each (the user's own servers stay); in the protocol rather than `-c` on
+    // argv, where a server's env and headers (tokens) would be visible to every process. Codex
+    // 0.169 speaks stdio and streamable HTTP, not SSE. It declares MCP tools in a namespace
+    // `mcp__<server>` the model finds with `tool_search` first.
+    protocol: codexAppServer({
+      mcpConfig: (servers) =>
+        Object.fromEntries(
+          servers.map((server): [string, JsonObject] => [
+            `mcp_servers.${server.name}`,
+            'type' in server
+              ? { url: server.url, http_headers: nameValueRecord(server.headers) }
+              : { command: server.command, args: [...server.args], env: nameValueRecord(server.env) },
+          ]),
+        ),
+    }),
+    mcpServers: { kinds: ['stdio', 'http'], argv: 'protocol' },
   },
   // `sessions/YYYY/MM/DD/rollout-<time>-<id>.jsonl`, `codex exec` sessions among them.
   history: { root: sessions, depth: 3, file: /^rollout-.*\.jsonl$/, format: codexRollout },

@@ -27,6 +27,8 @@ export const copilot = {
     resume: 'protocol',
     // Copilot's prompt answers carry the session's running total of usage.
     protocol: acpClient({ promptUsage: 'cumulative' }),
+    // `session/new` and `session/load` carry them as given; its `initialize` answers `mcpCapabilities: {http, sse}`.
+    mcpServers: { kinds: ['stdio', 'http', 'sse'], argv: 'protocol' },
   },
   // `<COPILOT_HOME or ~/.copilot>/session-state/<session id>/events.jsonl` (1.0.102: its config dir is
   // `--config-dir`, else COPILOT_HOME, else `~/.copilot`; XDG_CONFIG_HOME does not move it). Beside the

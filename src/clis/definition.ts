@@ -2,6 +2,7 @@ import type { ProviderProfile } from '../providers/profile';
 import type { UsageFigures } from '../providers/usage';
 import type { PermissionPreset, RunOptions } from '../runner/types';
 import type { ProtocolFactory } from '../protocols/protocol';
+import type { McpServer, McpServerKind } from '../sessions/types';
 import type { AcpToolKind } from '../tools/acp-tool-kind';
 import type { StoredFormat } from '../stores/stored-format';
 
@@ -52,11 +53,21 @@ export interface SessionSetup {
   /** The same for a session id to continue. */
   readonly resume: ((sessionId: string) => string[]) | 'protocol' | null;
   readonly protocol: ProtocolFactory;
+  /** How it takes the host's MCP servers (`SessionOptions.mcpServers`); null: it takes none (they are refused). */
+  readonly mcpServers: McpSetup | null;
   /**
    * How long after a turn the CLI may still be saving it: `close()` ends the CLI's input no sooner
    * (a CLI that exits at end of input would lose the turn from the session it resumes later).
    */
   readonly savesTurnWithinMs?: number;
+}
+
+/** How a CLI's session takes MCP servers (`SessionOptions.mcpServers`). */
+export interface McpSetup {
+  /** The kinds it takes; a server of another kind is refused. */
+  readonly kinds: readonly McpServerKind[];
+  /** The argv that gives it the servers (checked ones: see `checkMcpServers`); `'protocol'`: its protocol passes them. */
+  readonly argv: ((servers: readonly McpServer[]) => string[]) | 'protocol';
 }
 
 /** Where a CLI keeps its own sessions on disk, and their format (`listCliSessions`, `readCliSession`). */

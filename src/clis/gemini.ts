@@ -58,6 +58,8 @@ export const gemini = {
     resume: null,
     // Gemini names a tool call after its tool: `run_shell_command__run_shell_command_1796…_0`.
     protocol: acpClient({ toolName: (call) => /^([A-Za-z0-9_.-]+?)__/.exec(str(call.toolCallId) ?? '')?.[1] ?? null }),
+    // `session/new` and `session/load` carry them as given; its `initialize` answers `mcpCapabilities: {http, sse}`.
+    mcpServers: { kinds: ['stdio', 'http', 'sse'], argv: 'protocol' },
   },
   // `<GEMINI_CLI_HOME or HOME>/.gemini/tmp/<project>/chats/session-<time>-<id8>.jsonl` (0.61.0; older
   // versions: `.json` documents, still read by 0.61): GEMINI_CLI_HOME stands for the home, not for

@@ -49,6 +49,8 @@ export const opencode = {
     resume: 'protocol',
     // OpenCode's first `tool_call` (pending) is titled with the tool's name (`bash`); later titles are the command.
     protocol: acpClient({ toolName: (call) => (call.sessionUpdate === 'tool_call' ? str(call.title) : null) }),
+    // `session/new` and `session/load` carry them as given; its `initialize` answers `mcpCapabilities: {http, sse}`.
+    mcpServers: { kinds: ['stdio', 'http', 'sse'], argv: 'protocol' },
   },
   history: opencodeHistory('opencode', 'OPENCODE_DB'),
   tools: {

@@ -80,6 +80,8 @@ export const pi = {
     model: (model) => ['--model', model],
     resume: (id) => ['--session', id],
     protocol: piRpc,
+    // pi has no MCP client (by design: extensions instead).
+    mcpServers: null,
   },
   history: { root: sessions, depth: 1, file: /^[^.].*\.jsonl$/, format: piSession },
   tools: {

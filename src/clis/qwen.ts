@@ -30,6 +30,8 @@ export const qwen = {
     resume: 'protocol',
     // Qwen Code names the tool in `_meta.toolName` (read for every agent).
     protocol: acpClient(),
+    // `session/new` and `session/load` carry them as given; its `initialize` answers `mcpCapabilities: {http, sse}`.
+    mcpServers: { kinds: ['stdio', 'http', 'sse'], argv: 'protocol' },
     // Qwen Code 0.15.10 writes a turn's answer to its session file after answering the prompt, and
     // exits at end of input without waiting for the write: closed at once, the file lacked the
     // answer; 50 ms later it had it.

@@ -53,8 +53,10 @@ export function acpClient(quirks: AcpQuirks = {}): ProtocolFactory {
     const startSession = (): void => {
       const cwd = options.cwd ?? process.cwd();
       const resume = options.resume;
+      // The host's MCP servers as given (checked by the session: ACP's shapes exactly).
+      const mcpServers = [...(options.mcpServers ?? [])] as NewSessionRequest['mcpServers'];
       const params: NewSessionRequest | LoadSessionRequest =
-        resume === undefined ? { cwd, mcpServers: [] } : { sessionId: resume, cwd, mcpServers: [] };
+        resume === undefined ? { cwd, mcpServers } : { sessionId: resume, cwd, mcpServers };
       if (resume !== undefined) state.loading = resume;
       const sent = peer.request(resume === undefined ? ACP_AGENT_METHODS.sessionNew : ACP_AGENT_METHODS.sessionLoad, params as JsonObject);
       state.sessionRequests.add(String(sent.id));

@@ -4,7 +4,13 @@ import { readApiError } from '../providers/error-codes';
 import type { EventDraft, ProviderProfile } from '../providers/profile';
 import { usageDraft } from '../providers/usage';
 import { hasOwn, type JsonObject, type JsonValue } from '../schema/json';
-import { CODEX_NOTIFICATIONS, CODEX_SERVER_REQUESTS, type CodexNotification, type CodexServerRequest } from '../wire/codex-app-server';
+import {
+  CODEX_NOTIFICATIONS,
+  CODEX_SERVER_REQUESTS,
+  isMcpToolApproval,
+  type CodexNotification,
+  type CodexServerRequest,
+} from '../wire/codex-app-server';
 
 /*
  * What `codex app-server` prints, as events (Codex 0.169.0; its types: `codex app-server
@@ -30,6 +36,8 @@ export interface AppServerState {
   errorReported: boolean;
   /** Approval requests asked and not answered, by request id: a `serverRequest/resolved` of one of these is Codex withdrawing it. */
   asked: Set<string>;
+  /** The asked ones that are MCP tool approvals (elicitations), answered `{action}` rather than `{decision}`. */
+  elicitations: Set<string>;
 }
 
 export function newAppServerState(): AppServerState {
@@ -41,6 +49,7 @@ export function newAppServerState(): AppServerState {
     lastMessage: null,
     errorReported: false,
     asked: new Set(),
+    elicitations: new Set(),
   };
 }
 
@@ -79,6 +88,7 @@ const HANDLERS = new Map<string, Handler>(
     [CODEX_NOTIFICATIONS.warning]: (params) => [errorDraft(str(params.message) ?? 'warning', 'warning', 'notice')],
     [CODEX_SERVER_REQUESTS.commandApproval]: commandApproval,
     [CODEX_SERVER_REQUESTS.fileChangeApproval]: fileChangeApproval,
+    [CODEX_SERVER_REQUESTS.mcpElicitation]: mcpToolApproval,
     [CODEX_NOTIFICATIONS.serverRequestResolved]: requestResolved,
   } satisfies Record<CodexNotification | CodexServerRequest, Handler>),
 );
@@ -348,6 +358,25 @@ function fileChangeApproval(params: JsonObject, state: AppServerState, line: Jso
   return [approval(line, state, 'file_change', details)];
 }
 
+/**
+ * An MCP tool call's approval (an elicitation marked `codex_approval_kind: "mcp_tool_call"`; any other
+ * elicitation is declined by the protocol and is no approval). It names the server and tool, not the
+ * item: the call is the open `mcpToolCall` item of that server and tool.
+ */
+function mcpToolApproval(params: JsonObject, state: AppServerState, line: JsonObject): EventDraft[] {
+  if (!isMcpToolApproval(params)) return [];
+  const meta = obj(params._meta) ?? {};
+  const server = str(params.serverName);
+  const tool = str(meta.tool_name);
+  const item = [...state.openTools]
+    .map((id) => state.items.get(id))
+    .filter((candidate) => candidate?.type === 'mcpToolCall' && candidate.server === server && candidate.tool === tool)
+    .at(-1);
+  const subject = server && tool ? `${server}/${tool}` : (tool ?? 'mcp_tool_call');
+  if (line.id !== undefined && line.id !== null) state.elicitations.add(String(line.id));
+  return [approval(line, state, subject, { ...params, itemId: str(item?.id) ?? null, arguments: meta.tool_params ?? null })];
+}
+
 /** The approval id is the request's JSON-RPC id (unique on the connection); the tool call is the item. */
 function approval(line: JsonObject, state: AppServerState, subject: string, details: JsonObject): EventDraft {
   const id = line.id === undefined || line.id === null ? null : String(line.id);
@@ -362,6 +391,7 @@ function approval(line: JsonObject, state: AppServerState, subject: string, deta
 function requestResolved(params: JsonObject, state: AppServerState): EventDraft[] {
   const id = params.requestId === undefined || params.requestId === null ? null : String(params.requestId);
   if (id === null || !state.asked.delete(id)) return [];
+  state.elicitations.delete(id);
   return [
     {
       kind: 'approval_resolved',

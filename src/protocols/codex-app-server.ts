@@ -1,10 +1,17 @@
 import { obj, str } from '../providers/drafts';
 import type { ProviderProfile } from '../providers/profile';
 import type { JsonObject, JsonValue } from '../schema/json';
-import { CODEX_METHODS, CODEX_NOTIFICATIONS, CODEX_SERVER_REQUESTS, type CodexServerRequest } from '../wire/codex-app-server';
+import {
+  CODEX_METHODS,
+  CODEX_NOTIFICATIONS,
+  CODEX_SERVER_REQUESTS,
+  isMcpToolApproval,
+  type CodexServerRequest,
+} from '../wire/codex-app-server';
 import { CODEX_JSON_RPC, JsonLinesPeer, LATER, PeerError, type RequestHandler } from '../wire/json-lines-peer';
 import { appServerProfile, newAppServerState, type AppServerState } from './codex-app-server-events';
-import type { ProtocolFactory } from './protocol';
+import type { McpServer, SessionOptions } from '../sessions/types';
+import type { ProtocolFactory, ProtocolHost } from './protocol';
 
 /*
  * Codex's `codex app-server` (JSON-RPC over stdio, one object a line, no "jsonrpc" field), as seen
@@ -17,12 +24,26 @@ import type { ProtocolFactory } from './protocol';
 const SERVER_REQUESTS = {
   [CODEX_SERVER_REQUESTS.commandApproval]: () => LATER,
   [CODEX_SERVER_REQUESTS.fileChangeApproval]: () => LATER,
+  // An MCP tool call's approval; a server's own form (no host here to fill it) is declined.
+  [CODEX_SERVER_REQUESTS.mcpElicitation]: (params) => (isMcpToolApproval(params) ? LATER : { action: 'decline', content: null }),
 } satisfies Record<CodexServerRequest, RequestHandler>;
 
 /** A refused request's error message (what the session's failure says). */
 const reason = (error: unknown): string => (error instanceof PeerError ? error.message : String(error));
 
-export const codexAppServer: ProtocolFactory = (host, _cli, options) => {
+/** What Codex's registry entry gives its protocol. */
+export interface CodexQuirks {
+  /** The host's MCP servers (`SessionOptions.mcpServers`, checked) as `config` overrides of `thread/start` and `thread/resume`. */
+  readonly mcpConfig: (servers: readonly McpServer[]) => JsonObject;
+}
+
+/** Codex's app-server client; `quirks` are from its registry entry (src/clis/codex.ts). */
+export const codexAppServer =
+  (quirks: CodexQuirks): ProtocolFactory =>
+  (host, _cli, options) =>
+    appServer(quirks, host, options);
+
+function appServer(quirks: CodexQuirks, host: ProtocolHost, options: SessionOptions): ReturnType<ProtocolFactory> {
   const state = newAppServerState();
   const peer = new JsonLinesPeer(CODEX_JSON_RPC, host.write);
   for (const [method, handler] of Object.entries(SERVER_REQUESTS)) peer.onRequest(method, handler);
@@ -80,6 +101,7 @@ export const codexAppServer: ProtocolFactory = (host, _cli, options) => {
       // `untrusted`: every command asks (with `on-request` a write inside the cwd runs unasked).
       const params: JsonObject = { cwd: options.cwd ?? process.cwd(), approvalPolicy: 'untrusted', sandbox: 'workspace-write' };
       if (options.model) params.model = options.model;
+      if (options.mcpServers?.length) params.config = quirks.mcpConfig(options.mcpServers);
       const method = options.resume ? CODEX_METHODS.threadResume : CODEX_METHODS.threadStart;
       peer.request(method, options.resume ? { ...params, threadId: options.resume } : params).then(threadReady, refused(method));
     },
@@ -89,14 +111,22 @@ export const codexAppServer: ProtocolFactory = (host, _cli, options) => {
     },
     answer(approvalId, answer) {
       state.asked.delete(approvalId);
+      const id = /^\d+$/.test(approvalId) ? Number(approvalId) : approvalId;
+      if (state.elicitations.delete(approvalId)) {
+        // An elicitation's answer (Codex 0.169: `accept` runs the MCP tool, `decline` refuses it).
+        // Remembering it (its `persist` options) is not asked: a remembered allow is a plain one here.
+        const action = answer === null ? 'cancel' : answer.decision === 'deny' ? 'decline' : 'accept';
+        peer.respond(id, { action, content: action === 'accept' ? {} : null });
+        return;
+      }
       // `cancel` declines and ends the turn: what a withdrawn request means.
       const decision =
         answer === null ? 'cancel' : answer.decision === 'deny' ? 'decline' : answer.remember ? 'acceptForSession' : 'accept';
-      peer.respond(/^\d+$/.test(approvalId) ? Number(approvalId) : approvalId, { decision });
+      peer.respond(id, { decision });
     },
     interrupt() {
       interruptAsked = true;
       interruptTurn();
     },
   };
-};
+}

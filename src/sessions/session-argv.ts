@@ -1,12 +1,19 @@
 import type { SessionSetup } from '../clis';
 import { refuseFlagLike } from '../runner/argument-value';
-import type { SessionProvider } from './types';
+import type { McpServer, SessionProvider } from './types';
 
 /**
- * The argv of `cli` (a CLI's registry `session` setup) for a session with `model` and `resume`: a TypeError when the CLI cannot take
- * one, or when either would be read as a flag (`refuseFlagLike`).
+ * The argv of `cli` (a CLI's registry `session` setup) for a session with `model`, `resume` and
+ * `mcpServers` (checked ones: `checkMcpServers`): a TypeError when the CLI cannot take one, or when
+ * a model or session id would be read as a flag (`refuseFlagLike`).
  */
-export function sessionArgv(provider: SessionProvider, cli: SessionSetup, model: string | undefined, resume: string | undefined): string[] {
+export function sessionArgv(
+  provider: SessionProvider,
+  cli: SessionSetup,
+  model: string | undefined,
+  resume: string | undefined,
+  mcpServers: readonly McpServer[] = [],
+): string[] {
   // Checked whichever way the CLI takes them, the protocol's included: one rule on every path.
   if (model) refuseFlagLike('model', model);
   if (resume) refuseFlagLike('resume', resume);
@@ -19,5 +26,6 @@ export function sessionArgv(provider: SessionProvider, cli: SessionSetup, model:
     if (!cli.resume) throw new TypeError(`${provider} sessions cannot be resumed`);
     argv.push(...cli.resume(resume));
   }
+  if (mcpServers.length > 0 && cli.mcpServers && cli.mcpServers.argv !== 'protocol') argv.push(...cli.mcpServers.argv(mcpServers));
   return argv;
 }

@@ -2,6 +2,7 @@ import { Event, type AnyEvent } from '../events/event';
 import { describeExit, processDecoder, type Decoder } from '../decode/decoder';
 import type { JsonObject } from '../schema/json';
 import { CLIS, isCliId, SESSION_CLI_IDS, type SessionSetup } from '../clis';
+import { checkMcpServers } from '../clis/mcp-servers';
 import { CliProcess, DEFAULT_GRACE_MS } from '../runner/cli-process';
 import type { Termination } from '../runner/ending';
 import { refuseNul } from '../runner/flags';
@@ -46,10 +47,13 @@ export function startSession(options: SessionOptions): Session {
     throw new TypeError(`approvals must be one of ${APPROVAL_POLICIES.join(', ')}; got ${JSON.stringify(options.approvals)}`);
   }
   if (options.onApproval !== undefined && typeof options.onApproval !== 'function') throw new TypeError('onApproval must be a function');
-  const args = [...sessionArgv(provider, CLIS[provider].session, options.model, options.resume), ...(options.args ?? []).map(String)];
+  const setup: SessionSetup = CLIS[provider].session;
+  // Checked and copied once: the argv and the protocol (which passes them where the CLI takes them there) get the same.
+  const mcpServers = checkMcpServers(provider, setup.mcpServers, options.mcpServers);
+  const args = [...sessionArgv(provider, setup, options.model, options.resume, mcpServers), ...(options.args ?? []).map(String)];
   for (const element of args) refuseNul('an argument', element);
   const launch = prepareLaunch(provider, options);
-  return new ChildSession(provider, launch.executable, args, launch.cwd, launch.env, options);
+  return new ChildSession(provider, launch.executable, args, launch.cwd, launch.env, { ...options, mcpServers });
 }
 
 /** A usage limit is a non-negative number, as `checkDuration` wants of a duration. */

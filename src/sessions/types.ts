@@ -29,6 +29,24 @@ export interface ApprovalAnswer {
 /** An `approval_requested` event, as `onApproval` receives it. */
 export type ApprovalRequestEvent = Event<'approval_requested'>;
 
+/** A name and a value: an environment variable of a stdio MCP server, or a header of an HTTP/SSE one (ACP's shape). */
+export interface McpNameValue {
+  name: string;
+  value: string;
+}
+
+/**
+ * An MCP server for the CLI to start or reach, in the Agent Client Protocol's shapes (ACP's
+ * `McpServer`, what an editor sends in `session/new`): a stdio server (no `type`), or an HTTP or
+ * SSE one. `name` names its tools to the model (Claude Code and Codex call them `mcp__<name>__<tool>`).
+ */
+export type McpServer =
+  | { name: string; command: string; args: readonly string[]; env: readonly McpNameValue[] }
+  | { type: 'http' | 'sse'; name: string; url: string; headers: readonly McpNameValue[] };
+
+/** The transports of `McpServer`: a CLI takes some of them (its registry entry says which). */
+export type McpServerKind = 'stdio' | 'http' | 'sse';
+
 /** Options of `startSession`. */
 export interface SessionOptions {
   /** Which CLI to talk to. */
@@ -89,6 +107,14 @@ export interface SessionOptions {
    * CLI replays while loading is not emitted again: its events were the earlier session's).
    */
   resume?: string;
+  /**
+   * MCP servers for the session, added to those of the CLI's own configuration, each passed the
+   * way the CLI takes them (Claude Code `--mcp-config`, Codex `thread/start`'s config overrides, the
+   * ACP CLIs `session/new` as given). A TypeError when the CLI cannot take one of them (a kind it
+   * lacks, a CLI without MCP), when a name is not letters, digits, `_` and `-` (Codex takes it as
+   * a config key, every CLI as part of tool names), or when two have the same name.
+   */
+  mcpServers?: readonly McpServer[];
   /** Aborting this signal closes the session, as `close()` does. */
   signal?: AbortSignal;
   /** Which events carry the native message in `raw`, as `RunOptions.keepRaw`; default `'none'`. */

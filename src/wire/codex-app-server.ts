@@ -21,7 +21,15 @@ export const CODEX_METHODS = {
 export const CODEX_SERVER_REQUESTS = {
   commandApproval: 'item/commandExecution/requestApproval',
   fileChangeApproval: 'item/fileChange/requestApproval',
+  /** An MCP server's elicitation; Codex 0.169 asks an MCP tool call's approval so (`_meta.codex_approval_kind: "mcp_tool_call"`). */
+  mcpElicitation: 'mcpServer/elicitation/request',
 } as const;
+
+/** Whether an `mcpServer/elicitation/request`'s params are Codex asking to run an MCP tool (not a server's own form). */
+export const isMcpToolApproval = (params: unknown): boolean =>
+  typeof params === 'object' &&
+  params !== null &&
+  (params as { _meta?: { codex_approval_kind?: unknown } })._meta?.codex_approval_kind === 'mcp_tool_call';
 export type CodexServerRequest = (typeof CODEX_SERVER_REQUESTS)[keyof typeof CODEX_SERVER_REQUESTS];
 
 /** The server's notifications the mapping reads. */

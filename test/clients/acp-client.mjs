@@ -4,11 +4,12 @@
  * (@agentclientprotocol/sdk, ESM-only, hence an .mjs that jest starts as a child process; see
  * e2e/test/acp-client-harness.ts), to drive any ACP agent over stdio end to end.
  *
- *   node test/clients/acp-client.mjs --scenario <name> --cwd <dir> [--timeout-ms 120000] [--load <sessionId>] -- <agent command> [args…]
+ *   node test/clients/acp-client.mjs --scenario <name> --cwd <dir> [--timeout-ms 120000] [--load <sessionId>] [--mcp-servers <json>] -- <agent command> [args…]
  *
  * It spawns the agent command in <dir> with this process's environment (stdin/stdout piped,
  * stderr passed through), connects the SDK client to it with ndJsonStream, sends `initialize`
- * (protocolVersion 1, no fs, no terminal) and `session/new` (cwd, no MCP servers), plays the
+ * (protocolVersion 1, no fs, no terminal) and `session/new` (cwd, and the MCP servers of
+ * --mcp-servers: a JSON list of ACP `McpServer`s, none by default), plays the
  * scenario's turns, and prints ONE JSON object on stdout:
  *
  *   { initialize, authenticate ({ methodId, result | error }, with `auth`), sessionClose (the answer, with `close`),
@@ -63,6 +64,8 @@ const SCENARIOS = {
   auth: { terminalAuth: true, authenticate: true, turns: [{ prompt: 'Say hello.' }] },
   // `session/close` after the first turn, then a prompt on the closed session.
   close: { closeAfterTurn: 0, turns: [{ prompt: 'Say hello.' }, { prompt: 'Say hello again.' }] },
+  // A tool of the client's MCP server (--mcp-servers), whose call the client allows.
+  mcp: { permission: 'allow_once', turns: [{ prompt: 'Ask the echo tool to echo ping.' }] },
 };
 /** Permission requests of scenarios that set no policy are denied. */
 const DEFAULT_PERMISSION = 'reject_once';
@@ -76,7 +79,7 @@ function parseArgs(argv) {
   const dash = argv.indexOf('--');
   const own = dash < 0 ? argv : argv.slice(0, dash);
   const command = dash < 0 ? [] : argv.slice(dash + 1);
-  const opts = { scenario: undefined, cwd: process.cwd(), timeoutMs: 120_000, load: null };
+  const opts = { scenario: undefined, cwd: process.cwd(), timeoutMs: 120_000, load: null, mcpServers: [] };
   for (let i = 0; i < own.length; i++) {
     const value = own[i + 1];
     if (value === undefined) throw new UsageError(`${own[i]} needs a value`);
@@ -84,6 +87,7 @@ function parseArgs(argv) {
     else if (own[i] === '--cwd') opts.cwd = resolvePath(value);
     else if (own[i] === '--timeout-ms') opts.timeoutMs = Number(value);
     else if (own[i] === '--load') opts.load = value;
+    else if (own[i] === '--mcp-servers') opts.mcpServers = JSON.parse(value);
     else throw new UsageError(`unknown argument ${own[i]}`);
     i++;
   }
@@ -416,12 +420,12 @@ async function main() {
         }
       }
       if (opts.load === null) {
-        record.sessionNew = await ctx.request(methods.agent.session.new, { cwd: opts.cwd, mcpServers: [] });
+        record.sessionNew = await ctx.request(methods.agent.session.new, { cwd: opts.cwd, mcpServers: opts.mcpServers });
         sessionId = record.sessionNew.sessionId;
       } else {
         // The history the agent replays comes before its answer: outOfTurnUpdates with afterTurn -1.
         sessionId = opts.load;
-        record.sessionLoad = await ctx.request(methods.agent.session.load, { sessionId, cwd: opts.cwd, mcpServers: [] });
+        record.sessionLoad = await ctx.request(methods.agent.session.load, { sessionId, cwd: opts.cwd, mcpServers: opts.mcpServers });
       }
       await settle();
 

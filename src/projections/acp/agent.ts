@@ -6,7 +6,7 @@ import { splitLines } from '../../providers/lines';
 import type { JsonObject, JsonValue } from '../../schema/json';
 import { startSession } from '../../sessions/session';
 import { SessionTurns } from '../../sessions/turns';
-import type { ApprovalPolicy, Session, SessionOptions, SessionProvider } from '../../sessions/types';
+import type { ApprovalPolicy, McpServer, Session, SessionOptions, SessionProvider } from '../../sessions/types';
 import { CLIS } from '../../clis';
 import { cliEnvironment } from '../../runner/environment';
 import { parseLine } from '../../wire/json-line';
@@ -77,20 +77,27 @@ export async function serveAcpAgent(options: AcpAgentOptions, input: Readable, o
   /** The sessions `session/close` ended: a later request on one is refused as such. */
   const closed = new Set<string>();
   const canResume = CLIS[options.provider].session.resume !== null;
+  const mcpKinds: readonly string[] = CLIS[options.provider].session.mcpServers?.kinds ?? [];
   const history = options.historyDir === null || !canResume ? null : new AcpHistory(options.historyDir ?? defaultAcpHistoryDir());
   const peer = new JsonLinesPeer(JSON_RPC, (message) => output.write(`${JSON.stringify(message)}\n`));
 
   /** Sends an update of session `sessionId` to the client. */
   const notify = (sessionId: string, update: JsonObject): void => peer.notify(ACP_CLIENT_METHODS.sessionUpdate, { sessionId, update });
 
-  /** Starts the CLI's session for ACP session `sessionId` (`resume`: the CLI's session to continue). */
-  const open = (sessionId: string, cwd: string, resume: string | undefined, projector: AcpProjector): JsonObject => {
+  /**
+   * Starts the CLI's session for ACP session `sessionId` (`resume`: the CLI's session to continue),
+   * with the client's MCP servers (`mcpServers` of its request) after the agent's own.
+   */
+  const open = (sessionId: string, params: JsonObject, resume: string | undefined, projector: AcpProjector): JsonObject => {
+    const cwd = str(params.cwd) ?? process.cwd();
+    const mcpServers = [...(options.session?.mcpServers ?? []), ...(arr(params.mcpServers) as unknown as McpServer[])];
     let session: Session;
     try {
       // The mode is the session's approval policy (`ask` sends each request to the client).
-      session = startSession({ ...options.session, provider: options.provider, cwd, approvals: 'ask', resume });
+      session = startSession({ ...options.session, provider: options.provider, cwd, approvals: 'ask', resume, mcpServers });
     } catch (error) {
-      throw rpcError(INTERNAL_ERROR, (error as Error).message);
+      // A TypeError is the session refusing an option: here, the client's MCP servers (a kind the CLI lacks, a bad name).
+      throw rpcError(error instanceof TypeError ? INVALID_PARAMS : INTERNAL_ERROR, (error as Error).message);
     }
     const agent: AgentSession = { session, turns: new SessionTurns(session), projector };
     sessions.set(sessionId, agent);
@@ -134,6 +141,8 @@ export async function serveAcpAgent(options: AcpAgentOptions, input: Readable, o
         loadSession: history !== null,
         promptCapabilities: { image: false, audio: false, embeddedContext: false },
         sessionCapabilities: { close: {} },
+        // The transports the CLI takes besides stdio (its registry entry's `mcpServers`).
+        mcpCapabilities: { http: mcpKinds.includes('http'), sse: mcpKinds.includes('sse') },
       },
       // A `terminal` method only for a client that can run one (the spec's rule).
       authMethods: authMethods(options.provider, obj(obj(params.clientCapabilities)?.auth)?.terminal === true),
@@ -165,7 +174,7 @@ export async function serveAcpAgent(options: AcpAgentOptions, input: Readable, o
     [ACP_AGENT_METHODS.sessionNew]: (params) => {
       const sessionId = randomUUID();
       const cwd = str(params.cwd) ?? process.cwd();
-      const answer = { sessionId, ...open(sessionId, cwd, undefined, new AcpProjector()) };
+      const answer = { sessionId, ...open(sessionId, params, undefined, new AcpProjector()) };
       // Loadable from now on, even before its first prompt.
       history?.record(sessionId, { started: { provider: options.provider, cwd } });
       return answer;
@@ -182,12 +191,7 @@ export async function serveAcpAgent(options: AcpAgentOptions, input: Readable, o
       if (live) return modesOf(live.session.approvalPolicy);
       closed.delete(sessionId);
       // A new prefix keeps the ids this projector makes apart from those of the replayed turns.
-      return open(
-        sessionId,
-        str(params.cwd) ?? process.cwd(),
-        saved.cliSessionId ?? undefined,
-        new AcpProjector(`${randomUUID().slice(0, 8)}-`),
-      );
+      return open(sessionId, params, saved.cliSessionId ?? undefined, new AcpProjector(`${randomUUID().slice(0, 8)}-`));
     },
     [ACP_AGENT_METHODS.sessionSetMode]: (params) => {
       const agent = sessionOf(params);
