@@ -5,6 +5,7 @@ import { claudeTranscript } from '../stores/claude-transcript';
 import { claudeResumeBaseline } from '../providers/session-store';
 import { claudeControl } from '../protocols/claude-control';
 import type { CliDefinition } from './definition';
+import { WEB_IMAGE_TYPES } from '../sessions/prompt';
 
 /** Claude Code's config dir: `CLAUDE_CONFIG_DIR`, else `~/.claude`. */
 const configDir = (env: NodeJS.ProcessEnv): string => env.CLAUDE_CONFIG_DIR ?? join(env.HOME ?? homedir(), '.claude');
@@ -87,6 +88,8 @@ export const claude = {
     model: (model) => ['--model', model],
     resume: (id) => ['--resume', id],
     protocol: claudeControl,
+    // A user message's content blocks (`{type:'image', source:{type:'base64'}}`): the Messages API's types.
+    imageTypes: WEB_IMAGE_TYPES,
   },
   // `projects/<cwd with every non-alphanumeric character as "-">/<session id>.jsonl`.
   history: { root: projects, depth: 1, file: /^[^.].*\.jsonl$/, format: claudeTranscript },

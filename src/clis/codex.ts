@@ -5,6 +5,7 @@ import { codexRollout } from '../stores/codex-rollout';
 import { codexResumeBaseline } from '../providers/session-store';
 import { codexAppServer } from '../protocols/codex-app-server';
 import type { CliDefinition } from './definition';
+import { WEB_IMAGE_TYPES } from '../sessions/prompt';
 
 /** Codex's session store: `sessions` in `CODEX_HOME`, else in `~/.codex`. */
 /** Codex's home: `CODEX_HOME`, else `~/.codex`. */
@@ -64,6 +65,8 @@ export const codex = {
     // `thread/resume` instead of `thread/start` (codex-app-server.ts).
     resume: 'protocol',
     protocol: codexAppServer,
+    // `turn/start` input `{type:'image', url:'data:…'}` (0.169's generated schema: `UserInput`); the Responses API's types.
+    imageTypes: WEB_IMAGE_TYPES,
   },
   // `sessions/YYYY/MM/DD/rollout-<time>-<id>.jsonl`, `codex exec` sessions among them.
   history: { root: sessions, depth: 3, file: /^rollout-.*\.jsonl$/, format: codexRollout },

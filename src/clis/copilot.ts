@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { acpClient } from '../protocols/acp';
 import { copilotEvents } from '../stores/copilot-events';
 import type { CliDefinition } from './definition';
+import { WEB_IMAGE_TYPES } from '../sessions/prompt';
 
 /*
  * GitHub Copilot CLI (`@github/copilot`). Flags as the pinned version's `--help` has them (1.0.102).
@@ -27,6 +28,8 @@ export const copilot = {
     resume: 'protocol',
     // Copilot's prompt answers carry the session's running total of usage.
     protocol: acpClient({ promptUsage: 'cumulative' }),
+    // Its `initialize` (1.0.102): promptCapabilities image and embeddedContext.
+    imageTypes: WEB_IMAGE_TYPES,
   },
   // `<COPILOT_HOME or ~/.copilot>/session-state/<session id>/events.jsonl` (1.0.102: its config dir is
   // `--config-dir`, else COPILOT_HOME, else `~/.copilot`; XDG_CONFIG_HOME does not move it). Beside the

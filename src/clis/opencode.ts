@@ -5,6 +5,7 @@ import { str } from '../providers/drafts';
 import { acpClient } from '../protocols/acp';
 import { opencodeLines, opencodeSessions, opencodeStore } from '../stores/opencode-db';
 import type { CliDefinition, HistorySetup } from './definition';
+import { WEB_IMAGE_TYPES } from '../sessions/prompt';
 
 /**
  * Where OpenCode (and Kilo, its fork, with its own names) keeps its sessions: one SQLite database
@@ -49,6 +50,8 @@ export const opencode = {
     resume: 'protocol',
     // OpenCode's first `tool_call` (pending) is titled with the tool's name (`bash`); later titles are the command.
     protocol: acpClient({ toolName: (call) => (call.sessionUpdate === 'tool_call' ? str(call.title) : null) }),
+    // Its `initialize` (1.18.33): promptCapabilities image and embeddedContext.
+    imageTypes: WEB_IMAGE_TYPES,
   },
   history: opencodeHistory('opencode', 'OPENCODE_DB'),
   tools: {

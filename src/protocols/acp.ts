@@ -5,6 +5,7 @@ import type { JsonObject, JsonValue } from '../schema/json';
 import { ACP_AGENT_METHODS, ACP_CLIENT_METHODS, PERMISSION_KINDS } from '../wire/acp';
 import { JSON_RPC, JsonLinesPeer, LATER, PeerError } from '../wire/json-lines-peer';
 import { acpProfile, newAcpState, type AcpQuirks, type AcpState } from './acp-events';
+import { contentText } from '../sessions/prompt';
 import type { ProtocolFactory } from './protocol';
 
 /*
@@ -28,7 +29,9 @@ export function acpClient(quirks: AcpQuirks = {}): ProtocolFactory {
     peer.onRequest(ACP_CLIENT_METHODS.requestPermission, () => LATER);
     /** The session's id once `session/new` answered; prompts sent before wait for it. */
     let sessionId: string | null = null;
-    const waiting: string[] = [];
+    const waiting: JsonObject[][] = [];
+    /** Whether the agent takes embedded resources (its `initialize` answer's `promptCapabilities.embeddedContext`). */
+    let embeddedContext = false;
     /** An interrupt asked before the session existed: the waiting prompt is cancelled once sent. */
     let cancelWaiting = false;
 
@@ -37,8 +40,8 @@ export function acpClient(quirks: AcpQuirks = {}): ProtocolFactory {
       if (sessionId !== null) peer.notify(ACP_AGENT_METHODS.sessionCancel, { sessionId });
     };
 
-    const prompt = (text: string): void => {
-      const params: PromptRequest = { sessionId: sessionId ?? '', prompt: [{ type: 'text', text }] };
+    const prompt = (blocks: JsonObject[]): void => {
+      const params = { sessionId: sessionId ?? '', prompt: blocks } as unknown as PromptRequest;
       // Its answer ends the turn: the mapping reads it (a failed prompt is a failed turn, not the session's end).
       state.promptRequests.add(String(peer.request(ACP_AGENT_METHODS.sessionPrompt, params as JsonObject).id));
     };
@@ -46,7 +49,7 @@ export function acpClient(quirks: AcpQuirks = {}): ProtocolFactory {
     /** The session is there: the prompts that waited for it go. */
     const sessionReady = (result: JsonValue): void => {
       sessionId = str(obj(result)?.sessionId) ?? options.resume ?? null;
-      for (const text of waiting.splice(0)) prompt(text);
+      for (const blocks of waiting.splice(0)) prompt(blocks);
       if (cancelWaiting) cancel();
     };
 
@@ -77,11 +80,24 @@ export function acpClient(quirks: AcpQuirks = {}): ProtocolFactory {
         };
         peer
           .request(ACP_AGENT_METHODS.initialize, params as JsonObject)
-          .then(startSession, (error: unknown) => host.fail(`${cli} refused to initialize: ${reason(error)}`));
+          .then(
+            (result) => {
+              embeddedContext = obj(obj(obj(result)?.agentCapabilities)?.promptCapabilities)?.embeddedContext === true;
+              startSession();
+            },
+            (error: unknown) => host.fail(`${cli} refused to initialize: ${reason(error)}`),
+          );
       },
-      prompt(text) {
-        if (sessionId === null) waiting.push(text);
-        else prompt(text);
+      prompt(content) {
+        // The blocks as given (ACP's own); an embedded resource as text (or an image) to an agent that takes none.
+        const blocks = content.map((block): JsonObject => {
+          if (block.type !== 'resource' || embeddedContext) return { ...block } as JsonObject;
+          const text = contentText(block);
+          const { resource } = block;
+          return text !== null ? { type: 'text', text } : { type: 'image', mimeType: resource.mimeType ?? '', data: 'blob' in resource ? resource.blob : '' };
+        });
+        if (sessionId === null) waiting.push(blocks);
+        else prompt(blocks);
       },
       answer(approvalId, answer) {
         const asked = state.asked.get(approvalId);

@@ -2,3 +2,13 @@
 export { startSession } from './session';
 export { SessionTurns } from './turns';
 export type { ApprovalAnswer, ApprovalPolicy, ApprovalRequestEvent, Session, SessionOptions, SessionProvider } from './types';
+export { WEB_IMAGE_TYPES } from './prompt';
+export type {
+  EmbeddedResource,
+  ImageContent,
+  PromptContent,
+  ResourceContent,
+  ResourceLinkContent,
+  SessionPrompt,
+  TextContent,
+} from './prompt';
