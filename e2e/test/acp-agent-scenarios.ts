@@ -4,7 +4,7 @@
  * (issue #20): a plain prompt, a tool call allowed and one denied, a cancel then another prompt,
  * two prompts, and a session loaded by a new agent process. Every update the agent sent is checked against the SDK's schema as well.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CLIS } from '../../src/clis';
 import type { CliDefinition } from '../../src/clis/definition';
@@ -34,7 +34,29 @@ const SCRIPTS: Record<AcpClientScenario, readonly ResponsesTurn[]> = {
   // Never reached: the CLI has no credentials.
   auth: [{ text: 'Hello from the scripted model.' }],
   close: [{ text: 'Hello from the scripted model.' }, { text: 'Never said: the session is closed.' }],
+  image: [{ text: 'The image is red.' }],
+  resource: [{ text: 'One says pumpernickel.' }],
 };
+
+/**
+ * The base64 images of a model request, in whichever API's form it carries them: Anthropic's
+ * `{type:'image', source:{type:'base64', data}}`, OpenAI's `input_image` (Responses) or `image_url`
+ * (Chat Completions) data URLs, Gemini's `inlineData`.
+ */
+function imagesOf(value: unknown, found: string[] = []): string[] {
+  if (Array.isArray(value)) for (const item of value) imagesOf(item, found);
+  else if (typeof value === 'object' && value !== null) {
+    const node = value as Record<string, unknown>;
+    const source = node.source as Record<string, unknown> | undefined;
+    if (node.type === 'image' && source?.type === 'base64') found.push(String(source.data));
+    const url = node.type === 'input_image' ? node.image_url : node.type === 'image_url' ? (node.image_url as { url?: unknown })?.url : undefined;
+    if (typeof url === 'string') found.push(url.replace(/^data:[^,]*;base64,/, ''));
+    const inline = (node.inlineData ?? node.inline_data) as Record<string, unknown> | undefined;
+    if (typeof inline?.data === 'string') found.push(inline.data);
+    for (const child of Object.values(node)) imagesOf(child, found);
+  }
+  return found;
+}
 
 /** What a spec of one CLI checks beyond the common scenarios. */
 export interface AcpAgentChecks {
@@ -192,6 +214,38 @@ export function describeAcpAgent(name: CliName, checks: AcpAgentChecks = {}): vo
       expect(cli.server.requests.filter((request) => request.method === 'POST')).toEqual([]);
     });
   }
+
+  /** The model requests of `cli` whose body holds `text`. */
+  const requestsWith = (cli: ScriptedCli, text: string) =>
+    cli.server.requests.filter((request) => request.method === 'POST' && JSON.stringify(request.body).includes(text));
+
+  if (CLIS[name].session.imageTypes.length > 0) {
+    it("an image block: advertised, and the image reaches the CLI's model request, the same bytes", async () => {
+      const { run, cli } = await drive('image');
+      expect(run.initialize.agentCapabilities?.promptCapabilities).toMatchObject({ image: true, embeddedContext: true });
+      expect(run.turns.map((turn) => turn.stopReason)).toEqual(['end_turn']);
+      expect(said(run, 0)).toBe('The image is red.');
+      const image = run.turns[0].prompt.find((block) => block.type === 'image');
+      const requests = requestsWith(cli, 'What colour is this image?');
+      expect(requests.length).toBeGreaterThan(0);
+      expect(imagesOf(requests[0].body)).toContain(image?.type === 'image' ? image.data : 'no image sent');
+    });
+  }
+
+  it("a resource block (the editor's file) and a resource link: the file's text and the link reach the model request", async () => {
+    const cli = await startScriptedCli(name, SCRIPTS.resource);
+    open.push(cli);
+    // The linked file exists: a CLI that takes links as given may read it.
+    writeFileSync(join(cli.cwd, 'linked.txt'), 'The linked file.\n');
+    const run = await driveAgain('resource', cli);
+    expect(run.initialize.agentCapabilities?.promptCapabilities?.embeddedContext).toBe(true);
+    expect(run.turns.map((turn) => turn.stopReason)).toEqual(['end_turn']);
+    expect(said(run, 0)).toBe('One says pumpernickel.');
+    const body = JSON.stringify(requestsWith(cli, 'What do these files say?')[0]?.body ?? null);
+    expect(body).toContain('The secret word is pumpernickel.');
+    // The link as a reference the CLI can read: the file's path, for a CLI given it as text (an ACP CLI takes the link as given).
+    expect(body).toContain(CLIS[name].session.protocolName === 'ACP' ? 'linked.txt' : join(cli.cwd, 'linked.txt'));
+  });
 
   it('two prompts: two turns of one session', async () => {
     const { run } = await drive('two-turns');

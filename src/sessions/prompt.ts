@@ -89,7 +89,8 @@ export function promptContent(prompt: SessionPrompt): PromptContent[] {
     const block = value as Record<string, unknown>;
     switch (block.type) {
       case 'text':
-        field(block, 'text', at);
+        if (typeof block.text !== 'string') throw new TypeError(`prompt block ${at} (text) needs text, a string`);
+        refuseNul('prompt', block.text);
         break;
       case 'image':
         if (!/^image\/[\w.+-]+$/.test(field(block, 'mimeType', at) as string))
