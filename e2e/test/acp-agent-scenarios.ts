@@ -39,26 +39,26 @@ const SCRIPTS: Record<AcpClientScenario, readonly ResponsesTurn[]> = {
 };
 
 /**
- * The base64 images of a model request, in whichever API's form it carries them: Anthropic's
- * `{type:'image', source:{type:'base64', data}}`, OpenAI's `input_image` (Responses) or `image_url`
- * (Chat Completions) data URLs, Gemini's `inlineData`.
+ * The images of a model request, by the form its API carries them in: Anthropic's
+ * `{type:'image', source:{type:'base64'}}`, OpenAI's `input_image` (Responses) or `image_url`
+ * (Chat Completions) data URLs, Gemini's `inlineData`; `data` their base64.
  */
-function imagesOf(value: unknown, found: string[] = []): string[] {
+function imagesOf(value: unknown, found: { form: string; data: string }[] = []): { form: string; data: string }[] {
   if (Array.isArray(value)) for (const item of value) imagesOf(item, found);
   else if (typeof value === 'object' && value !== null) {
     const node = value as Record<string, unknown>;
     const source = node.source as Record<string, unknown> | undefined;
-    if (node.type === 'image' && source?.type === 'base64') found.push(String(source.data));
-    const url = node.type === 'input_image' ? node.image_url : node.type === 'image_url' ? (node.image_url as { url?: unknown })?.url : undefined;
-    if (typeof url === 'string') found.push(url.replace(/^data:[^,]*;base64,/, ''));
+    if (node.type === 'image' && source?.type === 'base64') found.push({ form: 'anthropic', data: String(source.data) });
+    const url =
+      node.type === 'input_image' ? node.image_url : node.type === 'image_url' ? (node.image_url as { url?: unknown })?.url : undefined;
+    if (typeof url === 'string') found.push({ form: String(node.type), data: url.replace(/^data:[^,]*;base64,/, '') });
     const inline = (node.inlineData ?? node.inline_data) as Record<string, unknown> | undefined;
-    if (typeof inline?.data === 'string') found.push(inline.data);
+    if (typeof inline?.data === 'string') found.push({ form: 'gemini', data: inline.data });
     for (const child of Object.values(node)) imagesOf(child, found);
   }
   return found;
 }
 
-/** What a spec of one CLI checks beyond the common scenarios. */
 export interface AcpAgentChecks {
   /**
    * The CLI's failure for want of credentials is known to reach the agent as an `auth` error (its
@@ -228,7 +228,9 @@ export function describeAcpAgent(name: CliName, checks: AcpAgentChecks = {}): vo
       const image = run.turns[0].prompt.find((block) => block.type === 'image');
       const requests = requestsWith(cli, 'What colour is this image?');
       expect(requests.length).toBeGreaterThan(0);
-      expect(imagesOf(requests[0].body)).toContain(image?.type === 'image' ? image.data : 'no image sent');
+      // Claude Code's Messages request an Anthropic image block, Codex's Responses request an `input_image`.
+      const form = { claude: 'anthropic', codex: 'input_image' }[name as string] ?? expect.any(String);
+      expect(imagesOf(requests[0].body)).toContainEqual({ form, data: image?.type === 'image' ? image.data : 'no image sent' });
     });
   }
 

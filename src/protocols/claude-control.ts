@@ -64,9 +64,8 @@ export const claudeControl: ProtocolFactory = (host) => {
       // Text alone as a string, as ever; with images the Messages API's content blocks, which Claude Code passes on as given.
       const content: JsonValue = textOnly(parts)
         ? parts[0].text
-        : parts.map(
-            (part): JsonObject =>
-              part.type === 'text'
+        : parts.map((part): JsonObject =>
+            part.type === 'text'
               ? { type: 'text', text: part.text }
               : { type: 'image', source: { type: 'base64', media_type: part.mimeType, data: part.data } },
           );

@@ -85,11 +85,10 @@ export const codexAppServer: ProtocolFactory = (host, _cli, options) => {
     },
     prompt(_content, parts) {
       // 0.169's `UserInput` items: text, and an image as a data URL (`localImage` wants a file).
-      const input = parts.map(
-        (part): JsonObject =>
-          part.type === 'text'
-            ? { type: 'text', text: part.text, text_elements: [] }
-            : { type: 'image', url: `data:${part.mimeType};base64,${part.data}` },
+      const input = parts.map((part): JsonObject =>
+        part.type === 'text'
+          ? { type: 'text', text: part.text, text_elements: [] }
+          : { type: 'image', url: `data:${part.mimeType};base64,${part.data}` },
       );
       if (threadId === null) waiting.push(input);
       else startTurn(input);

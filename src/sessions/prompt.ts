@@ -24,7 +24,8 @@ export interface ImageContent {
 }
 
 /** A resource's content, embedded: text (a file the editor has open), or bytes in base64 (`blob`). */
-export type EmbeddedResource = { uri: string; mimeType?: string | null; text: string } | { uri: string; mimeType?: string | null; blob: string };
+export type EmbeddedResource =
+  { uri: string; mimeType?: string | null; text: string } | { uri: string; mimeType?: string | null; blob: string };
 
 /** A resource given with its content (ACP's embedded context: the editor's selected file). */
 export interface ResourceContent {
@@ -114,7 +115,9 @@ export function promptContent(prompt: SessionPrompt): PromptContent[] {
         break;
       }
       default:
-        throw new TypeError(`prompt block ${at}: type must be one of text, image, resource, resource_link; got ${JSON.stringify(block.type)}`);
+        throw new TypeError(
+          `prompt block ${at}: type must be one of text, image, resource, resource_link; got ${JSON.stringify(block.type)}`,
+        );
     }
     return block as unknown as PromptContent;
   });

@@ -72,7 +72,14 @@ const SCENARIOS = {
   close: { closeAfterTurn: 0, turns: [{ prompt: 'Say hello.' }, { prompt: 'Say hello again.' }] },
   // A prompt with an image block (`promptCapabilities.image`).
   image: {
-    turns: [{ prompt: [{ type: 'text', text: 'What colour is this image?' }, { type: 'image', mimeType: 'image/png', data: RED_PNG }] }],
+    turns: [
+      {
+        prompt: [
+          { type: 'text', text: 'What colour is this image?' },
+          { type: 'image', mimeType: 'image/png', data: RED_PNG },
+        ],
+      },
+    ],
   },
   // A prompt with the editor's selected file embedded (`embeddedContext`) and a link to another file (baseline ACP).
   resource: {
@@ -451,7 +458,11 @@ async function main() {
 
       for (const [index, spec] of scenario.turns.entries()) {
         const prompt =
-          typeof spec.prompt === 'string' ? [{ type: 'text', text: spec.prompt }] : typeof spec.prompt === 'function' ? spec.prompt() : spec.prompt;
+          typeof spec.prompt === 'string'
+            ? [{ type: 'text', text: spec.prompt }]
+            : typeof spec.prompt === 'function'
+              ? spec.prompt()
+              : spec.prompt;
         const turn = { index, spec, prompt, cancelled: false, cancelSentAfterUpdates: undefined, updates: [], permissions: [] };
         currentTurn = turn;
         let outcome;
