@@ -5,7 +5,7 @@ import { claudeTranscript } from '../stores/claude-transcript';
 import { claudeResumeBaseline } from '../providers/session-store';
 import { claudeControl } from '../protocols/claude-control';
 import type { CliDefinition } from './definition';
-import { WEB_IMAGE_TYPES } from '../sessions/prompt';
+import { WEB_IMAGE_TYPES } from '../wire/prompt-content';
 
 /** Claude Code's config dir: `CLAUDE_CONFIG_DIR`, else `~/.claude`. */
 const configDir = (env: NodeJS.ProcessEnv): string => env.CLAUDE_CONFIG_DIR ?? join(env.HOME ?? homedir(), '.claude');

@@ -5,7 +5,7 @@ import { str } from '../providers/drafts';
 import { acpClient } from '../protocols/acp';
 import { clineLines, clineSession } from '../stores/cline-session';
 import type { CliDefinition } from './definition';
-import { WEB_IMAGE_TYPES } from '../sessions/prompt';
+import { WEB_IMAGE_TYPES } from '../wire/prompt-content';
 
 /**
  * Cline's sessions dir, as 3.0.65's binary finds it: `CLINE_SESSION_DATA_DIR`, else `sessions` in

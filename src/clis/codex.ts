@@ -5,7 +5,7 @@ import { codexRollout } from '../stores/codex-rollout';
 import { codexResumeBaseline } from '../providers/session-store';
 import { codexAppServer } from '../protocols/codex-app-server';
 import type { CliDefinition } from './definition';
-import { WEB_IMAGE_TYPES } from '../sessions/prompt';
+import { WEB_IMAGE_TYPES } from '../wire/prompt-content';
 
 /** Codex's session store: `sessions` in `CODEX_HOME`, else in `~/.codex`. */
 /** Codex's home: `CODEX_HOME`, else `~/.codex`. */

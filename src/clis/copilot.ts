@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { acpClient } from '../protocols/acp';
 import { copilotEvents } from '../stores/copilot-events';
 import type { CliDefinition } from './definition';
-import { WEB_IMAGE_TYPES } from '../sessions/prompt';
+import { WEB_IMAGE_TYPES } from '../wire/prompt-content';
 
 /*
  * GitHub Copilot CLI (`@github/copilot`). Flags as the pinned version's `--help` has them (1.0.102).

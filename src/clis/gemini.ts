@@ -5,7 +5,7 @@ import { geminiChat, geminiChatLines } from '../stores/gemini-chat';
 import { str } from '../providers/drafts';
 import { acpClient } from '../protocols/acp';
 import type { CliDefinition } from './definition';
-import { WEB_IMAGE_TYPES } from '../sessions/prompt';
+import { WEB_IMAGE_TYPES } from '../wire/prompt-content';
 
 /*
  * Gemini CLI (`@google/gemini-cli`). Flags as the pinned version's `--help` has them (0.61.0).

@@ -5,7 +5,7 @@ import { str } from '../providers/drafts';
 import { acpClient } from '../protocols/acp';
 import { opencodeLines, opencodeSessions, opencodeStore } from '../stores/opencode-db';
 import type { CliDefinition, HistorySetup } from './definition';
-import { WEB_IMAGE_TYPES } from '../sessions/prompt';
+import { WEB_IMAGE_TYPES } from '../wire/prompt-content';
 
 /**
  * Where OpenCode (and Kilo, its fork, with its own names) keeps its sessions: one SQLite database

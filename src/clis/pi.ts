@@ -4,7 +4,7 @@ import { piProfile } from '../providers/pi';
 import { piRpc } from '../protocols/pi-rpc';
 import { piSession } from '../stores/pi-session';
 import type { CliDefinition } from './definition';
-import { WEB_IMAGE_TYPES } from '../sessions/prompt';
+import { WEB_IMAGE_TYPES } from '../wire/prompt-content';
 
 /**
  * pi's sessions: `sessions/--<cwd>--/<time>_<id>.jsonl` in its agent dir, `PI_CODING_AGENT_DIR`,

@@ -5,7 +5,7 @@ import { qwenChat } from '../stores/qwen-chat';
 import { acpClient } from '../protocols/acp';
 import type { CliDefinition } from './definition';
 import { gemini } from './gemini';
-import { WEB_IMAGE_TYPES } from '../sessions/prompt';
+import { WEB_IMAGE_TYPES } from '../wire/prompt-content';
 
 /*
  * Qwen Code (`@qwen-code/qwen-code`), a fork of Gemini CLI whose `-o stream-json` output has Claude

@@ -5,7 +5,7 @@ import type { JsonObject, JsonValue } from '../schema/json';
 import { ACP_AGENT_METHODS, ACP_CLIENT_METHODS, PERMISSION_KINDS } from '../wire/acp';
 import { JSON_RPC, JsonLinesPeer, LATER, PeerError } from '../wire/json-lines-peer';
 import { acpProfile, newAcpState, type AcpQuirks, type AcpState } from './acp-events';
-import { contentText, type PromptContent } from '../sessions/prompt';
+import { contentText, type PromptContent } from '../wire/prompt-content';
 import type { ProtocolFactory } from './protocol';
 
 /*

@@ -1,7 +1,7 @@
 import { claudeProfile, type ClaudeState } from '../providers/claude';
 import type { ProviderProfile } from '../providers/profile';
 import type { JsonObject, JsonValue } from '../schema/json';
-import { textOnly } from '../sessions/prompt';
+import { textOnly } from '../wire/prompt-content';
 import { CLAUDE_CONTROL, JsonLinesPeer, LATER, PeerError, type RequestHandler } from '../wire/json-lines-peer';
 import { DENIED_BY_HOST, WITHDRAWN, type ProtocolFactory } from './protocol';
 

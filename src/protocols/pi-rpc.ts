@@ -1,5 +1,5 @@
 import type { ProviderProfile } from '../providers/profile';
-import { partsText } from '../sessions/prompt';
+import { partsText } from '../wire/prompt-content';
 import { JsonLinesPeer, LATER, PI_RPC, PeerError, type RequestHandler } from '../wire/json-lines-peer';
 import { PI_COMMANDS, PI_UI_REQUESTS, type PiUiRequest } from '../wire/pi-rpc';
 import { piRpcProfile } from './pi-rpc-events';

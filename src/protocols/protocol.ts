@@ -4,7 +4,7 @@ import type { ProviderProfile } from '../providers/profile';
 import type { JsonObject } from '../schema/json';
 import { parseLine } from '../wire/json-line';
 import type { JsonLinesPeer } from '../wire/json-lines-peer';
-import type { CliPromptPart, PromptContent } from '../sessions/prompt';
+import type { CliPromptPart, PromptContent } from '../wire/prompt-content';
 import type { ApprovalAnswer, SessionOptions, SessionProvider } from '../sessions/types';
 
 /** What a protocol may ask of the session that runs it. */

@@ -2,7 +2,7 @@
 export { startSession } from './session';
 export { SessionTurns } from './turns';
 export type { ApprovalAnswer, ApprovalPolicy, ApprovalRequestEvent, Session, SessionOptions, SessionProvider } from './types';
-export { WEB_IMAGE_TYPES } from './prompt';
+export { WEB_IMAGE_TYPES } from '../wire/prompt-content';
 export type {
   EmbeddedResource,
   ImageContent,
@@ -11,4 +11,4 @@ export type {
   ResourceLinkContent,
   SessionPrompt,
   TextContent,
-} from './prompt';
+} from '../wire/prompt-content';

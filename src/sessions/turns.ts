@@ -1,5 +1,5 @@
 import type { AnyEvent } from '../events/event';
-import type { SessionPrompt } from './prompt';
+import type { SessionPrompt } from '../wire/prompt-content';
 import type { Session } from './types';
 
 /** The events of one turn, as they arrive, then the end (or the error that refused the turn). */

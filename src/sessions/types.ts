@@ -1,6 +1,6 @@
 import type { AnyEvent, Event } from '../events/event';
 import type { AgentCli, RunOutcome } from '../runner/types';
-import type { SessionPrompt } from './prompt';
+import type { SessionPrompt } from '../wire/prompt-content';
 
 /**
  * The CLIs `startSession` can hold a conversation with, and the protocol each speaks:

@@ -1,7 +1,8 @@
 import { CLIS, SESSION_CLI_IDS } from '../../src/clis';
 import type { SessionProtocol } from '../../src/protocols/protocol';
 import type { JsonObject } from '../../src/schema/json';
-import { cliPromptParts, promptContent, type PromptContent } from '../../src/sessions/prompt';
+import { promptContent } from '../../src/sessions/prompt';
+import { cliPromptParts, type PromptContent } from '../../src/wire/prompt-content';
 import type { SessionProvider } from '../../src/sessions/types';
 
 /*

@@ -5,7 +5,7 @@ import { arr, obj, str } from '../../providers/drafts';
 import { splitLines } from '../../providers/lines';
 import type { JsonObject, JsonValue } from '../../schema/json';
 import { startSession } from '../../sessions/session';
-import type { SessionPrompt } from '../../sessions/prompt';
+import type { SessionPrompt } from '../../wire/prompt-content';
 import { SessionTurns } from '../../sessions/turns';
 import type { ApprovalPolicy, Session, SessionOptions, SessionProvider } from '../../sessions/types';
 import { CLIS } from '../../clis';
