@@ -66,8 +66,8 @@ function reference(uri: string): string {
 }
 
 /**
- * A block the CLI takes as text: its text, a resource link as `@<path or URI>` (the mention every
- * CLI here resolves, and a path its tools can read), an embedded text resource as that line then
+ * A block the CLI takes as text: its text, a resource link as `@<path or URI>` (a path the CLI's
+ * tools can read: the model reads the file if it needs it), an embedded text resource as that line then
  * its text. Null for an image or a binary resource.
  */
 export function contentText(block: PromptContent): string | null {
