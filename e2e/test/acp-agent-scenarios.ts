@@ -65,6 +65,11 @@ export interface AcpAgentChecks {
    * decoder's code): run it with none of its registry's key variables, in its throwaway HOME.
    */
   authRequired?: boolean;
+  /**
+   * An image prompt is known to reach the CLI's model request against its scripted endpoint (Qwen
+   * Code 0.15.10 left it out for the scripted model, whose name says nothing of images).
+   */
+  imageReachesModel?: boolean;
 }
 
 /** The text of the updates of `kind` (the agent's messages by default), as the client received them. */
@@ -219,7 +224,7 @@ export function describeAcpAgent(name: CliName, checks: AcpAgentChecks = {}): vo
   const requestsWith = (cli: ScriptedCli, text: string) =>
     cli.server.requests.filter((request) => request.method === 'POST' && JSON.stringify(request.body).includes(text));
 
-  if (CLIS[name].session.imageTypes.length > 0) {
+  if (checks.imageReachesModel && CLIS[name].session.imageTypes.length > 0) {
     it("an image block: advertised, and the image reaches the CLI's model request, the same bytes", async () => {
       const { run, cli } = await drive('image');
       expect(run.initialize.agentCapabilities?.promptCapabilities).toMatchObject({ image: true, embeddedContext: true });

@@ -1,5 +1,5 @@
 import { describeAcpAgent } from './acp-agent-scenarios';
 
 describe('cli-subprocess-core acp --provider opencode, driven by the real ACP client', () => {
-  describeAcpAgent('opencode');
+  describeAcpAgent('opencode', { imageReachesModel: true });
 });

@@ -26,8 +26,10 @@ export const copilot = {
     args: ['--acp'],
     model: (model) => ['--model', model],
     resume: 'protocol',
-    // Copilot's prompt answers carry the session's running total of usage.
-    protocol: acpClient({ promptUsage: 'cumulative' }),
+    // Copilot's prompt answers carry the session's running total of usage. An embedded resource it
+    // writes to a file of its home (`acp-resource-<id>.txt`) and only names it to the model, in
+    // `<tagged_files>` (1.0.102, seen against the scripted endpoint): resources go as text instead.
+    protocol: acpClient({ promptUsage: 'cumulative', resourcesAsText: true }),
     // Its `initialize` (1.0.102): promptCapabilities image and embeddedContext.
     imageTypes: WEB_IMAGE_TYPES,
   },

@@ -89,7 +89,8 @@ export function acpClient(quirks: AcpQuirks = {}): ProtocolFactory {
         };
         peer.request(ACP_AGENT_METHODS.initialize, params as JsonObject).then(
           (result) => {
-            embeddedContext = obj(obj(obj(result)?.agentCapabilities)?.promptCapabilities)?.embeddedContext === true;
+            embeddedContext =
+              quirks.resourcesAsText !== true && obj(obj(obj(result)?.agentCapabilities)?.promptCapabilities)?.embeddedContext === true;
             startSession();
           },
           (error: unknown) => host.fail(`${cli} refused to initialize: ${reason(error)}`),

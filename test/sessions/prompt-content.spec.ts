@@ -155,6 +155,20 @@ describe("each CLI's form", () => {
     },
   );
 
+  it('Copilot CLI: an embedded resource as text although its initialize says embeddedContext (it would only name a file of it to the model)', async () => {
+    const { protocol, written, answer, send } = protocolOf('copilot');
+    protocol.open();
+    answer('initialize', { protocolVersion: 1, agentCapabilities: { promptCapabilities: { image: true, embeddedContext: true } } });
+    await new Promise((resolve) => setImmediate(resolve));
+    answer('session/new', { sessionId: 's1' });
+    await new Promise((resolve) => setImmediate(resolve));
+    send([resource]);
+    expect(written.find((message) => message.method === 'session/prompt')?.params).toEqual({
+      sessionId: 's1',
+      prompt: [{ type: 'text', text: '@/work/notes.txt\npumpernickel' }],
+    });
+  });
+
   it('every session CLI says which images it takes (the ACP agent advertises promptCapabilities.image from it)', () => {
     for (const cli of SESSION_CLI_IDS) expect({ cli, images: CLIS[cli].session.imageTypes.length > 0 }).toEqual({ cli, images: true });
   });
