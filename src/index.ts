@@ -76,6 +76,14 @@ export {
   type Session,
   type SessionOptions,
   type SessionProvider,
+  WEB_IMAGE_TYPES,
+  type EmbeddedResource,
+  type ImageContent,
+  type PromptContent,
+  type ResourceContent,
+  type ResourceLinkContent,
+  type SessionPrompt,
+  type TextContent,
 } from './sessions';
 export {
   AcpHistory,

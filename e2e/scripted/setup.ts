@@ -164,7 +164,13 @@ const FAKE_PROVIDER = (serverUrl: string) => ({
   name: 'Scripted',
   options: { baseURL: `${serverUrl}/v1`, apiKey: 'sk-scripted' },
 });
-const FAKE_MODEL = { name: 'Scripted model', tool_call: true };
+// Images in: OpenCode 1.18.33 left a prompt's image out of the request to a model whose config did not say it takes them.
+const FAKE_MODEL = {
+  name: 'Scripted model',
+  tool_call: true,
+  attachment: true,
+  modalities: { input: ['text', 'image'], output: ['text'] },
+};
 
 function openCodeConfig(serverUrl: string): Record<string, unknown> {
   return {

@@ -4,7 +4,7 @@
  * (issue #20): a plain prompt, a tool call allowed and one denied, a cancel then another prompt,
  * two prompts, and a session loaded by a new agent process. Every update the agent sent is checked against the SDK's schema as well.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CLIS } from '../../src/clis';
 import type { CliDefinition } from '../../src/clis/definition';
@@ -36,7 +36,30 @@ const SCRIPTS: Record<AcpClientScenario, readonly ResponsesTurn[]> = {
   close: [{ text: 'Hello from the scripted model.' }, { text: 'Never said: the session is closed.' }],
   // Each CLI's own (AcpAgentChecks.mcp).
   mcp: [],
+  image: [{ text: 'The image is red.' }],
+  resource: [{ text: 'One says pumpernickel.' }],
 };
+
+/**
+ * The images of a model request, by the form its API carries them in: Anthropic's
+ * `{type:'image', source:{type:'base64'}}`, OpenAI's `input_image` (Responses) or `image_url`
+ * (Chat Completions) data URLs, Gemini's `inlineData`; `data` their base64.
+ */
+function imagesOf(value: unknown, found: { form: string; data: string }[] = []): { form: string; data: string }[] {
+  if (Array.isArray(value)) for (const item of value) imagesOf(item, found);
+  else if (typeof value === 'object' && value !== null) {
+    const node = value as Record<string, unknown>;
+    const source = node.source as Record<string, unknown> | undefined;
+    if (node.type === 'image' && source?.type === 'base64') found.push({ form: 'anthropic', data: String(source.data) });
+    const url =
+      node.type === 'input_image' ? node.image_url : node.type === 'image_url' ? (node.image_url as { url?: unknown })?.url : undefined;
+    if (typeof url === 'string') found.push({ form: String(node.type), data: url.replace(/^data:[^,]*;base64,/, '') });
+    const inline = (node.inlineData ?? node.inline_data) as Record<string, unknown> | undefined;
+    if (typeof inline?.data === 'string') found.push({ form: 'gemini', data: inline.data });
+    for (const child of Object.values(node)) imagesOf(child, found);
+  }
+  return found;
+}
 
 /** The stdio MCP server of the `mcp` scenario (tool `echo`), as a client configures it. */
 const ECHO_SERVER = join(__dirname, '..', 'capture', 'mcp-echo-server.js');
@@ -53,6 +76,11 @@ export interface AcpAgentChecks {
    * (Claude Code loads it with `ToolSearch` first, Codex finds it with `tool_search` in its namespace).
    */
   mcp?: readonly ResponsesTurn[];
+  /**
+   * An image prompt is known to reach the CLI's model request against its scripted endpoint (Qwen
+   * Code 0.15.10 left it out for the scripted model, whose name says nothing of images).
+   */
+  imageReachesModel?: boolean;
 }
 
 /** The text of the updates of `kind` (the agent's messages by default), as the client received them. */
@@ -235,6 +263,40 @@ export function describeAcpAgent(name: CliName, checks: AcpAgentChecks = {}): vo
       }
     });
   }
+
+  /** The model requests of `cli` whose body holds `text`. */
+  const requestsWith = (cli: ScriptedCli, text: string) =>
+    cli.server.requests.filter((request) => request.method === 'POST' && JSON.stringify(request.body).includes(text));
+
+  if (checks.imageReachesModel && CLIS[name].session.imageTypes.length > 0) {
+    it("an image block: advertised, and the image reaches the CLI's model request, the same bytes", async () => {
+      const { run, cli } = await drive('image');
+      expect(run.initialize.agentCapabilities?.promptCapabilities).toMatchObject({ image: true, embeddedContext: true });
+      expect(run.turns.map((turn) => turn.stopReason)).toEqual(['end_turn']);
+      expect(said(run, 0)).toBe('The image is red.');
+      const image = run.turns[0].prompt.find((block) => block.type === 'image');
+      const requests = requestsWith(cli, 'What colour is this image?');
+      expect(requests.length).toBeGreaterThan(0);
+      // Claude Code's Messages request an Anthropic image block, Codex's Responses request an `input_image`.
+      const form = { claude: 'anthropic', codex: 'input_image' }[name as string] ?? expect.any(String);
+      expect(imagesOf(requests[0].body)).toContainEqual({ form, data: image?.type === 'image' ? image.data : 'no image sent' });
+    });
+  }
+
+  it("a resource block (the editor's file) and a resource link: the file's text and the link reach the model request", async () => {
+    const cli = await startScriptedCli(name, SCRIPTS.resource);
+    open.push(cli);
+    // The linked file exists: a CLI that takes links as given may read it.
+    writeFileSync(join(cli.cwd, 'linked.txt'), 'The linked file.\n');
+    const run = await driveAgain('resource', cli);
+    expect(run.initialize.agentCapabilities?.promptCapabilities?.embeddedContext).toBe(true);
+    expect(run.turns.map((turn) => turn.stopReason)).toEqual(['end_turn']);
+    expect(said(run, 0)).toBe('One says pumpernickel.');
+    const body = JSON.stringify(requestsWith(cli, 'What do these files say?')[0]?.body ?? null);
+    expect(body).toContain('The secret word is pumpernickel.');
+    // The link as a reference the CLI can read: the file's path, for a CLI given it as text (an ACP CLI takes the link as given).
+    expect(body).toContain(CLIS[name].session.protocolName === 'ACP' ? 'linked.txt' : join(cli.cwd, 'linked.txt'));
+  });
 
   it('two prompts: two turns of one session', async () => {
     const { run } = await drive('two-turns');

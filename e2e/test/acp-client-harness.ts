@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import type {
   AuthenticateResponse,
   CloseSessionResponse,
+  ContentBlock,
   InitializeResponse,
   LoadSessionResponse,
   McpServer,
@@ -21,10 +22,11 @@ import type {
 export const ACP_CLIENT = join(__dirname, '..', '..', 'test', 'clients', 'acp-client.mjs');
 
 /** The scenarios of acp-client.mjs (see SCENARIOS there). */
-export type AcpClientScenario = 'plain' | 'allow' | 'deny' | 'two-turns' | 'cancel' | 'auth' | 'close' | 'mcp';
+export type AcpClientScenario = 'plain' | 'allow' | 'deny' | 'two-turns' | 'cancel' | 'auth' | 'close' | 'mcp' | 'image' | 'resource';
 
 export interface AcpClientTurn {
-  prompt: string;
+  /** The prompt's blocks, as sent. */
+  prompt: ContentBlock[];
   /** One of stopReason (with the whole response) or error (a JSON-RPC error of session/prompt). */
   stopReason?: StopReason;
   response?: PromptResponse;

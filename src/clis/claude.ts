@@ -6,6 +6,7 @@ import { claudeResumeBaseline } from '../providers/session-store';
 import { claudeControl } from '../protocols/claude-control';
 import type { CliDefinition } from './definition';
 import { nameValueRecord } from './mcp-servers';
+import { WEB_IMAGE_TYPES } from '../wire/prompt-content';
 
 /** Claude Code's config dir: `CLAUDE_CONFIG_DIR`, else `~/.claude`. */
 const configDir = (env: NodeJS.ProcessEnv): string => env.CLAUDE_CONFIG_DIR ?? join(env.HOME ?? homedir(), '.claude');
@@ -109,6 +110,8 @@ export const claude = {
         })}`,
       ],
     },
+    // A user message's content blocks (`{type:'image', source:{type:'base64'}}`): the Messages API's types.
+    imageTypes: WEB_IMAGE_TYPES,
   },
   // `projects/<cwd with every non-alphanumeric character as "-">/<session id>.jsonl`.
   history: { root: projects, depth: 1, file: /^[^.].*\.jsonl$/, format: claudeTranscript },

@@ -5,6 +5,7 @@ import { str } from '../providers/drafts';
 import { acpClient } from '../protocols/acp';
 import { clineLines, clineSession } from '../stores/cline-session';
 import type { CliDefinition } from './definition';
+import { WEB_IMAGE_TYPES } from '../wire/prompt-content';
 
 /**
  * Cline's sessions dir, as 3.0.65's binary finds it: `CLINE_SESSION_DATA_DIR`, else `sessions` in
@@ -62,6 +63,8 @@ export const cline = {
     protocol: acpClient({ toolName: (call) => /^([a-z_]+):/.exec(str(call.title) ?? '')?.[1] ?? null }),
     // `session/new` and `session/load` carry them as given; its `initialize` answers no `mcpCapabilities`: stdio only.
     mcpServers: { kinds: ['stdio'], argv: 'protocol' },
+    // Its `initialize` (3.0.65): promptCapabilities image, not embeddedContext (resources go as text).
+    imageTypes: WEB_IMAGE_TYPES,
   },
   // `sessions/<id>/<id>.json` (the session) beside `<id>.messages.json` (its messages).
   history: { root: sessions, depth: 1, file: /^[^.]+\.json$/, lines: clineLines, format: clineSession },

@@ -7,6 +7,7 @@ import { codexAppServer } from '../protocols/codex-app-server';
 import type { JsonObject } from '../schema/json';
 import type { CliDefinition } from './definition';
 import { nameValueRecord } from './mcp-servers';
+import { WEB_IMAGE_TYPES } from '../wire/prompt-content';
 
 /** Codex's session store: `sessions` in `CODEX_HOME`, else in `~/.codex`. */
 /** Codex's home: `CODEX_HOME`, else `~/.codex`. */
@@ -82,6 +83,8 @@ export const codex = {
         ),
     }),
     mcpServers: { kinds: ['stdio', 'http'], argv: 'protocol' },
+    // `turn/start` input `{type:'image', url:'data:…'}` (0.169's generated schema: `UserInput`); the Responses API's types.
+    imageTypes: WEB_IMAGE_TYPES,
   },
   // `sessions/YYYY/MM/DD/rollout-<time>-<id>.jsonl`, `codex exec` sessions among them.
   history: { root: sessions, depth: 3, file: /^rollout-.*\.jsonl$/, format: codexRollout },

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { acpClient } from '../protocols/acp';
 import { copilotEvents } from '../stores/copilot-events';
 import type { CliDefinition } from './definition';
+import { WEB_IMAGE_TYPES } from '../wire/prompt-content';
 
 /*
  * GitHub Copilot CLI (`@github/copilot`). Flags as the pinned version's `--help` has them (1.0.102).
@@ -25,8 +26,12 @@ export const copilot = {
     args: ['--acp'],
     model: (model) => ['--model', model],
     resume: 'protocol',
-    // Copilot's prompt answers carry the session's running total of usage.
-    protocol: acpClient({ promptUsage: 'cumulative' }),
+    // Copilot's prompt answers carry the session's running total of usage. An embedded resource it
+    // writes to a file of its home (`acp-resource-<id>.txt`) and only names it to the model, in
+    // `<tagged_files>` (1.0.102, seen against the scripted endpoint): resources go as text instead.
+    protocol: acpClient({ promptUsage: 'cumulative', resourcesAsText: true }),
+    // Its `initialize` (1.0.102): promptCapabilities image and embeddedContext.
+    imageTypes: WEB_IMAGE_TYPES,
     // `session/new` and `session/load` carry them as given; its `initialize` answers `mcpCapabilities: {http, sse}`.
     mcpServers: { kinds: ['stdio', 'http', 'sse'], argv: 'protocol' },
   },

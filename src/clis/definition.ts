@@ -56,6 +56,12 @@ export interface SessionSetup {
   /** How it takes the host's MCP servers (`SessionOptions.mcpServers`); null: it takes none (they are refused). */
   readonly mcpServers: McpSetup | null;
   /**
+   * The image types it takes in a prompt (`Session.send` content, the ACP agent's
+   * `promptCapabilities.image`), each in its protocol's own form; empty: none, and an image is refused.
+   * Embedded text resources and resource links every CLI takes, as text.
+   */
+  readonly imageTypes: readonly string[];
+  /**
    * How long after a turn the CLI may still be saving it: `close()` ends the CLI's input no sooner
    * (a CLI that exits at end of input would lose the turn from the session it resumes later).
    */

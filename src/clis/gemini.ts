@@ -5,6 +5,7 @@ import { geminiChat, geminiChatLines } from '../stores/gemini-chat';
 import { str } from '../providers/drafts';
 import { acpClient } from '../protocols/acp';
 import type { CliDefinition } from './definition';
+import { WEB_IMAGE_TYPES } from '../wire/prompt-content';
 
 /*
  * Gemini CLI (`@google/gemini-cli`). Flags as the pinned version's `--help` has them (0.61.0).
@@ -60,6 +61,8 @@ export const gemini = {
     protocol: acpClient({ toolName: (call) => /^([A-Za-z0-9_.-]+?)__/.exec(str(call.toolCallId) ?? '')?.[1] ?? null }),
     // `session/new` and `session/load` carry them as given; its `initialize` answers `mcpCapabilities: {http, sse}`.
     mcpServers: { kinds: ['stdio', 'http', 'sse'], argv: 'protocol' },
+    // Its `initialize` (0.61.0): promptCapabilities image, audio and embeddedContext.
+    imageTypes: WEB_IMAGE_TYPES,
   },
   // `<GEMINI_CLI_HOME or HOME>/.gemini/tmp/<project>/chats/session-<time>-<id8>.jsonl` (0.61.0; older
   // versions: `.json` documents, still read by 0.61): GEMINI_CLI_HOME stands for the home, not for

@@ -5,6 +5,7 @@ import { str } from '../providers/drafts';
 import { acpClient } from '../protocols/acp';
 import { opencodeLines, opencodeSessions, opencodeStore } from '../stores/opencode-db';
 import type { CliDefinition, HistorySetup } from './definition';
+import { WEB_IMAGE_TYPES } from '../wire/prompt-content';
 
 /**
  * Where OpenCode (and Kilo, its fork, with its own names) keeps its sessions: one SQLite database
@@ -51,6 +52,8 @@ export const opencode = {
     protocol: acpClient({ toolName: (call) => (call.sessionUpdate === 'tool_call' ? str(call.title) : null) }),
     // `session/new` and `session/load` carry them as given; its `initialize` answers `mcpCapabilities: {http, sse}`.
     mcpServers: { kinds: ['stdio', 'http', 'sse'], argv: 'protocol' },
+    // Its `initialize` (1.18.33): promptCapabilities image and embeddedContext.
+    imageTypes: WEB_IMAGE_TYPES,
   },
   history: opencodeHistory('opencode', 'OPENCODE_DB'),
   tools: {

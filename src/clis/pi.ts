@@ -4,6 +4,7 @@ import { piProfile } from '../providers/pi';
 import { piRpc } from '../protocols/pi-rpc';
 import { piSession } from '../stores/pi-session';
 import type { CliDefinition } from './definition';
+import { WEB_IMAGE_TYPES } from '../wire/prompt-content';
 
 /**
  * pi's sessions: `sessions/--<cwd>--/<time>_<id>.jsonl` in its agent dir, `PI_CODING_AGENT_DIR`,
@@ -82,6 +83,8 @@ export const pi = {
     protocol: piRpc,
     // pi has no MCP client (by design: extensions instead).
     mcpServers: null,
+    // The RPC `prompt` command's `images` (docs/rpc.md of 0.73.1).
+    imageTypes: WEB_IMAGE_TYPES,
   },
   history: { root: sessions, depth: 1, file: /^[^.].*\.jsonl$/, format: piSession },
   tools: {

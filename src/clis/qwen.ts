@@ -5,6 +5,7 @@ import { qwenChat } from '../stores/qwen-chat';
 import { acpClient } from '../protocols/acp';
 import type { CliDefinition } from './definition';
 import { gemini } from './gemini';
+import { WEB_IMAGE_TYPES } from '../wire/prompt-content';
 
 /*
  * Qwen Code (`@qwen-code/qwen-code`), a fork of Gemini CLI whose `-o stream-json` output has Claude
@@ -32,6 +33,8 @@ export const qwen = {
     protocol: acpClient(),
     // `session/new` and `session/load` carry them as given; its `initialize` answers `mcpCapabilities: {http, sse}`.
     mcpServers: { kinds: ['stdio', 'http', 'sse'], argv: 'protocol' },
+    // Its `initialize` (0.15.10): promptCapabilities image, audio and embeddedContext.
+    imageTypes: WEB_IMAGE_TYPES,
     // Qwen Code 0.15.10 writes a turn's answer to its session file after answering the prompt, and
     // exits at end of input without waiting for the write: closed at once, the file lacked the
     // answer; 50 ms later it had it.

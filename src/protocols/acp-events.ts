@@ -20,6 +20,11 @@ export interface AcpQuirks {
   toolName?(call: JsonObject): string | null;
   /** How the `usage` of a prompt's answer adds up: the turn's own (default) or the session's running total (Copilot). */
   promptUsage?: UsageAggregation;
+  /**
+   * Embedded resources go as text even though its `initialize` says `embeddedContext` (Copilot CLI
+   * 1.0.102 takes the block and leaves its text out of the model request).
+   */
+  resourcesAsText?: boolean;
 }
 
 /** One tool call as the updates have described it so far. */

@@ -5,6 +5,7 @@ import type { JsonObject, JsonValue } from '../schema/json';
 import { ACP_AGENT_METHODS, ACP_CLIENT_METHODS, PERMISSION_KINDS } from '../wire/acp';
 import { JSON_RPC, JsonLinesPeer, LATER, PeerError } from '../wire/json-lines-peer';
 import { acpProfile, newAcpState, type AcpQuirks, type AcpState } from './acp-events';
+import { contentText, type PromptContent } from '../wire/prompt-content';
 import type { ProtocolFactory } from './protocol';
 
 /*
@@ -28,7 +29,9 @@ export function acpClient(quirks: AcpQuirks = {}): ProtocolFactory {
     peer.onRequest(ACP_CLIENT_METHODS.requestPermission, () => LATER);
     /** The session's id once `session/new` answered; prompts sent before wait for it. */
     let sessionId: string | null = null;
-    const waiting: string[] = [];
+    const waiting: (readonly PromptContent[])[] = [];
+    /** Whether the agent takes embedded resources (its `initialize` answer's `promptCapabilities.embeddedContext`). */
+    let embeddedContext = false;
     /** An interrupt asked before the session existed: the waiting prompt is cancelled once sent. */
     let cancelWaiting = false;
 
@@ -37,8 +40,17 @@ export function acpClient(quirks: AcpQuirks = {}): ProtocolFactory {
       if (sessionId !== null) peer.notify(ACP_AGENT_METHODS.sessionCancel, { sessionId });
     };
 
-    const prompt = (text: string): void => {
-      const params: PromptRequest = { sessionId: sessionId ?? '', prompt: [{ type: 'text', text }] };
+    const prompt = (content: readonly PromptContent[]): void => {
+      // The blocks as given (ACP's own); an embedded resource as text (or an image) to an agent that takes none.
+      const blocks = content.map((block): JsonObject => {
+        if (block.type !== 'resource' || embeddedContext) return { ...block } as JsonObject;
+        const text = contentText(block);
+        const { resource } = block;
+        return text !== null
+          ? { type: 'text', text }
+          : { type: 'image', mimeType: resource.mimeType ?? '', data: 'blob' in resource ? resource.blob : '' };
+      });
+      const params = { sessionId: sessionId ?? '', prompt: blocks } as unknown as PromptRequest;
       // Its answer ends the turn: the mapping reads it (a failed prompt is a failed turn, not the session's end).
       state.promptRequests.add(String(peer.request(ACP_AGENT_METHODS.sessionPrompt, params as JsonObject).id));
     };
@@ -46,7 +58,7 @@ export function acpClient(quirks: AcpQuirks = {}): ProtocolFactory {
     /** The session is there: the prompts that waited for it go. */
     const sessionReady = (result: JsonValue): void => {
       sessionId = str(obj(result)?.sessionId) ?? options.resume ?? null;
-      for (const text of waiting.splice(0)) prompt(text);
+      for (const content of waiting.splice(0)) prompt(content);
       if (cancelWaiting) cancel();
     };
 
@@ -77,13 +89,18 @@ export function acpClient(quirks: AcpQuirks = {}): ProtocolFactory {
           clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false },
           clientInfo: { name: 'cli-subprocess-core', version: '0' },
         };
-        peer
-          .request(ACP_AGENT_METHODS.initialize, params as JsonObject)
-          .then(startSession, (error: unknown) => host.fail(`${cli} refused to initialize: ${reason(error)}`));
+        peer.request(ACP_AGENT_METHODS.initialize, params as JsonObject).then(
+          (result) => {
+            embeddedContext =
+              quirks.resourcesAsText !== true && obj(obj(obj(result)?.agentCapabilities)?.promptCapabilities)?.embeddedContext === true;
+            startSession();
+          },
+          (error: unknown) => host.fail(`${cli} refused to initialize: ${reason(error)}`),
+        );
       },
-      prompt(text) {
-        if (sessionId === null) waiting.push(text);
-        else prompt(text);
+      prompt(content) {
+        if (sessionId === null) waiting.push(content);
+        else prompt(content);
       },
       answer(approvalId, answer) {
         const asked = state.asked.get(approvalId);

@@ -1,6 +1,7 @@
 import { claudeProfile, type ClaudeState } from '../providers/claude';
 import type { ProviderProfile } from '../providers/profile';
-import type { JsonObject } from '../schema/json';
+import type { JsonObject, JsonValue } from '../schema/json';
+import { textOnly } from '../wire/prompt-content';
 import { CLAUDE_CONTROL, JsonLinesPeer, LATER, PeerError, type RequestHandler } from '../wire/json-lines-peer';
 import { DENIED_BY_HOST, WITHDRAWN, type ProtocolFactory } from './protocol';
 
@@ -59,8 +60,16 @@ export const claudeControl: ProtocolFactory = (host) => {
           host.fail(`Claude Code refused the session: ${(error instanceof PeerError && error.message) || 'initialize failed'}`),
         );
     },
-    prompt(text) {
-      host.write({ type: 'user', message: { role: 'user', content: text }, parent_tool_use_id: null, session_id: '' });
+    prompt(_content, parts) {
+      // Text alone as a string, as ever; with images the Messages API's content blocks, which Claude Code passes on as given.
+      const content: JsonValue = textOnly(parts)
+        ? parts[0].text
+        : parts.map((part): JsonObject =>
+            part.type === 'text'
+              ? { type: 'text', text: part.text }
+              : { type: 'image', source: { type: 'base64', media_type: part.mimeType, data: part.data } },
+          );
+      host.write({ type: 'user', message: { role: 'user', content }, parent_tool_use_id: null, session_id: '' });
     },
     answer(approvalId, answer) {
       // The request as Claude asked it (the profile keeps each pending one); answered here, so a

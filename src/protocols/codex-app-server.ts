@@ -49,16 +49,16 @@ function appServer(quirks: CodexQuirks, host: ProtocolHost, options: SessionOpti
   for (const [method, handler] of Object.entries(SERVER_REQUESTS)) peer.onRequest(method, handler);
   /** The thread's id once `thread/start` answered; prompts sent before wait for it. */
   let threadId: string | null = null;
-  const waiting: string[] = [];
+  const waiting: JsonObject[][] = [];
   /** The running turn's id (from `turn/start`'s answer), for `turn/interrupt`. */
   let turnId: string | null = null;
   let interruptAsked = false;
   // An interrupt asked for a turn that has not started yet holds until that turn is over.
   peer.onNotification(CODEX_NOTIFICATIONS.turnCompleted, () => (interruptAsked = false));
 
-  const startTurn = (text: string): void => {
+  const startTurn = (input: JsonObject[]): void => {
     turnId = null;
-    peer.request(CODEX_METHODS.turnStart, { threadId: threadId ?? '', input: [{ type: 'text', text, text_elements: [] }] }).then(
+    peer.request(CODEX_METHODS.turnStart, { threadId: threadId ?? '', input }).then(
       (result) => {
         turnId = str(obj(obj(result)?.turn)?.id);
         // An interrupt asked before the turn had an id.
@@ -79,7 +79,7 @@ function appServer(quirks: CodexQuirks, host: ProtocolHost, options: SessionOpti
   /** The thread is there: the prompts that waited for it start. */
   const threadReady = (result: JsonValue): void => {
     threadId = str(obj(obj(result)?.thread)?.id);
-    for (const text of waiting.splice(0)) startTurn(text);
+    for (const input of waiting.splice(0)) startTurn(input);
   };
 
   // Pure: the protocol's state is shared only to read what the server asked (`asked`), never to write the wire.
@@ -105,9 +105,15 @@ function appServer(quirks: CodexQuirks, host: ProtocolHost, options: SessionOpti
       const method = options.resume ? CODEX_METHODS.threadResume : CODEX_METHODS.threadStart;
       peer.request(method, options.resume ? { ...params, threadId: options.resume } : params).then(threadReady, refused(method));
     },
-    prompt(text) {
-      if (threadId === null) waiting.push(text);
-      else startTurn(text);
+    prompt(_content, parts) {
+      // 0.169's `UserInput` items: text, and an image as a data URL (`localImage` wants a file).
+      const input = parts.map((part): JsonObject =>
+        part.type === 'text'
+          ? { type: 'text', text: part.text, text_elements: [] }
+          : { type: 'image', url: `data:${part.mimeType};base64,${part.data}` },
+      );
+      if (threadId === null) waiting.push(input);
+      else startTurn(input);
     },
     answer(approvalId, answer) {
       state.asked.delete(approvalId);

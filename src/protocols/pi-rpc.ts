@@ -1,4 +1,5 @@
 import type { ProviderProfile } from '../providers/profile';
+import { partsText } from '../wire/prompt-content';
 import { JsonLinesPeer, LATER, PI_RPC, PeerError, type RequestHandler } from '../wire/json-lines-peer';
 import { PI_COMMANDS, PI_UI_REQUESTS, type PiUiRequest } from '../wire/pi-rpc';
 import { piRpcProfile } from './pi-rpc-events';
@@ -28,9 +29,11 @@ export const piRpc: ProtocolFactory = (host) => {
     open() {
       peer.request(PI_COMMANDS.getState).catch((error: unknown) => host.fail(`pi refused ${PI_COMMANDS.getState}: ${reason(error)}`));
     },
-    prompt(text) {
+    prompt(_content, parts) {
+      // Images apart from the text, as the `prompt` command takes them (`ImageContent`: data, mimeType).
+      const images = parts.flatMap((part) => (part.type === 'image' ? [{ type: 'image', data: part.data, mimeType: part.mimeType }] : []));
       // A refusal is also an answer line, which the events mapping reports as an error.
-      void peer.request(PI_COMMANDS.prompt, { message: text });
+      void peer.request(PI_COMMANDS.prompt, images.length === 0 ? { message: partsText(parts) } : { message: partsText(parts), images });
     },
     answer(approvalId, answer) {
       peer.respond(approvalId, answer === null ? { cancelled: true } : { confirmed: answer.decision === 'allow' });

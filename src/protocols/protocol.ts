@@ -4,6 +4,7 @@ import type { ProviderProfile } from '../providers/profile';
 import type { JsonObject } from '../schema/json';
 import { parseLine } from '../wire/json-line';
 import type { JsonLinesPeer } from '../wire/json-lines-peer';
+import type { CliPromptPart, PromptContent } from '../wire/prompt-content';
 import type { ApprovalAnswer, SessionOptions, SessionProvider } from '../sessions/types';
 
 /** What a protocol may ask of the session that runs it. */
@@ -31,8 +32,12 @@ export interface SessionProtocol {
   readonly peer: JsonLinesPeer;
   /** Writes the opening handshake. */
   open(): void;
-  /** Starts a turn (the session starts one at a time); a protocol still in its handshake sends it once ready. */
-  prompt(text: string): void;
+  /**
+   * Starts a turn (the session starts one at a time); a protocol still in its handshake sends it
+   * once ready. `content` is the prompt's checked blocks (as given: the ACP CLIs take them so),
+   * `parts` the same as text and images, already checked against the CLI's `imageTypes`.
+   */
+  prompt(content: readonly PromptContent[], parts: readonly CliPromptPart[]): void;
   /** Answers a permission request; null withdraws it (the turn was interrupted, the session is closing). */
   answer(approvalId: string, answer: ApprovalAnswer | null): void;
   /** Asks the CLI to end the running turn. */

@@ -12,3 +12,13 @@ export type {
   SessionOptions,
   SessionProvider,
 } from './types';
+export { WEB_IMAGE_TYPES } from '../wire/prompt-content';
+export type {
+  EmbeddedResource,
+  ImageContent,
+  PromptContent,
+  ResourceContent,
+  ResourceLinkContent,
+  SessionPrompt,
+  TextContent,
+} from '../wire/prompt-content';

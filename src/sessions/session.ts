@@ -5,12 +5,14 @@ import { CLIS, isCliId, SESSION_CLI_IDS, type SessionSetup } from '../clis';
 import { checkMcpServers } from '../clis/mcp-servers';
 import { CliProcess, DEFAULT_GRACE_MS } from '../runner/cli-process';
 import type { Termination } from '../runner/ending';
-import { refuseNul } from '../runner/flags';
 import { checkDuration, prepareLaunch } from '../runner/launch';
 import { OutcomeTally } from '../runner/outcome';
 import type { RunOutcome } from '../runner/types';
 import { ApprovalBook, type AnsweredBy } from './approval-book';
 import { readLine, type SessionProtocol } from '../protocols/protocol';
+import { cliPromptParts, type CliPromptPart, type PromptContent, type SessionPrompt } from '../wire/prompt-content';
+import { promptContent } from './prompt';
+import { refuseNul } from '../runner/flags';
 import { sessionArgv } from './session-argv';
 import type { ApprovalAnswer, ApprovalPolicy, Session, SessionOptions, SessionProvider } from './types';
 import { APPROVAL_POLICIES } from './types';
@@ -65,7 +67,9 @@ function checkLimit(name: string, value: number | undefined): void {
 
 /** A turn asked for with `send`, queued or running. */
 interface Turn {
-  readonly prompt: string;
+  /** The prompt's checked blocks, and the same as text and images (see `SessionProtocol.prompt`). */
+  readonly content: readonly PromptContent[];
+  readonly parts: readonly CliPromptPart[];
   readonly resolve: (result: Event<'result'>) => void;
   readonly reject: (error: Error) => void;
   /** Settles with the turn, whichever way it ends. */
@@ -147,10 +151,13 @@ class ChildSession extends CliProcess implements Session {
     this.approvals.policy = policy;
   }
 
-  send(prompt: string): Promise<Event<'result'>> {
-    if (typeof prompt !== 'string') throw new TypeError('prompt must be a string');
+  send(prompt: SessionPrompt): Promise<Event<'result'>> {
+    if (typeof prompt !== 'string' && !Array.isArray(prompt)) throw new TypeError('prompt must be a string or an array of content blocks');
+    let content: PromptContent[];
+    let parts: CliPromptPart[];
     try {
-      refuseNul('prompt', prompt);
+      content = promptContent(prompt);
+      parts = cliPromptParts(content, this.setup.imageTypes, CLIS[this.provider].name);
     } catch (error) {
       // A rejection, as for any prompt the session cannot take: that turn fails, the session goes on.
       return Promise.reject(error);
@@ -163,7 +170,7 @@ class ChildSession extends CliProcess implements Session {
       reject = rej;
     });
     // `over` handles the rejection too: a caller that does not await `send` sees no unhandled rejection.
-    this.queued.push({ prompt, resolve, reject, over: result.then(ignore, ignore), interruptTimer: null });
+    this.queued.push({ content, parts, resolve, reject, over: result.then(ignore, ignore), interruptTimer: null });
     this.nextTurn();
     return result;
   }
@@ -261,7 +268,7 @@ class ChildSession extends CliProcess implements Session {
     const turn = this.queued.shift();
     if (!turn) return;
     this.turn = turn;
-    this.protocol.prompt(turn.prompt);
+    this.protocol.prompt(turn.content, turn.parts);
   }
 
   /** A `result` closes the running turn; its approvals still open are withdrawn. */

@@ -1,4 +1,5 @@
 import type { AnyEvent } from '../events/event';
+import type { SessionPrompt } from '../wire/prompt-content';
 import type { Session } from './types';
 
 /** The events of one turn, as they arrive, then the end (or the error that refused the turn). */
@@ -70,10 +71,10 @@ export class SessionTurns {
   }
 
   /**
-   * Sends `prompt` and answers its turn's events, then the end. A prompt the session refuses (a NUL
+   * Sends `prompt` (text or content blocks, as `Session.send` takes) and answers its turn's events, then the end. A prompt the session refuses (a NUL
    * byte in it, the session over) makes the iteration throw the refusal; later turns are not affected.
    */
-  send(prompt: string): AsyncIterable<AnyEvent> {
+  send(prompt: SessionPrompt): AsyncIterable<AnyEvent> {
     const feed = new TurnFeed();
     for (const event of this.open.length === 0 ? this.between.splice(0) : []) feed.push(event);
     this.open.push(feed);

@@ -1,5 +1,6 @@
 import type { AnyEvent, Event } from '../events/event';
 import type { AgentCli, RunOutcome } from '../runner/types';
+import type { SessionPrompt } from '../wire/prompt-content';
 
 /**
  * The CLIs `startSession` can hold a conversation with, and the protocol each speaks:
@@ -140,11 +141,15 @@ export interface Session extends AsyncIterable<AnyEvent> {
   readonly sessionId: string | null;
   /**
    * Starts a turn with `prompt` (or queues it behind the running turn: one turn at a time) and
-   * resolves with the `result` event that closes it. Rejects when the session ends before the turn
-   * starts, and with a TypeError for a prompt holding a NUL byte (no CLI can take one; the session
-   * goes on); throws a TypeError for a prompt that is not a string.
+   * resolves with the `result` event that closes it. The prompt is text, or blocks of content
+   * (`PromptContent`: text, images, embedded resources, resource links, in ACP's shapes), each
+   * passed in the CLI's own form: images where the CLI takes them (`SessionSetup.imageTypes`),
+   * resources and links as text where it takes no resource. Rejects when the session ends before
+   * the turn starts, and with a TypeError (the session goes on) for a prompt holding a NUL byte (no
+   * CLI can take one), a malformed block, or an image the CLI cannot take; throws a TypeError for a
+   * prompt that is neither a string nor an array.
    */
-  send(prompt: string): Promise<Event<'result'>>;
+  send(prompt: SessionPrompt): Promise<Event<'result'>>;
   /**
    * Answers a pending approval: `approvalId` is its event's, a random id the session gives each
    * request (never the CLI's own, which a caller could guess). Answers false when `approvalId` is

@@ -47,11 +47,18 @@
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { resolve as resolvePath } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { client, methods, ndJsonStream, RequestError } from '@agentclientprotocol/sdk';
 
 const isChunk = (kind) => (update) => update.sessionUpdate === kind;
 
-/** @type {Record<string, { permission?: string | Function, turns: Array<{ prompt: string | object[], permission?: string | Function, cancelOn?: (update: any) => boolean }> }>} */
+/** A real 4×4 red PNG (RGB, 8 bits), base64: the `image` scenario's image. */
+const RED_PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAQAAAAECAIAAAAmkwkpAAAAEElEQVR4nGO4oKAARwzEcQDFQxEBb5JfhQAAAABJRU5ErkJggg==';
+
+/** A file URI under the session's cwd (set once the arguments are read). */
+let fileUri = (name) => name;
+
+/** @type {Record<string, { permission?: string | Function, turns: Array<{ prompt: string | object[] | (() => object[]), permission?: string | Function, cancelOn?: (update: any) => boolean }> }>} */
 const SCENARIOS = {
   plain: { turns: [{ prompt: 'Say hello.' }] },
   allow: { permission: 'allow_once', turns: [{ prompt: 'Create made-by-tool.txt.' }] },
@@ -66,6 +73,29 @@ const SCENARIOS = {
   close: { closeAfterTurn: 0, turns: [{ prompt: 'Say hello.' }, { prompt: 'Say hello again.' }] },
   // A tool of the client's MCP server (--mcp-servers), whose call the client allows.
   mcp: { permission: 'allow_once', turns: [{ prompt: 'Ask the echo tool to echo ping.' }] },
+  // A prompt with an image block (`promptCapabilities.image`).
+  image: {
+    turns: [
+      {
+        prompt: [
+          { type: 'text', text: 'What colour is this image?' },
+          { type: 'image', mimeType: 'image/png', data: RED_PNG },
+        ],
+      },
+    ],
+  },
+  // A prompt with the editor's selected file embedded (`embeddedContext`) and a link to another file (baseline ACP).
+  resource: {
+    turns: [
+      {
+        prompt: () => [
+          { type: 'text', text: 'What do these files say?' },
+          { type: 'resource', resource: { uri: fileUri('notes.txt'), mimeType: 'text/plain', text: 'The secret word is pumpernickel.' } },
+          { type: 'resource_link', uri: fileUri('linked.txt'), name: 'linked.txt' },
+        ],
+      },
+    ],
+  },
 };
 /** Permission requests of scenarios that set no policy are denied. */
 const DEFAULT_PERMISSION = 'reject_once';
@@ -113,7 +143,7 @@ const record = {
 let currentTurn = null; // the turn whose session/prompt is pending
 const log = (entry) => record.logs.push({ ...entry, turn: currentTurn ? currentTurn.index : null });
 const turnRecord = (turn, outcome) => ({
-  prompt: turn.spec.prompt,
+  prompt: turn.prompt,
   ...outcome,
   ...(turn.cancelSentAfterUpdates === undefined ? {} : { cancelSentAfterUpdates: turn.cancelSentAfterUpdates }),
   updates: turn.updates,
@@ -336,6 +366,7 @@ const settle = () => new Promise((resolve) => setImmediate(() => setImmediate(re
 async function main() {
   const opts = parseArgs(process.argv.slice(2));
   const scenario = SCENARIOS[opts.scenario];
+  fileUri = (name) => pathToFileURL(resolvePath(opts.cwd, name)).href;
 
   const child = spawn(opts.command[0], opts.command.slice(1), { cwd: opts.cwd, env: process.env, stdio: ['pipe', 'pipe', 'inherit'] });
   const spawned = new Promise((resolve, reject) => {
@@ -430,8 +461,13 @@ async function main() {
       await settle();
 
       for (const [index, spec] of scenario.turns.entries()) {
-        const prompt = typeof spec.prompt === 'string' ? [{ type: 'text', text: spec.prompt }] : spec.prompt;
-        const turn = { index, spec, cancelled: false, cancelSentAfterUpdates: undefined, updates: [], permissions: [] };
+        const prompt =
+          typeof spec.prompt === 'string'
+            ? [{ type: 'text', text: spec.prompt }]
+            : typeof spec.prompt === 'function'
+              ? spec.prompt()
+              : spec.prompt;
+        const turn = { index, spec, prompt, cancelled: false, cancelSentAfterUpdates: undefined, updates: [], permissions: [] };
         currentTurn = turn;
         let outcome;
         try {

@@ -151,6 +151,28 @@ it('session/cancel ends the turn cancelled; the next prompt completes', async ()
   await agent.end();
 });
 
+it('prompt content: image and embedded context advertised; a block the CLI cannot take gets INVALID_PARAMS, the next prompt its answer', async () => {
+  const agent = startAgent('plain');
+  const sessionId = await agent.open();
+  expect(((await agent.answer(0)).result as { agentCapabilities: unknown }).agentCapabilities).toMatchObject({
+    promptCapabilities: { image: true, audio: false, embeddedContext: true },
+  });
+  const bmp = { type: 'image', mimeType: 'image/bmp', data: 'Qk0=' };
+  agent.send({ id: 2, method: 'session/prompt', params: { sessionId, prompt: [{ type: 'text', text: 'Look.' }, bmp] } });
+  expect((await agent.answer(2)).error).toEqual({
+    code: -32602,
+    message: 'prompt block 1 (image): Gemini CLI takes images of type image/png, image/jpeg, image/gif, image/webp; got image/bmp',
+  });
+  agent.send({ id: 3, method: 'session/prompt', params: { sessionId, prompt: [{ type: 'audio', mimeType: 'audio/wav', data: 'UklG' }] } });
+  expect((await agent.answer(3)).error).toMatchObject({
+    code: -32602,
+    message: expect.stringContaining('type must be one of text, image'),
+  });
+  agent.send({ id: 4, method: 'session/prompt', params: { sessionId, prompt: [{ type: 'text', text: 'Say hello.' }] } });
+  expect((await agent.answer(4)).result).toEqual({ stopReason: 'end_turn' });
+  await agent.end();
+});
+
 it('one NUL prompt wedges an ACP session (fixed): that prompt gets INVALID_PARAMS, the next one its normal answer', async () => {
   const agent = startAgent('plain');
   const sessionId = await agent.open();

@@ -96,7 +96,7 @@ export async function play(capture: Capture): Promise<Played> {
 function act(message: JsonObject, protocol: SessionProtocol): void {
   const action = hostAction(message);
   if (!action) return;
-  if (action.type === 'prompt') protocol.prompt(action.text);
+  if (action.type === 'prompt') protocol.prompt([{ type: 'text', text: action.text }], [{ type: 'text', text: action.text }]);
   else if (action.type === 'interrupt') protocol.interrupt();
   else protocol.answer(action.id, action.answer);
 }

@@ -5,6 +5,7 @@ import { arr, obj, str } from '../../providers/drafts';
 import { splitLines } from '../../providers/lines';
 import type { JsonObject, JsonValue } from '../../schema/json';
 import { startSession } from '../../sessions/session';
+import type { SessionPrompt } from '../../wire/prompt-content';
 import { SessionTurns } from '../../sessions/turns';
 import type { ApprovalPolicy, McpServer, Session, SessionOptions, SessionProvider } from '../../sessions/types';
 import { CLIS } from '../../clis';
@@ -139,7 +140,8 @@ export async function serveAcpAgent(options: AcpAgentOptions, input: Readable, o
       protocolVersion: 1,
       agentCapabilities: {
         loadSession: history !== null,
-        promptCapabilities: { image: false, audio: false, embeddedContext: false },
+        // Images where the CLI takes them (its registry's `imageTypes`); embedded resources always (as text where the CLI takes none).
+        promptCapabilities: { image: CLIS[options.provider].session.imageTypes.length > 0, audio: false, embeddedContext: true },
         sessionCapabilities: { close: {} },
         // The transports the CLI takes besides stdio (its registry entry's `mcpServers`).
         mcpCapabilities: { http: mcpKinds.includes('http'), sse: mcpKinds.includes('sse') },
@@ -203,10 +205,9 @@ export async function serveAcpAgent(options: AcpAgentOptions, input: Readable, o
     [ACP_AGENT_METHODS.sessionPrompt]: async (params) => {
       const sessionId = str(params.sessionId) ?? '';
       const agent = sessionOf(params);
-      const text = promptText(params.prompt);
       for (const block of arr(params.prompt))
         if (obj(block)) history?.record(sessionId, { update: { sessionUpdate: 'user_message_chunk', content: block } });
-      for await (const event of refusedAsInvalid(agent.turns.send(text))) {
+      for await (const event of refusedAsInvalid(agent.turns.send(arr(params.prompt) as unknown as SessionPrompt))) {
         // The CLI's own session id, which a later `session/load` resumes.
         if (event.kind === 'run_started' && event.provider_session_id)
           history?.record(sessionId, { cli_session_id: event.provider_session_id });
@@ -239,7 +240,7 @@ export async function serveAcpAgent(options: AcpAgentOptions, input: Readable, o
 }
 
 /**
- * A turn's events, the session's refusal of its prompt (a TypeError: a NUL byte in it) as the
+ * A turn's events, the session's refusal of its prompt (a TypeError: a NUL byte in it, a block the CLI cannot take) as the
  * client's mistake: INVALID_PARAMS with the refusal's message. The session goes on.
  */
 async function* refusedAsInvalid(events: AsyncIterable<AnyEvent>): AsyncIterable<AnyEvent> {
@@ -248,19 +249,4 @@ async function* refusedAsInvalid(events: AsyncIterable<AnyEvent>): AsyncIterable
   } catch (error) {
     throw error instanceof TypeError ? rpcError(INVALID_PARAMS, error.message) : error;
   }
-}
-
-/** A prompt's text: its text blocks, and its resource links and embedded resources by their URI. */
-function promptText(prompt: JsonValue | undefined): string {
-  return arr(prompt)
-    .map((block) => {
-      const content = obj(block);
-      if (!content) return '';
-      if (content.type === 'text') return str(content.text) ?? '';
-      const uri = str(content.uri) ?? str(obj(content.resource)?.uri);
-      const text = str(obj(content.resource)?.text);
-      return uri === null ? '' : text === null ? `@${uri}` : `@${uri}\n${text}`;
-    })
-    .filter((text) => text !== '')
-    .join('\n');
 }
