@@ -53,8 +53,8 @@ export class Transcript {
   private last: Block = 'none';
   /** Streamed text not yet written: the Markdown block under way. */
   private streaming = '';
-  /** Whether text was streamed since the last whole message (which then is not written again). */
-  private streamed = false;
+  /** The text streamed since the last whole message (which, when it says the same, is not written again). */
+  private streamed = '';
   /** Thinking under way (consecutive thinking events, as partial output streams it). */
   private thinking = '';
   private cwd: string | null = null;
@@ -112,17 +112,17 @@ export class Transcript {
       }
       case 'assistant_delta':
         this.step();
-        this.streamed = true;
+        this.streamed += event.payload.content;
         this.streaming += event.payload.content;
         return this.streamBlocks();
       case 'assistant_message': {
         this.step();
-        if (this.streamed) {
-          this.streamed = false;
-          return this.flushText();
-        }
+        const streamed = this.streamed;
+        this.streamed = '';
         const text = messageText(event.payload.content);
-        return text.trim() === '' ? '' : this.text(text);
+        // With partial output, a message repeats the text its deltas streamed.
+        if (streamed !== '' && squash(text) === squash(streamed)) return this.flushText();
+        return this.flushText() + (text.trim() === '' ? '' : this.text(text));
       }
       case 'thinking':
         this.step();
@@ -135,9 +135,9 @@ export class Transcript {
       case 'approval_requested': {
         const p = event.payload;
         const details = p.details;
-        const toolName = str(details.tool_name) ?? str(details.toolName);
-        const input = obj(details.input) ?? obj(details.tool_input);
-        const gist = toolName !== null && input ? toolGist(toolName, input, {}, this.cwd).line : (p.subject ?? 'a request');
+        const toolName = str(details.tool_name) ?? str(details.toolName) ?? p.subject;
+        const input = obj(details.input) ?? obj(details.tool_input) ?? details;
+        const gist = toolName !== null ? toolGist(toolName, input, {}, this.cwd).line : 'a request';
         return this.item([c.yellow(this.cut(`? approval asked: ${gist}`))]);
       }
       case 'approval_resolved': {
@@ -324,6 +324,9 @@ function messageText(content: readonly JsonValue[]): string {
     .filter((text) => text !== '')
     .join('\n\n');
 }
+
+/** `text` with its white space squashed, to compare a message with what was streamed of it. */
+const squash = (text: string) => text.replace(/\s+/g, ' ').trim();
 
 /** An approval's decision as allow, deny, or its own words. */
 function decisionOf(decision: JsonValue): string {
