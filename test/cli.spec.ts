@@ -224,7 +224,10 @@ describe('cli-subprocess-core usage', () => {
       ['decode', '--provider=', 'a.jsonl'],
       'unknown provider "": expected one of claude, codex, gemini, cursor, opencode, amp, qwen, pi, kilo, cline, auto',
     ],
-    [['decode', '--json', '--format', 'pretty', '--provider', 'claude', 'a.jsonl'], '--json and --format pretty ask for two formats: give one'],
+    [
+      ['decode', '--json', '--format', 'pretty', '--provider', 'claude', 'a.jsonl'],
+      '--json and --format pretty ask for two formats: give one',
+    ],
     [['show', 'a.jsonl', 'b.jsonl'], 'show takes one file (or - for standard input)'],
     [['validate', '--verbose', 'a.jsonl'], '--verbose is an option of decode, show, run and session'],
     [['validate', '--provider', 'claude', 'a.jsonl'], '--provider is an option of decode, run, session and acp'],

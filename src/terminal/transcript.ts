@@ -57,6 +57,8 @@ export class Transcript {
   private streamed = '';
   /** Thinking under way (consecutive thinking events, as partial output streams it). */
   private thinking = '';
+  /** The thinking last written (squashed), until something else is: a CLI repeats it whole after its deltas. */
+  private thinkingShown = '';
   private cwd: string | null = null;
   private usage = new UsageTotals();
   private usageSeen = false;
@@ -83,9 +85,14 @@ export class Transcript {
       this.firstTime ??= time;
       this.lastTime = time;
     }
+    // What shows nothing (usage, and unless verbose stderr and unmapped lines) leaves streamed text and thinking be.
+    const shows = event.kind !== 'cost_update' && (this.verbose || (event.kind !== 'raw' && event.kind !== 'stderr'));
     let out = '';
-    if (event.kind !== 'thinking') out += this.flushThinking();
-    if (event.kind !== 'assistant_delta' && event.kind !== 'assistant_message') out += this.flushText();
+    if (shows && event.kind !== 'thinking') {
+      out += this.flushThinking();
+      this.thinkingShown = '';
+    }
+    if (shows && event.kind !== 'assistant_delta' && event.kind !== 'assistant_message') out += this.flushText();
     return out + this.render(event);
   }
 
@@ -124,10 +131,14 @@ export class Transcript {
         if (streamed !== '' && squash(text) === squash(streamed)) return this.flushText();
         return this.flushText() + (text.trim() === '' ? '' : this.text(text));
       }
-      case 'thinking':
+      case 'thinking': {
         this.step();
+        const whole = squash(event.payload.content);
+        // With partial output, the whole thinking follows the deltas that streamed it.
+        if (whole === squash(this.thinking) || (this.thinking === '' && whole === this.thinkingShown)) return '';
         this.thinking += event.payload.content;
         return '';
+      }
       case 'tool_use':
         return this.toolUse(event);
       case 'tool_result':
@@ -144,7 +155,8 @@ export class Transcript {
         const p = event.payload;
         const decision = decisionOf(p.decision);
         const reason = p.reason ? ` (${p.reason})` : '';
-        const line = decision === 'allow' ? c.green(`✓ allowed${reason}`) : c.red(`✗ ${decision === 'deny' ? 'denied' : decision}${reason}`);
+        const line =
+          decision === 'allow' ? c.green(`✓ allowed${reason}`) : c.red(`✗ ${decision === 'deny' ? 'denied' : decision}${reason}`);
         return this.item([this.cut(line)]);
       }
       case 'cost_update':
@@ -169,7 +181,11 @@ export class Transcript {
         );
       case 'raw':
         if (!this.verbose) return '';
-        return this.item([c.dim(this.cut(`raw: ${typeof event.payload.content === 'string' ? event.payload.content : JSON.stringify(event.payload.content)}`))]);
+        return this.item([
+          c.dim(
+            this.cut(`raw: ${typeof event.payload.content === 'string' ? event.payload.content : JSON.stringify(event.payload.content)}`),
+          ),
+        ]);
       case 'result':
         return this.closing(event);
     }
@@ -191,7 +207,9 @@ export class Transcript {
     const shown = this.verbose ? gist.diff : gist.diff.slice(0, DIFF_LINES);
     for (const line of shown) {
       const cut = this.cut(line, 4);
-      lines.push(`    ${line.startsWith('+') ? c.green(cut) : line.startsWith('-') ? c.red(cut) : line.startsWith('@@') ? c.cyan(cut) : c.dim(cut)}`);
+      lines.push(
+        `    ${line.startsWith('+') ? c.green(cut) : line.startsWith('-') ? c.red(cut) : line.startsWith('@@') ? c.cyan(cut) : c.dim(cut)}`,
+      );
     }
     if (shown.length < gist.diff.length) lines.push(c.dim(`    … ${more(gist.diff.length - shown.length)}`));
     return this.item(lines);
@@ -210,7 +228,10 @@ export class Transcript {
     this.lastToolCall = null;
     if (shown.length < all.length) lines.push(c.dim(`  ⎿ … ${more(all.length - shown.length)}`));
     const color = p.is_error ? c.red : c.dim;
-    shown.forEach((line, i) => lines.push(`${i === 0 && lines.length === 0 ? '  ⎿ ' : '    '}${color(this.cut(line, 4))}`));
+    shown.forEach((line, i) => {
+      const cut = this.cut(line.trimEnd(), 4);
+      lines.push(`${i === 0 && lines.length === 0 ? '  ⎿ ' : '    '}${cut === '' ? '' : color(cut)}`);
+    });
     if (lines.length === 0) lines.push(c.dim(p.is_error ? '  ⎿ (failed, no output)' : '  ⎿ (no output)'));
     return this.item(lines);
   }
@@ -221,7 +242,8 @@ export class Transcript {
     const p = event.payload;
     const status = str(p.status) ?? 'ended';
     const metadata = p.metadata;
-    const durationMs = num(metadata.duration_ms) ?? (this.firstTime !== null && this.lastTime !== null ? this.lastTime - this.firstTime : null);
+    const durationMs =
+      num(metadata.duration_ms) ?? (this.firstTime !== null && this.lastTime !== null ? this.lastTime - this.firstTime : null);
     const turns = num(metadata.num_turns) ?? this.steps;
     const parts = [status === 'completed' ? c.green(`✓ ${status}`) : c.red(`✗ ${status}`)];
     if (durationMs !== null) parts.push(duration(durationMs));
@@ -244,7 +266,8 @@ export class Transcript {
     const lines: string[] = [];
     for (const part of parts) {
       const current = lines.length > 0 ? lines[lines.length - 1] : null;
-      if (current !== null && stringWidth(current) + 3 + stringWidth(part) <= this.width) lines[lines.length - 1] = current + separator + part;
+      if (current !== null && stringWidth(current) + 3 + stringWidth(part) <= this.width)
+        lines[lines.length - 1] = current + separator + part;
       else lines.push(part);
     }
     return lines.map((line) => this.cut(line)).join('\n');
@@ -255,7 +278,7 @@ export class Transcript {
     if (lines.length === 0) return '';
     const gap = this.last === 'text' ? '\n' : '';
     this.last = 'item';
-    return `${gap}${lines.join('\n')}\n`;
+    return `${gap}${lines.map((line) => line.trimEnd()).join('\n')}\n`;
   }
 
   /** Writes Markdown text as a block. */
@@ -287,6 +310,7 @@ export class Transcript {
     const thinking = this.thinking.trim();
     this.thinking = '';
     if (thinking === '') return '';
+    this.thinkingShown = squash(thinking);
     const c = this.colors;
     if (!this.verbose) return this.item([c.dim(c.italic(this.cut(`✻ ${firstLine(thinking)}`)))]);
     const wrapped = wrapAnsi(thinking, this.width - 2, { hard: true }).split('\n');
