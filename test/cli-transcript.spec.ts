@@ -96,6 +96,13 @@ describe('the transcript', () => {
     expect(stdout).toMatch(/✓ completed · 0\.6 s · 2 turns · 432 in \/ 28 out tokens[^]*\$0\.0019\n$/);
   });
 
+  it('the README shows the demo as it prints it', async () => {
+    const { stdout } = await cli(['decode', '--provider', 'claude', demo], NO_COLOR);
+    const readme = readFileSync(join(root, 'README.md'), 'utf8');
+    expect(readme).toContain(`run. On a terminal it prints the run as a person reads it`);
+    expect(/what it cost, by the same usage rules for every CLI\):\n\n```text\n([^`]*)```/.exec(readme)?.[1]).toBe(stdout);
+  });
+
   it('follows the terminal width, and 80 columns when --format pretty writes into a pipe', async () => {
     const narrow = await cli(['decode', '--provider', 'claude', demo], NO_COLOR, 40);
     for (const line of narrow.stdout.split('\n')) expect(line.length).toBeLessThanOrEqual(40);
