@@ -44,7 +44,7 @@ export function markdownRenderer(width: number, colors: Palette): MarkdownRender
           const body = text.replace(/\n+$/, '');
           return `${body
             .split('\n')
-            .map((line) => `  ${colors.yellow(line)}`)
+            .map((line) => (line === '' ? '' : `  ${colors.yellow(line)}`))
             .join('\n')}\n\n`;
         },
       },

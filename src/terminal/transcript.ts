@@ -283,7 +283,10 @@ export class Transcript {
 
   /** Writes Markdown text as a block. */
   private text(markdown: string): string {
-    const rendered = this.markdown(markdown);
+    const rendered = this.markdown(markdown)
+      .split('\n')
+      .map((line) => line.trimEnd())
+      .join('\n');
     if (rendered.trim() === '') return '';
     const gap = this.last === 'none' ? '' : '\n';
     this.last = 'text';
