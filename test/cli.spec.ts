@@ -209,7 +209,7 @@ describe('cli-subprocess-core usage', () => {
     [['validate', 'a.jsonl', 'b.jsonl'], 'validate takes one file (or - for standard input)'],
     [['validate', '--strict', 'a.jsonl'], 'unknown option: --strict'],
     [['schema', 'raw', 'error'], 'schema takes at most one kind'],
-    [['schema', '--json'], '--json is an option of validate'],
+    [['schema', '--json'], '--json is an option of validate, decode and show'],
     [['decode', 'a.jsonl'], 'decode needs --provider <id|auto>'],
     [['decode', '--provider', 'claude', '--keep-raw', 'some', 'a.jsonl'], '--keep-raw must be one of all, unmapped, none; got "some"'],
     [['validate', '--keep-raw', 'none', 'a.jsonl'], '--keep-raw is an option of decode, run, session and acp'],
@@ -224,7 +224,12 @@ describe('cli-subprocess-core usage', () => {
       ['decode', '--provider=', 'a.jsonl'],
       'unknown provider "": expected one of claude, codex, gemini, cursor, opencode, amp, qwen, pi, kilo, cline, auto',
     ],
-    [['decode', '--json', '--provider', 'claude', 'a.jsonl'], '--json is an option of validate'],
+    [
+      ['decode', '--json', '--format', 'pretty', '--provider', 'claude', 'a.jsonl'],
+      '--json and --format pretty ask for two formats: give one',
+    ],
+    [['show', 'a.jsonl', 'b.jsonl'], 'show takes one file (or - for standard input)'],
+    [['validate', '--verbose', 'a.jsonl'], '--verbose is an option of decode, show, run and session'],
     [['validate', '--provider', 'claude', 'a.jsonl'], '--provider is an option of decode, run, session and acp'],
     [['schema', '--provider', 'claude'], '--provider is an option of decode, run, session and acp'],
   ])('usage error %j → exit 2 with the usage on stderr', (args, message) => {

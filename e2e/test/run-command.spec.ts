@@ -67,6 +67,34 @@ describe('cli-subprocess-core run with the real CLIs', () => {
     expect(JSON.stringify(result?.payload.content)).toContain('hello-from-tool');
   });
 
+  it('claude: --format pretty → the transcript: the tool call, its output, the answer and the closing line', async () => {
+    const tool = scenario('tool');
+    const cli = await startScriptedCli('claude', tool.script);
+    open.push(cli);
+    const args = [
+      'run',
+      '--provider',
+      'claude',
+      '--bin',
+      cli.executable,
+      '--cwd',
+      cli.cwd,
+      '--format',
+      'pretty',
+      '--allowed-tools',
+      'Bash',
+    ];
+    const command = spawnNodeCli(mainJs(), [...args, tool.prompt], { cwd: cli.cwd, env: { ...cli.env, NO_COLOR: '1' } });
+    const exit = await command.exited;
+    expect(exit.status).toBe(0);
+    const lines = exit.stdout.trimEnd().split('\n');
+    expect(lines[0]).toMatch(/^claude · /);
+    expect(exit.stdout).toContain('\n● $ echo hello-from-tool\n  ⎿ hello-from-tool\n');
+    expect(exit.stdout).toContain('\nThe command printed hello-from-tool.\n');
+    expect(lines.slice(-2).join(' ')).toMatch(/^✓ completed · \d+\.\d s · 2 turns · [\d,]+ in \/ [\d,]+ out tokens .*\$\d+\.\d{2,4}$/);
+    expect(exit.stdout).not.toMatch(/\u001b|"kind"/);
+  });
+
   it('claude: an API error (HTTP 400) → exit 1, a failed result', async () => {
     const apiError = scenario('api-error');
     const { command, cli } = await startRunCommand('claude', apiError.script, [apiError.prompt]);

@@ -4,6 +4,7 @@ import type { RunOptions } from '../runner/types';
 import { keepRawOption, type KeepRaw } from './keep-raw';
 import { DEFAULT_MAX_LINE_BYTES } from './line-splitter';
 import { maxLineBytesOption } from './max-line-bytes';
+import { formatOption, type FormatOptions } from './output-format';
 import { runOptions } from './run-args';
 import { sessionOptions } from './session-command';
 import { serveOptions } from './serve-args';
@@ -17,10 +18,17 @@ export { UsageError } from './usage-error';
 /** What the command line asks for. */
 export type Command =
   | ({ readonly name: 'validate' } & ValidateOptions)
-  | { readonly name: 'decode'; readonly file: string; readonly provider: ProviderId | 'auto'; readonly keepRaw: KeepRaw }
+  | {
+      readonly name: 'decode';
+      readonly file: string;
+      readonly provider: ProviderId | 'auto';
+      readonly keepRaw: KeepRaw;
+      readonly output: FormatOptions;
+    }
+  | { readonly name: 'show'; readonly file: string; readonly output: FormatOptions }
   | { readonly name: 'schema'; readonly kind?: string }
-  | { readonly name: 'run'; readonly options: RunOptions }
-  | { readonly name: 'session'; readonly options: SessionOptions }
+  | { readonly name: 'run'; readonly options: RunOptions; readonly output: FormatOptions }
+  | { readonly name: 'session'; readonly options: SessionOptions; readonly output: FormatOptions }
   | { readonly name: 'acp'; readonly options: SessionOptions; readonly historyDir?: string; readonly login?: boolean }
   | { readonly name: 'serve' | 'worker'; readonly options: ServeOptions }
   | { readonly name: 'help' };
@@ -37,15 +45,19 @@ export const USAGE = `Usage: cli-subprocess-core <command> [options]
 Commands:
   validate [--json] [--max-line-bytes N] [--allow-invalid-utf8] <file.jsonl | ->
                                                check each line as an Event; print errors and a summary
-  decode --provider <id|auto> <file.jsonl | -> decode an agent CLI's stdout into events (JSONL on stdout, summary on stderr)
+  decode --provider <id|auto> <file.jsonl | -> decode an agent CLI's stdout into events (a transcript on a terminal, else
+                                               JSONL on stdout and a summary on stderr)
+  show <file.jsonl | ->                        print a stored run as a transcript: a file of events, or of a CLI's own
+                                               output (which one is told by its first line)
   schema [kind]                                print the JSON Schema of the Event, or of one kind's payload
   run --provider <${RUN_CLI_IDS.join('|')}> [options] [--] <prompt>
-                                               run the agent CLI on a prompt; its events as JSONL on stdout
+                                               run the agent CLI on a prompt; its events as a transcript on a
+                                               terminal, else as JSONL on stdout
   session --provider <${SESSION_CLI_IDS.join('|')}> [options]
                                                hold a session: commands as JSON lines on stdin
                                                ({"type":"prompt","text":…}, {"type":"approve","approval_id":…,
                                                "decision":"allow"|"deny"}, {"type":"interrupt"}; end of input
-                                               closes it once the prompts sent are answered), events as JSONL on stdout
+                                               closes it once the prompts sent are answered), events as for run
   acp --provider <${SESSION_CLI_IDS.join('|')}> [options]
                                                an Agent Client Protocol agent on stdio (for Zed, JetBrains, Neovim)
                                                fronting the CLI: each ACP session is a session of it,
@@ -60,12 +72,18 @@ Commands:
                                                take queued runs from Redis and run them here
 
 Options:
-  --json             validate: write the normalized events as JSONL to stdout (the report goes to stderr)
+  --json             validate: write the normalized events as JSONL to stdout (the report goes to stderr);
+                     decode, show: the same as --format jsonl
   --max-line-bytes <n>
                      validate: longest line read (default ${DEFAULT_MAX_LINE_BYTES}, 64 MB); a longer one is
                      reported (line_too_long) and skipped without being held in memory
   --allow-invalid-utf8
                      validate: read invalid UTF-8 with U+FFFD replacements instead of reporting the line (invalid_utf8)
+  --format <f>       decode, show, run, session: pretty (a transcript for a person) or jsonl (one event per line);
+                     default: pretty when stdout is a terminal, else jsonl. A transcript follows the terminal's
+                     width (80 columns elsewhere) and NO_COLOR / FORCE_COLOR
+  --verbose          decode, show, run, session: a transcript with all of the thinking and of each tool's
+                     output, and the CLI's stderr and unmapped lines
   --provider <id>    decode: the CLI that printed the input: ${DECODE_CLI_IDS.join(', ')},
                      or auto (named by the first line a provider recognises); run, session: the CLI to run
   --keep-raw <which> decode, run, session: which events carry the native line in "raw": all, unmapped, none (default: all for decode, none for run and session)
@@ -136,6 +154,7 @@ Exit codes:
   validate  0 every line valid, 1 some line invalid (also when stdout's reader leaves early: the lines read
             so far), 130 interrupted (SIGINT; the summary so far goes to stderr)
   decode    0 the input was read (a line no provider understands becomes a raw event)
+  show      0 the input was read (a line that is not an event is reported on stderr and skipped)
   run       0 completed, 1 failed or timed out, 127 executable not found, 130 interrupted (SIGINT),
             143 terminated (SIGTERM), 141 stdout closed by its reader
   session   as run: 0 closed after its turns, 1 the CLI failed or died
@@ -145,14 +164,16 @@ Exit codes:
 `;
 
 type CommandName = Exclude<Command['name'], 'help'>;
-const COMMANDS: readonly CommandName[] = ['validate', 'decode', 'schema', 'run', 'session', 'acp', 'serve', 'worker'];
+const COMMANDS: readonly CommandName[] = ['validate', 'decode', 'show', 'schema', 'run', 'session', 'acp', 'serve', 'worker'];
 const isCommandName = (name: string): name is CommandName => (COMMANDS as readonly string[]).includes(name);
 
 /** Every option: whether it takes a value (`--name value` or `--name=value`), and the commands that accept it. */
 const OPTIONS: Readonly<Record<string, { readonly takesValue: boolean; readonly commands: readonly CommandName[] }>> = {
-  '--json': { takesValue: false, commands: ['validate'] },
+  '--json': { takesValue: false, commands: ['validate', 'decode', 'show'] },
   '--max-line-bytes': { takesValue: true, commands: ['validate'] },
   '--allow-invalid-utf8': { takesValue: false, commands: ['validate'] },
+  '--format': { takesValue: true, commands: ['decode', 'show', 'run', 'session'] },
+  '--verbose': { takesValue: false, commands: ['decode', 'show', 'run', 'session'] },
   '--provider': { takesValue: true, commands: ['decode', 'run', 'session', 'acp'] },
   '--keep-raw': { takesValue: true, commands: ['decode', 'run', 'session', 'acp'] },
   '--model': { takesValue: true, commands: ['run', 'session', 'acp'] },
@@ -237,15 +258,24 @@ export function parseArgs(argv: readonly string[]): Command {
       const provider = given.get('--provider');
       if (provider === undefined) throw new UsageError('decode needs --provider <id|auto>');
       if (rest.length !== 1) throw new UsageError('decode takes one file (or - for standard input)');
-      return { name, file: rest[0], provider: providerId(provider), keepRaw: keepRawOption(given.get('--keep-raw')) };
+      return {
+        name,
+        file: rest[0],
+        provider: providerId(provider),
+        keepRaw: keepRawOption(given.get('--keep-raw')),
+        output: outputOptions(given),
+      };
     }
+    case 'show':
+      if (rest.length !== 1) throw new UsageError('show takes one file (or - for standard input)');
+      return { name, file: rest[0], output: outputOptions(given) };
     case 'schema':
       if (rest.length > 1) throw new UsageError('schema takes at most one kind');
       return { name, kind: rest[0] };
     case 'run':
-      return { name, options: runOptions(given, rest) };
+      return { name, options: runOptions(given, rest), output: outputOptions(given) };
     case 'session':
-      return { name, options: sessionOptions(given, rest) };
+      return { name, options: sessionOptions(given, rest), output: outputOptions(given) };
     case 'acp':
       return {
         name,
@@ -257,6 +287,13 @@ export function parseArgs(argv: readonly string[]): Command {
     case 'worker':
       return { name, options: serveOptions(name, given, rest) };
   }
+}
+
+/** `--format` and `--verbose` (and, for decode and show, `--json`: the same as `--format jsonl`). */
+function outputOptions(given: GivenOptions): FormatOptions {
+  const format = formatOption(given.get('--format'));
+  if (given.has('--json') && format === 'pretty') throw new UsageError('--json and --format pretty ask for two formats: give one');
+  return { format: given.has('--json') ? 'jsonl' : format, verbose: given.has('--verbose') };
 }
 
 /** A provider id from the command line; an unknown one is a usage error that lists the known ids. */

@@ -1,5 +1,6 @@
-import { createDecoder, type AnyEvent, type DecoderOptions, type ProviderId } from '../index';
+import { createDecoder, Event, type AnyEvent, type DecoderOptions, type ProviderId } from '../index';
 import { CliIo, openInput, unreadable, write } from './io';
+import { eventWriter, type FormatOptions } from './output-format';
 import { DEFAULT_MAX_LINE_BYTES, LineSplitter } from './line-splitter';
 import { Progress } from './progress';
 import { DecodeTally, formatDecodeSummary } from './summary';
@@ -13,12 +14,20 @@ import { DecodeTally, formatDecodeSummary } from './summary';
  * string length`); invalid UTF-8 is read with U+FFFD in its place, as agent CLIs' output may hold it.
  */
 export async function decodeCommand(
-  options: { file: string; provider: ProviderId | 'auto'; keepRaw: DecoderOptions['keepRaw'] },
+  options: {
+    file: string;
+    provider: ProviderId | 'auto';
+    keepRaw: DecoderOptions['keepRaw'];
+    output?: FormatOptions;
+    /** `show`: the input may be a file of events (told by its first line); no summary. */
+    show?: boolean;
+  },
   io: CliIo,
 ): Promise<number> {
+  const writer = await eventWriter(options.output ?? { verbose: false }, io);
   const { source, input } = openInput(options.file, io);
   // A file has no "now": its first untimed lines take the first time a line has.
-  const decoder = createDecoder(options.provider, { keepRaw: options.keepRaw, lookAhead: true });
+  const decoder = createDecoder(options.provider, { keepRaw: options.keepRaw, lookAhead: true, clock: io.clock });
   const tally = new DecodeTally();
   const progress = new Progress(io.progress, source, io.progressEveryMs, 'events');
   let events = '';
@@ -26,15 +35,20 @@ export async function decodeCommand(
   const add = (decoded: AnyEvent[]) => {
     for (const event of decoded) {
       tally.count(event.kind);
-      events += `${JSON.stringify(event)}\n`;
+      events += writer.event(event);
     }
   };
+  /** `show`: whether the input is a file of events, once its first non-blank line told (null before). */
+  let ofEvents: boolean | null = options.show ? null : false;
   const splitter = new LineSplitter(
     {
       text: (line) => {
         tally.lines++;
         if (line.trim() === '') tally.blank++;
-        add(decoder.push(line));
+        else if (ofEvents === null) ofEvents = Event.safeFromJSON(line).success;
+        if (ofEvents) {
+          if (line.trim() !== '') add(readEvent(line, source, tally.lines, (warning) => (warnings += warning)));
+        } else add(decoder.push(line));
         progress.tick(tally.lines, tally.events);
       },
       tooLong: (bytes) => {
@@ -61,9 +75,22 @@ export async function decodeCommand(
     return unreadable(io, source, cause);
   }
   splitter.end();
-  add(decoder.end());
+  if (!ofEvents) add(decoder.end());
+  events += writer.end();
   await flush();
   progress.clear();
-  await write(io.stderr, formatDecodeSummary(source, tally, decoder.provider, decoder.sessionId));
+  // The summary is for a pipeline's log; a person reading a transcript has its closing line.
+  if (!options.show && !writer.pretty) await write(io.stderr, formatDecodeSummary(source, tally, decoder.provider, decoder.sessionId));
   return 0;
+}
+
+/**
+ * One line of a file of events (`show`): the event, or none with a warning for a line that is not
+ * one (a reader never throws on a line).
+ */
+function readEvent(line: string, source: string, lineNumber: number, warn: (warning: string) => void): AnyEvent[] {
+  const parsed = Event.safeFromJSON(line);
+  if (parsed.success) return [parsed.data];
+  warn(`cli-subprocess-core: ${source}:${lineNumber}: not an event (${parsed.error.message.split('\n')[0]}); skipped\n`);
+  return [];
 }

@@ -10,6 +10,10 @@ export interface CliIo {
   readonly progress?: Writable;
   /** Least time between two progress lines; default one second. */
   readonly progressEveryMs?: number;
+  /** The environment that decides colour (NO_COLOR, FORCE_COLOR, TERM); default process.env. */
+  readonly env?: NodeJS.ProcessEnv;
+  /** The time of decoding for lines with no time of their own (`decode`, `show`); tests pass a fixed one. Default: now. */
+  readonly clock?: () => Date;
 }
 
 /** Writes `text`, waiting for the stream to drain when its buffer is full (so a slow reader never makes us buffer a whole file). */

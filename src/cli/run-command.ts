@@ -1,6 +1,7 @@
 import type { AnyEvent } from '../events/event';
 import { ExecutableNotFoundError, startRun, type RunOptions, type RunOutcome, type RunStatus } from '../runner';
 import { CliIo, watchOutput, write } from './io';
+import { eventWriter, type FormatOptions } from './output-format';
 
 /** What can stop a run or a session from outside: a signal to this process, or the reader of stdout going away. */
 export type Stop = 'SIGINT' | 'SIGTERM' | 'closed-output';
@@ -25,14 +26,22 @@ export interface Streamed {
   readonly done: Promise<RunOutcome>;
 }
 
+/** JSON lines unless stdout is a terminal: what `run` and `session` write when no option says. */
+const BY_OUTPUT: FormatOptions = { verbose: false };
+
 /**
  * `run --provider <p> [options] [--] <prompt>`: runs the agent CLI and writes its normalized
- * events to stdout, one `JSON.stringify(event)` per line, waiting for the reader when its pipe is
- * full. SIGINT or SIGTERM stops the CLI and everything it started; the run's own `aborted` result
+ * events to stdout, one `JSON.stringify(event)` per line (or a transcript: `output`), waiting for
+ * the reader when its pipe is full. SIGINT or SIGTERM stops the CLI and everything it started; the run's own `aborted` result
  * is still written before exiting. A reader that closes stdout early stops the run too. Answers
  * the exit code (see `STATUS_EXIT_CODES`, `STOP_EXIT_CODES`).
  */
-export function runCommand(options: RunOptions, io: CliIo, signals: NodeJS.EventEmitter = process): Promise<number> {
+export function runCommand(
+  options: RunOptions,
+  io: CliIo,
+  signals: NodeJS.EventEmitter = process,
+  output: FormatOptions = BY_OUTPUT,
+): Promise<number> {
   return streamCommand(
     () => {
       const run = startRun(options);
@@ -40,15 +49,23 @@ export function runCommand(options: RunOptions, io: CliIo, signals: NodeJS.Event
     },
     io,
     signals,
+    output,
   );
 }
 
 /**
- * Starts a run or a session with `start` and writes its events to stdout as JSON lines; SIGINT,
+ * Starts a run or a session with `start` and writes its events to stdout as JSON lines (or a
+ * transcript, by `format`); SIGINT,
  * SIGTERM and a closed stdout stop it. Answers the exit code: 127 for a missing executable, 2 for
  * an invalid option (a TypeError), 128 + the signal when stopped from outside, else by its status.
  */
-export async function streamCommand(start: () => Streamed, io: CliIo, signals: NodeJS.EventEmitter): Promise<number> {
+export async function streamCommand(
+  start: () => Streamed,
+  io: CliIo,
+  signals: NodeJS.EventEmitter,
+  format: FormatOptions = BY_OUTPUT,
+): Promise<number> {
+  const writer = await eventWriter(format, io);
   let streamed: Streamed;
   try {
     streamed = start();
@@ -73,8 +90,11 @@ export async function streamCommand(start: () => Streamed, io: CliIo, signals: N
     for await (const event of streamed.events) {
       // Once the reader is gone, keep draining (the stop finishes) but write nothing more.
       if (output.isClosed()) continue;
-      await Promise.race([write(io.stdout, `${JSON.stringify(event)}\n`), output.closed]);
+      const text = writer.event(event);
+      if (text !== '') await Promise.race([write(io.stdout, text), output.closed]);
     }
+    const rest = writer.end();
+    if (rest !== '' && !output.isClosed()) await Promise.race([write(io.stdout, rest), output.closed]);
   } finally {
     signals.off('SIGINT', onSigint);
     signals.off('SIGTERM', onSigterm);

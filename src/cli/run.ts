@@ -28,10 +28,12 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
       return validateCommand(command, io);
     case 'decode':
       return decodeCommand(command, io);
+    case 'show':
+      return decodeCommand({ ...command, provider: 'auto', keepRaw: 'all', show: true }, io);
     case 'run':
-      return runCommand(command.options, io);
+      return runCommand(command.options, io, process, command.output);
     case 'session':
-      return sessionCommand(command.options, io);
+      return sessionCommand(command.options, io, process, command.output);
     case 'acp':
       return acpCommand(command.options, io, command.historyDir, command.login);
     case 'serve':

@@ -6,6 +6,7 @@ import { APPROVAL_POLICIES } from '../sessions/types';
 import type { GivenOptions } from './args';
 import type { CliIo } from './io';
 import { keepRawOption } from './keep-raw';
+import type { FormatOptions } from './output-format';
 import { streamCommand } from './run-command';
 import { launchOptions, milliseconds } from './run-args';
 import { UsageError } from './usage-error';
@@ -47,11 +48,16 @@ export function sessionOptions(
 /**
  * `session --provider <p> [options]`: holds a session with the agent CLI. Commands come as JSON
  * lines on stdin (`{"type":"prompt","text":…}`, `{"type":"approve","approval_id":…,"decision":"allow"|"deny"}`,
- * `{"type":"interrupt"}`); the events go to stdout as JSON lines, as `run` writes them. At the end
+ * `{"type":"interrupt"}`); the events go to stdout as `run` writes them (JSON lines or a transcript). At the end
  * of input, the prompts sent are played to their end, then the session is closed. A command line
  * that cannot be understood is reported on stderr and skipped. Exit codes as for `run`.
  */
-export function sessionCommand(options: SessionOptions, io: CliIo, signals: NodeJS.EventEmitter = process): Promise<number> {
+export function sessionCommand(
+  options: SessionOptions,
+  io: CliIo,
+  signals: NodeJS.EventEmitter = process,
+  output?: FormatOptions,
+): Promise<number> {
   return streamCommand(
     () => {
       const session = startSession(options);
@@ -60,6 +66,7 @@ export function sessionCommand(options: SessionOptions, io: CliIo, signals: Node
     },
     io,
     signals,
+    output,
   );
 }
 
