@@ -87,6 +87,9 @@ export const claude = {
     model: (model) => ['--model', model],
     resume: (id) => ['--resume', id],
     protocol: claudeControl,
+    // Claude Code's model aliases (`--model`'s help: "an alias for the latest model (e.g. 'sonnet'
+    // or 'opus')"); its control protocol has `set_model` (2.1.328), answered once the model is switched.
+    models: { offered: ['sonnet', 'opus', 'haiku'], switchesRunning: true },
   },
   // `projects/<cwd with every non-alphanumeric character as "-">/<session id>.jsonl`.
   history: { root: projects, depth: 1, file: /^[^.].*\.jsonl$/, format: claudeTranscript },

@@ -64,6 +64,8 @@ export const codex = {
     // `thread/resume` instead of `thread/start` (codex-app-server.ts).
     resume: 'protocol',
     protocol: codexAppServer,
+    // Its models from `model/list`; `turn/start` takes a model "for this turn and subsequent turns" (0.169's schema).
+    models: { switchesRunning: true },
   },
   // `sessions/YYYY/MM/DD/rollout-<time>-<id>.jsonl`, `codex exec` sessions among them.
   history: { root: sessions, depth: 3, file: /^rollout-.*\.jsonl$/, format: codexRollout },

@@ -13,6 +13,7 @@ export const ACP_AGENT_METHODS = {
   sessionNew: 'session/new',
   sessionLoad: 'session/load',
   sessionSetMode: 'session/set_mode',
+  sessionSetConfigOption: 'session/set_config_option',
   sessionPrompt: 'session/prompt',
   sessionClose: 'session/close',
   authenticate: 'authenticate',
