@@ -14,6 +14,7 @@ import type {
   PromptResponse,
   RequestPermissionRequest,
   SessionUpdate,
+  SetSessionConfigOptionResponse,
   StopReason,
 } from '@agentclientprotocol/sdk';
 
@@ -62,6 +63,14 @@ export interface AcpClientRun {
   sessionNew: NewSessionResponse | null;
   /** The `session/load` answer, with `load`. */
   sessionLoad: LoadSessionResponse | null;
+  /** `set`: each `session/set_config_option` sent (value `@other` resolved), and its answer or error. */
+  setConfigOptions: {
+    beforeTurn: number;
+    configId: string;
+    value: string;
+    result?: SetSessionConfigOptionResponse;
+    error?: { code: number; message: string; data?: unknown };
+  }[];
   turns: AcpClientTurn[];
   /** session/update received while no prompt was pending (afterTurn: index of the last turn, -1 before the first). */
   outOfTurnUpdates: { afterTurn: number; update: SessionUpdate }[];
@@ -84,10 +93,12 @@ export interface AcpClientOptions {
   timeoutMs?: number;
   /** A session to load (`session/load`) instead of a new one. */
   load?: string;
+  /** `session/set_config_option`s to send before a turn (`value` `@other`: the first offered value not current). */
+  set?: readonly { beforeTurn: number; configId: string; value: string }[];
 }
 
 /** Runs acp-client.mjs against `command`; rejects (with its stderr) when the client exits non-zero. */
-export function runAcpClient({ scenario, cwd, env, command, timeoutMs, load }: AcpClientOptions): Promise<AcpClientRun> {
+export function runAcpClient({ scenario, cwd, env, command, timeoutMs, load, set = [] }: AcpClientOptions): Promise<AcpClientRun> {
   const args = [
     ACP_CLIENT,
     '--scenario',
@@ -96,6 +107,7 @@ export function runAcpClient({ scenario, cwd, env, command, timeoutMs, load }: A
     cwd,
     ...(timeoutMs ? ['--timeout-ms', String(timeoutMs)] : []),
     ...(load ? ['--load', load] : []),
+    ...set.flatMap((entry) => ['--set', `${entry.beforeTurn}:${entry.configId}=${entry.value}`]),
     '--',
     ...command,
   ];
