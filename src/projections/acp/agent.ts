@@ -110,8 +110,9 @@ export async function serveAcpAgent(options: AcpAgentOptions, input: Readable, o
     }
     agent.session = session;
     agent.turns = new SessionTurns(session);
+    // A session ended for a restart (one is pending) is replaced, not gone.
     void session.done.then(() => {
-      if (sessions.get(sessionId) === agent && agent.session === session) sessions.delete(sessionId);
+      if (sessions.get(sessionId) === agent && agent.session === session && agent.restart === null) sessions.delete(sessionId);
     });
   };
 
@@ -171,9 +172,12 @@ export async function serveAcpAgent(options: AcpAgentOptions, input: Readable, o
     const old = agent.session;
     const resume = agent.restart === 'resume' ? (old.sessionId ?? undefined) : undefined;
     if (agent.restart === 'fresh') history?.record(sessionId, { started: { provider: agent.config.provider, cwd: agent.cwd } });
-    agent.restart = null;
     await old.close();
-    startCli(sessionId, agent, resume);
+    try {
+      startCli(sessionId, agent, resume);
+    } finally {
+      agent.restart = null;
+    }
     void listModels(sessionId, agent, true);
   };
 
