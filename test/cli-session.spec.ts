@@ -84,8 +84,8 @@ describe('cli-subprocess-core session: usage', () => {
   });
 
   it.each([
-    [['acp', '--bin', '/usr/bin/claude'], 'acp: --bin is one CLI\'s: give --provider with it'],
-    [['acp', '--model', 'opus'], 'acp: --model is one CLI\'s: give --provider with it'],
+    [['acp', '--bin', '/usr/bin/claude'], "acp: --bin is one CLI's: give --provider with it"],
+    [['acp', '--model', 'opus'], "acp: --model is one CLI's: give --provider with it"],
     [['acp', '--provider', 'nope'], 'unknown provider "nope": acp takes one of claude, codex, gemini'],
     [['acp', '--provider', 'gemini', 'hello'], 'acp takes no prompt: the ACP client sends them'],
     [['acp', '--provider', 'gemini', '--cwd', '/tmp'], '--cwd is an option of run, session, serve and worker'],

@@ -53,8 +53,7 @@ export type AcpCommandOptions = Omit<SessionOptions, 'provider'> & { provider?: 
  */
 export function acpOptions(given: GivenOptions, positionals: readonly string[]): AcpCommandOptions {
   if (given.has('--provider')) return sessionOptions(given, positionals, 'acp');
-  for (const flag of ['--bin', '--model'])
-    if (given.has(flag)) throw new UsageError(`acp: ${flag} is one CLI's: give --provider with it`);
+  for (const flag of ['--bin', '--model']) if (given.has(flag)) throw new UsageError(`acp: ${flag} is one CLI's: give --provider with it`);
   // The common options checked as for any CLI, then the CLI left open.
   const { provider: _provider, ...common } = sessionOptions(new Map([...given, ['--provider', SESSION_CLI_IDS[0]]]), positionals, 'acp');
   return common;

@@ -114,7 +114,9 @@ export const codexAppServer: ProtocolFactory = (host, _cli, options) => {
         const found = obj(entry);
         const id = str(found?.model) ?? str(found?.id);
         if (!found || id === null || found.hidden === true) return [];
-        return [{ id, name: str(found.displayName) ?? id, ...(str(found.description) ? { description: str(found.description) as string } : {}) }];
+        return [
+          { id, name: str(found.displayName) ?? id, ...(str(found.description) ? { description: str(found.description) as string } : {}) },
+        ];
       });
     },
   };

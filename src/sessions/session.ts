@@ -200,7 +200,9 @@ class ChildSession extends CliProcess implements Session {
       return Promise.reject(error);
     }
     if (!this.setup.models?.switchesRunning || !this.protocol.setModel)
-      return Promise.reject(new TypeError(`${CLIS[this.provider].name} cannot switch the model of a running session: resume it with the model`));
+      return Promise.reject(
+        new TypeError(`${CLIS[this.provider].name} cannot switch the model of a running session: resume it with the model`),
+      );
     if (this.closing || this.ended || this.termination) return Promise.reject(new Error('the session is closed'));
     return this.protocol.setModel(model);
   }

@@ -94,8 +94,7 @@ function parseArgs(argv) {
       const match = /^(\d+):([^=]+)=(.*)$/.exec(value);
       if (!match) throw new UsageError(`--set wants <turn>:<configId>=<value>, got ${value}`);
       opts.set.push({ beforeTurn: Number(match[1]), configId: match[2], value: match[3] });
-    }
-    else throw new UsageError(`unknown argument ${own[i]}`);
+    } else throw new UsageError(`unknown argument ${own[i]}`);
     i++;
   }
   if (!opts.scenario || !SCENARIOS[opts.scenario]) throw new UsageError(`--scenario must be one of ${Object.keys(SCENARIOS).join(', ')}`);

@@ -81,14 +81,20 @@ export function installedClis(path: string | undefined = process.env.PATH, cwd: 
 
 const MODEL_DESCRIPTIONS: Record<'running' | 'resume' | 'none', (name: string) => string> = {
   running: (name) => `The model of ${name}; a change applies from the next turn, in the running session.`,
-  resume: (name) => `The model of ${name}; a change applies from the next turn, which resumes the session in a new ${name} process with it.`,
+  resume: (name) =>
+    `The model of ${name}; a change applies from the next turn, which resumes the session in a new ${name} process with it.`,
   none: (name) => `The model of ${name}, which cannot switch it during a session.`,
 };
 
 /** The model values of `config`: the current one first (the CLI's own choice, when none was chosen), then the offered ones. */
 function modelValues(config: SessionConfig): { value: string; name: string; description?: string }[] {
   const values = new Map<string, { value: string; name: string; description?: string }>();
-  if (config.model === null) values.set(DEFAULT_MODEL, { value: DEFAULT_MODEL, name: 'Default', description: "The CLI's own choice (its configuration or default)" });
+  if (config.model === null)
+    values.set(DEFAULT_MODEL, {
+      value: DEFAULT_MODEL,
+      name: 'Default',
+      description: "The CLI's own choice (its configuration or default)",
+    });
   else values.set(config.model, { value: config.model, name: config.model });
   if (modelSwitch(config.provider) !== null)
     for (const model of config.models)
@@ -125,7 +131,7 @@ export function configOptions(config: SessionConfig): JsonObject[] {
       id: CONFIG_IDS.cli,
       name: 'Agent CLI',
       description:
-        'The agent CLI that answers the next turn. A change starts a new conversation with the other CLI: a CLI cannot resume another one\'s session.',
+        "The agent CLI that answers the next turn. A change starts a new conversation with the other CLI: a CLI cannot resume another one's session.",
       category: CLI_CATEGORY,
       type: 'select',
       currentValue: config.provider,
