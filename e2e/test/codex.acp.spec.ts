@@ -1,5 +1,5 @@
 import { describeAcpAgent } from './acp-agent-scenarios';
 
 describe('cli-subprocess-core acp --provider codex, driven by the real ACP client', () => {
-  describeAcpAgent('codex');
+  describeAcpAgent('codex', { modelSwitch: true });
 });

@@ -49,6 +49,8 @@ export const cline = {
     resume: 'protocol',
     // Its tool calls are titled `<tool>: <what>` (`run_commands: touch made-by-tool.txt`): the name is the tool's.
     protocol: acpClient({ toolName: (call) => /^([a-z_]+):/.exec(str(call.title) ?? '')?.[1] ?? null }),
+    // Its session answer's `model` config option, switched by `session/set_config_option`.
+    models: { switchesRunning: true },
   },
   tools: {
     run_commands: 'execute',

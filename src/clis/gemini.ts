@@ -58,6 +58,8 @@ export const gemini = {
     resume: null,
     // Gemini names a tool call after its tool: `run_shell_command__run_shell_command_1796…_0`.
     protocol: acpClient({ toolName: (call) => /^([A-Za-z0-9_.-]+?)__/.exec(str(call.toolCallId) ?? '')?.[1] ?? null }),
+    // Its session answer's `models` (ACP's unstable `SessionModelState`), switched by `session/set_model` (0.61.0).
+    models: { switchesRunning: true },
   },
   // `<GEMINI_CLI_HOME or HOME>/.gemini/tmp/<project>/chats/session-<time>-<id8>.jsonl` (0.61.0; older
   // versions: `.json` documents, still read by 0.61): GEMINI_CLI_HOME stands for the home, not for

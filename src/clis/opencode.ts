@@ -26,6 +26,8 @@ export const opencode = {
     resume: 'protocol',
     // OpenCode's first `tool_call` (pending) is titled with the tool's name (`bash`); later titles are the command.
     protocol: acpClient({ toolName: (call) => (call.sessionUpdate === 'tool_call' ? str(call.title) : null) }),
+    // Its session answer's `model` config option, switched by `session/set_config_option` (1.18.33).
+    models: { switchesRunning: true },
   },
   tools: {
     bash: 'execute',

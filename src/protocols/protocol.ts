@@ -53,6 +53,8 @@ export interface CliModel {
   /** Its name for people. */
   readonly name: string;
   readonly description?: string;
+  /** The CLI said it is its session's model now (an ACP CLI's `currentModelId` or model option's `currentValue`). */
+  readonly current?: boolean;
 }
 
 /** Makes a CLI's protocol for one session. */

@@ -22,7 +22,9 @@ import {
   modelSwitch,
   MODES,
   modesOf,
+  MODEL_LIST_WAIT_MS,
   parseConfigChange,
+  within,
   type ConfigChange,
   type SessionConfig,
 } from './config-options';
@@ -117,12 +119,14 @@ export async function serveAcpAgent(options: AcpAgentOptions, input: Readable, o
   };
 
   /** The session's options once its CLI listed its models (Codex `model/list`); sent as an update when they changed. */
-  const listModels = async (sessionId: string, agent: AgentSession, announce: boolean): Promise<void> => {
+  const listModels = async (sessionId: string, agent: AgentSession, announce: () => boolean): Promise<void> => {
     const session = agent.session;
     const listed = await listedModels(session);
     if (!listed || agent.session !== session) return;
     (agent.config as { models: SessionConfig['models'] }).models = modelChoices(agent.config.provider, listed);
-    if (announce) notify(sessionId, { sessionUpdate: 'config_option_update', configOptions: configOptions(agent.config) });
+    // The model an ACP CLI says its session has stands for the CLI's default.
+    agent.config.model ??= listed.find((model) => model.current)?.id ?? null;
+    if (announce()) notify(sessionId, { sessionUpdate: 'config_option_update', configOptions: configOptions(agent.config) });
   };
 
   /** Starts the CLI's session for ACP session `sessionId` (`resume`: the CLI's session to continue); answers its modes and options. */
@@ -143,7 +147,13 @@ export async function serveAcpAgent(options: AcpAgentOptions, input: Readable, o
     const agent = { projector, config, cwd, restart: null } as unknown as AgentSession;
     startCli(sessionId, agent, resume);
     sessions.set(sessionId, agent);
-    await listModels(sessionId, agent, false);
+    // The answer waits a little for the CLI's models; a list that comes later is an update.
+    let answered = false;
+    await within(
+      listModels(sessionId, agent, () => answered),
+      MODEL_LIST_WAIT_MS,
+    );
+    answered = true;
     return { ...modesOf(config.mode), configOptions: configOptions(config) };
   };
 
@@ -178,7 +188,7 @@ export async function serveAcpAgent(options: AcpAgentOptions, input: Readable, o
     } finally {
       agent.restart = null;
     }
-    void listModels(sessionId, agent, true);
+    void listModels(sessionId, agent, () => true);
   };
 
   const sessionOf = (params: JsonObject): AgentSession => {

@@ -169,18 +169,22 @@ export function parseConfigChange(config: SessionConfig, configId: JsonValue | u
   return { option: 'model', model: value };
 }
 
-/** How long a session's model list may take (the CLI starting, then answering `model/list`) before the options go without it. */
-const MODEL_LIST_WAIT_MS = 15_000;
-
 /**
- * The models `session`'s CLI lists; null where it lists none, fails to, ends first, or takes
- * longer than `MODEL_LIST_WAIT_MS` (a `session/new` answer does not wait on it forever).
+ * How long a `session/new` answer waits for the CLI's model list (the CLI starting, then answering
+ * `model/list` or its own `session/new`); a list that comes later is sent as a `config_option_update`.
  */
-export async function listedModels(session: Session): Promise<readonly CliModel[] | null> {
+export const MODEL_LIST_WAIT_MS = 5_000;
+
+/** The models `session`'s CLI lists; null where it lists none, fails to, or ends first. */
+export function listedModels(session: Session): Promise<readonly CliModel[] | null> {
+  return Promise.race([session.models().catch(() => null), session.done.then(() => null)]);
+}
+
+/** Settles when `promise` does, or after `ms` at the latest. */
+export async function within(promise: Promise<unknown>, ms: number): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), MODEL_LIST_WAIT_MS)));
   try {
-    return await Promise.race([session.models().catch(() => null), session.done.then(() => null), late]);
+    await Promise.race([promise, new Promise((resolve) => (timer = setTimeout(resolve, ms)))]);
   } finally {
     clearTimeout(timer);
   }
