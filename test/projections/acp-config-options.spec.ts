@@ -60,19 +60,17 @@ describe('configOptions', () => {
     expect(values(configOptions(config('codex', { model: 'mine', models: listed })), 'model')).toEqual(['mine', 'gpt-a', 'gpt-b']);
   });
 
-  it('how a model switch takes effect comes from the registry: running, by a resume, or not at all (said in the description)', () => {
-    expect([modelSwitch('claude'), modelSwitch('codex'), modelSwitch('qwen'), modelSwitch('gemini'), modelSwitch('opencode')]).toEqual([
+  it('how a model switch takes effect comes from the registry: in the running session, or by a resume (said in the description)', () => {
+    expect([modelSwitch('claude'), modelSwitch('codex'), modelSwitch('gemini'), modelSwitch('copilot'), modelSwitch('pi')]).toEqual([
+      'running',
       'running',
       'running',
       'resume',
-      null,
-      null,
+      'resume',
     ]);
-    expect(configOptions(config('qwen'))[0].description).toContain('resumes the session in a new Qwen Code process');
-    // Gemini CLI cannot resume a session, so it offers its current model only, even with names to offer.
-    const gemini = configOptions(config('gemini', { model: 'gemini-x', models: [{ id: 'gemini-y', name: 'Y' }] }));
-    expect(values(gemini, 'model')).toEqual(['gemini-x']);
-    expect(gemini[0].description).toContain('cannot switch it during a session');
+    expect(configOptions(config('copilot'))[0].description).toContain('resumes the session in a new Copilot CLI process');
+    // Copilot CLI lists no models: its current one only.
+    expect(values(configOptions(config('copilot', { model: 'gpt-x' })), 'model')).toEqual(['gpt-x']);
   });
 
   it("a provider-less agent's sessions offer the CLIs as `cli`, with an `_`-prefixed category (plain ones are reserved)", () => {
