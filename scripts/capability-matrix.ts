@@ -7,7 +7,8 @@
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { CLI_IDS, CLIS, type CliDefinition } from '../src/clis';
+import { CLI_IDS, CLIS, isCliId, SESSION_CLI_IDS, type CliDefinition } from '../src/clis';
+import { modelSwitch } from '../src/projections/acp/config-options';
 
 const ROOT = join(__dirname, '..');
 export const README = join(ROOT, 'README.md');
@@ -40,6 +41,12 @@ function resumeOf(cli: CliDefinition): string {
   return ways.length === 0 ? '—' : ways.join(', ');
 }
 
+/** How a session's model is switched (the ACP agent's `model` option, `Session.setModel`). */
+function modelSwitchOf(id: string): string {
+  const way = isCliId(id, SESSION_CLI_IDS) ? modelSwitch(id) : null;
+  return way === 'running' ? 'in session' : way === 'resume' ? 'next turn (resume)' : '—';
+}
+
 /** The table, as Markdown. */
 export function capabilityMatrix(): string {
   const rows = CLI_IDS.map((id) => {
@@ -54,13 +61,26 @@ export function capabilityMatrix(): string {
       resumeOf(cli),
       yes(session),
       yes(session),
+      modelSwitchOf(id),
       // The kinds of MCP server a session takes (`SessionOptions.mcpServers`, the ACP agent's `mcpServers`).
       session ? (cli.session.mcpServers?.kinds.join(', ') ?? '—') : '—',
       pinned ?? '—',
       newestPassed ?? '—',
     ];
   });
-  const head = ['CLI', 'decode', 'run', 'session', 'resume', 'approvals', 'interrupt', 'MCP servers', 'pinned (e2e)', 'newest passed'];
+  const head = [
+    'CLI',
+    'decode',
+    'run',
+    'session',
+    'resume',
+    'approvals',
+    'interrupt',
+    'model switch',
+    'MCP servers',
+    'pinned (e2e)',
+    'newest passed',
+  ];
   return [head, head.map(() => '---'), ...rows].map((cells) => `| ${cells.join(' | ')} |`).join('\n');
 }
 

@@ -84,7 +84,9 @@ describe('cli-subprocess-core session: usage', () => {
   });
 
   it.each([
-    [['acp'], 'acp needs --provider <claude|codex|gemini|opencode|qwen|copilot|pi|kilo|cline>'],
+    [['acp', '--bin', '/usr/bin/claude'], "acp: --bin is one CLI's: give --provider with it"],
+    [['acp', '--model', 'opus'], "acp: --model is one CLI's: give --provider with it"],
+    [['acp', '--provider', 'nope'], 'unknown provider "nope": acp takes one of claude, codex, gemini'],
     [['acp', '--provider', 'gemini', 'hello'], 'acp takes no prompt: the ACP client sends them'],
     [['acp', '--provider', 'gemini', '--cwd', '/tmp'], '--cwd is an option of run, session, serve and worker'],
   ])('acp %j → exit 2: %s', async (argv, message) => {
@@ -97,6 +99,18 @@ describe('cli-subprocess-core session: usage', () => {
     const missing = startCommand(['acp', '--provider', 'codex', '--bin', '/nonexistent/codex']);
     expect(await missing.exit).toBe(127);
     expect(missing.stderr()).toContain('/nonexistent/codex not found or not executable: install @openai/codex or pass executable');
+  });
+
+  it('acp without --provider and no agent CLI on PATH → exit 127 at once, naming the executables looked for', async () => {
+    const path = process.env.PATH;
+    process.env.PATH = dir;
+    try {
+      const none = startCommand(['acp']);
+      expect(await none.exit).toBe(127);
+      expect(none.stderr()).toContain('no agent CLI found on PATH (claude, codex, gemini');
+    } finally {
+      process.env.PATH = path;
+    }
   });
 
   it("acp --login runs the CLI's own login command (the agent's terminal auth method) and exits with its code; a CLI without one → 2", async () => {

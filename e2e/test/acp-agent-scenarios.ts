@@ -6,18 +6,18 @@
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { CLIS } from '../../src/clis';
+import { CLIS, sessionSetup } from '../../src/clis';
 import type { CliDefinition } from '../../src/clis/definition';
 import { acpErrors } from '../../test/projections/acp-schema';
 import type { McpServer, SessionUpdate } from '@agentclientprotocol/sdk';
 import type { ResponsesTurn } from '../scripted/openai-responses';
 import { startScriptedCli, type CliName, type ScriptedCli } from '../scripted/setup';
-import { runAcpClient, type AcpClientRun, type AcpClientScenario } from './acp-client-harness';
+import { runAcpClient, type AcpClientOptions, type AcpClientRun, type AcpClientScenario } from './acp-client-harness';
 import { SLOW_TEXT } from './harness';
 
 const ROOT = join(__dirname, '..', '..');
 /** The `acp` command from source (the build is what ships; the command line is the same). */
-const ACP_COMMAND = [
+export const ACP_COMMAND = [
   process.execPath,
   '-r',
   require.resolve('ts-node/register/transpile-only'),
@@ -81,6 +81,19 @@ export interface AcpAgentChecks {
    * Code 0.15.10 left it out for the scripted model, whose name says nothing of images).
    */
   imageReachesModel?: boolean;
+  /**
+   * The scripted set-up offers a second model to switch to (the registry says the CLI switches in
+   * its session): switch between two turns. OpenCode's, Kilo's, Qwen Code's and Cline's offer one
+   * scripted model only (Qwen Code's other is its OAuth model).
+   */
+  modelSwitch?: boolean;
+}
+
+/** Nothing the SDK client rejected or altered, and every update valid against the protocol's schema. */
+export function expectValidRun(run: AcpClientRun): void {
+  expect(run.logs.filter((log) => log.source !== 'console' || /error/i.test(JSON.stringify(log)))).toEqual([]);
+  const updates = [...run.turns.flatMap((turn) => turn.updates), ...run.outOfTurnUpdates.map((entry) => entry.update)];
+  for (const update of updates) expect({ update, errors: acpErrors('SessionUpdate', update) }).toEqual({ update, errors: [] });
 }
 
 /** The text of the updates of `kind` (the agent's messages by default), as the client received them. */
@@ -97,7 +110,7 @@ function textOf(updates: readonly SessionUpdate[], kind: 'agent_message_chunk' |
 }
 
 /** The agent's text of a turn, as the client received it. */
-function said(run: AcpClientRun, turn: number): string {
+export function said(run: AcpClientRun, turn: number): string {
   return textOf(run.turns[turn].updates);
 }
 
@@ -123,16 +136,14 @@ export function describeAcpAgent(name: CliName, checks: AcpAgentChecks = {}): vo
     load?: string,
     without: readonly string[] = [],
     mcpServers?: McpServer[],
+    set: AcpClientOptions['set'] = [],
   ): Promise<AcpClientRun> {
     // ts-node compiles the command with the project's settings (decorators) from any cwd.
     const env: Record<string, string> = { ...cli.env, CLAUDE_CODE_MAX_RETRIES: '1', TS_NODE_PROJECT: join(ROOT, 'tsconfig.json') };
     for (const variable of without) delete env[variable];
     const command = [...ACP_COMMAND, '--provider', name, '--bin', cli.executable, '--history-dir', join(cli.env.HOME, 'acp-history')];
-    const run = await runAcpClient({ scenario, cwd: cli.cwd, env, command, load, mcpServers });
-    // Nothing the SDK client rejected or altered, and every update valid against the protocol's schema.
-    expect(run.logs.filter((log) => log.source !== 'console' || /error/i.test(JSON.stringify(log)))).toEqual([]);
-    const updates = [...run.turns.flatMap((turn) => turn.updates), ...run.outOfTurnUpdates.map((entry) => entry.update)];
-    for (const update of updates) expect({ update, errors: acpErrors('SessionUpdate', update) }).toEqual({ update, errors: [] });
+    const run = await runAcpClient({ scenario, cwd: cli.cwd, env, command, load, mcpServers, set });
+    expectValidRun(run);
     return run;
   }
 
@@ -297,6 +308,41 @@ export function describeAcpAgent(name: CliName, checks: AcpAgentChecks = {}): vo
     // The link as a reference the CLI can read: the file's path, for a CLI given it as text (an ACP CLI takes the link as given).
     expect(body).toContain(CLIS[name].session.protocolName === 'ACP' ? 'linked.txt' : join(cli.cwd, 'linked.txt'));
   });
+
+  const modelSetup = sessionSetup(name).models;
+  if (checks.modelSwitch && modelSetup?.switchesRunning) {
+    it("session/set_config_option switches the model between two turns: the second turn's model request names it", async () => {
+      const cli = await startScriptedCli(name, SCRIPTS['two-turns']);
+      open.push(cli);
+      // Claude's last alias (`haiku`: its default model may well be a `sonnet`); Codex's first listed model not current.
+      const value = modelSetup.offered?.at(-1) ?? '@other';
+      const run = await driveAgain('two-turns', cli, undefined, [], undefined, [{ beforeTurn: 1, configId: 'model', value }]);
+      const offered = run.sessionNew?.configOptions?.find((option) => option.id === 'model');
+      // The CLI's default, or the model an ACP CLI says its session has.
+      expect(offered).toMatchObject({ category: 'model', type: 'select' });
+      expect(run.sessionNew?.configOptions?.map((option) => option.id)).toEqual(['model', 'mode']);
+      const [set] = run.setConfigOptions;
+      expect(set.value).not.toBe('@other');
+      expect(set.result?.configOptions.find((option) => option.id === 'model')).toMatchObject({ currentValue: set.value });
+      expect(run.turns.map((turn) => turn.stopReason)).toEqual(['end_turn', 'end_turn']);
+      // The model requests of each turn (the second one's history holds the first prompt too).
+      // The model is the body's `model`, or Gemini's path (`/v1beta/models/<model>:streamGenerateContent`).
+      const posts = cli.server.requests
+        .filter((request) => request.method === 'POST')
+        .map((request) => ({
+          body: JSON.stringify(request.body),
+          model: String((request.body as { model?: unknown }).model ?? /\/models\/([^:/?]+)/.exec(request.url)?.[1]),
+        }));
+      const models = (holds: (body: string) => boolean) => posts.filter((post) => holds(post.body)).map((post) => post.model);
+      const second = models((body) => body.includes('Give the second answer.'));
+      const first = models((body) => body.includes('Give the first answer.') && !body.includes('Give the second answer.'));
+      expect(first.length).toBeGreaterThan(0);
+      expect(second.length).toBeGreaterThan(0);
+      // Claude Code resolves an alias to a full model id (`claude-haiku-…`); Codex sends the name as given.
+      for (const model of second) expect(model).toContain(set.value);
+      for (const model of first) expect(model).not.toContain(set.value);
+    });
+  }
 
   it('two prompts: two turns of one session', async () => {
     const { run } = await drive('two-turns');

@@ -16,6 +16,7 @@ import type {
   PromptResponse,
   RequestPermissionRequest,
   SessionUpdate,
+  SetSessionConfigOptionResponse,
   StopReason,
 } from '@agentclientprotocol/sdk';
 
@@ -65,6 +66,14 @@ export interface AcpClientRun {
   sessionNew: NewSessionResponse | null;
   /** The `session/load` answer, with `load`. */
   sessionLoad: LoadSessionResponse | null;
+  /** `set`: each `session/set_config_option` sent (value `@other` resolved), and its answer or error. */
+  setConfigOptions: {
+    beforeTurn: number;
+    configId: string;
+    value: string;
+    result?: SetSessionConfigOptionResponse;
+    error?: { code: number; message: string; data?: unknown };
+  }[];
   turns: AcpClientTurn[];
   /** session/update received while no prompt was pending (afterTurn: index of the last turn, -1 before the first). */
   outOfTurnUpdates: { afterTurn: number; update: SessionUpdate }[];
@@ -89,10 +98,21 @@ export interface AcpClientOptions {
   load?: string;
   /** The MCP servers `session/new` (or `session/load`) gives the agent (ACP `McpServer`s); none by default. */
   mcpServers?: McpServer[];
+  /** `session/set_config_option`s to send before a turn (`value` `@other`: the first offered value not current). */
+  set?: readonly { beforeTurn: number; configId: string; value: string }[];
 }
 
 /** Runs acp-client.mjs against `command`; rejects (with its stderr) when the client exits non-zero. */
-export function runAcpClient({ scenario, cwd, env, command, timeoutMs, load, mcpServers }: AcpClientOptions): Promise<AcpClientRun> {
+export function runAcpClient({
+  scenario,
+  cwd,
+  env,
+  command,
+  timeoutMs,
+  load,
+  mcpServers,
+  set = [],
+}: AcpClientOptions): Promise<AcpClientRun> {
   const args = [
     ACP_CLIENT,
     '--scenario',
@@ -102,6 +122,7 @@ export function runAcpClient({ scenario, cwd, env, command, timeoutMs, load, mcp
     ...(timeoutMs ? ['--timeout-ms', String(timeoutMs)] : []),
     ...(load ? ['--load', load] : []),
     ...(mcpServers ? ['--mcp-servers', JSON.stringify(mcpServers)] : []),
+    ...set.flatMap((entry) => ['--set', `${entry.beforeTurn}:${entry.configId}=${entry.value}`]),
     '--',
     ...command,
   ];

@@ -3,32 +3,46 @@ import { serveAcpAgent } from '../index';
 import { spawn } from 'node:child_process';
 import { loginCommand } from '../projections/acp/auth';
 import { cliEnvironment } from '../runner/environment';
-import type { SessionOptions } from '../sessions/types';
+import { installedClis } from '../projections/acp/config-options';
+import type { SessionOptions, SessionProvider } from '../sessions/types';
 import { ExecutableNotFoundError } from '../runner/errors';
 import { resolveExecutable } from '../runner/executable';
-import { CLIS } from '../clis';
+import { CLIS, SESSION_CLI_IDS } from '../clis';
 import type { CliIo } from './io';
+import type { AcpCommandOptions } from './session-command';
 
 /** Exit code when the CLI's executable is missing, as for `run`. */
 const NOT_FOUND_EXIT_CODE = 127;
 
 /**
- * `acp --provider <p> [options]`: an Agent Client Protocol agent on stdin and stdout, for an editor
+ * `acp [--provider <p>] [options]`: an Agent Client Protocol agent on stdin and stdout, for an editor
  * (Zed, JetBrains, Neovim) to launch. Each ACP session is a session of the provider's CLI, its
- * history kept in `historyDir` (the default when absent) for `session/load`. Ends at
- * the end of its input, once every session is closed: exit 0; 127 when the CLI is not installed.
+ * history kept in `historyDir` (the default when absent) for `session/load`. Without a provider,
+ * each session offers the registry's CLIs found on PATH as its `cli` option, the first by default.
+ * Ends at the end of its input, once every session is closed: exit 0; 127 when the CLI (without a
+ * provider: every CLI) is not installed.
  */
-export async function acpCommand(options: SessionOptions, io: CliIo, historyDir?: string, login = false): Promise<number> {
+export async function acpCommand(options: AcpCommandOptions, io: CliIo, historyDir?: string, login = false): Promise<number> {
   const { provider, cwd: _cwd, ...session } = options;
   // Checked now: an editor shows a command that exits at once with its stderr, not a session that fails later.
-  try {
-    resolveExecutable(options.executable ?? CLIS[provider].executable, provider, process.env.PATH, process.cwd());
-  } catch (error) {
-    if (!(error instanceof ExecutableNotFoundError)) throw error;
-    io.stderr.write(`cli-subprocess-core: ${error.message}\n`);
-    return NOT_FOUND_EXIT_CODE;
+  let first: SessionProvider | undefined = provider;
+  if (provider === undefined) {
+    first = installedClis()[0];
+    if (first === undefined) {
+      io.stderr.write(`cli-subprocess-core: no agent CLI found on PATH (${SESSION_CLI_IDS.map((id) => CLIS[id].executable).join(', ')})\n`);
+      return NOT_FOUND_EXIT_CODE;
+    }
+  } else {
+    try {
+      resolveExecutable(options.executable ?? CLIS[provider].executable, provider, process.env.PATH, process.cwd());
+    } catch (error) {
+      if (!(error instanceof ExecutableNotFoundError)) throw error;
+      io.stderr.write(`cli-subprocess-core: ${error.message}\n`);
+      return NOT_FOUND_EXIT_CODE;
+    }
   }
-  if (login) return runLogin(options, io);
+  // Without a provider, the login is the default CLI's (the one `authMethods` describes).
+  if (login) return runLogin({ ...options, provider: first as SessionProvider }, io);
   await serveAcpAgent({ provider, session, historyDir }, io.stdin, io.stdout);
   return 0;
 }

@@ -6,7 +6,7 @@ import { DEFAULT_MAX_LINE_BYTES } from './line-splitter';
 import { maxLineBytesOption } from './max-line-bytes';
 import { formatOption, type FormatOptions } from './output-format';
 import { runOptions } from './run-args';
-import { sessionOptions } from './session-command';
+import { acpOptions, sessionOptions, type AcpCommandOptions } from './session-command';
 import { serveOptions } from './serve-args';
 import type { ServeOptions } from './serve-command';
 import type { SessionOptions } from '../sessions/types';
@@ -29,7 +29,7 @@ export type Command =
   | { readonly name: 'schema'; readonly kind?: string }
   | { readonly name: 'run'; readonly options: RunOptions; readonly output: FormatOptions }
   | { readonly name: 'session'; readonly options: SessionOptions; readonly output: FormatOptions }
-  | { readonly name: 'acp'; readonly options: SessionOptions; readonly historyDir?: string; readonly login?: boolean }
+  | { readonly name: 'acp'; readonly options: AcpCommandOptions; readonly historyDir?: string; readonly login?: boolean }
   | { readonly name: 'serve' | 'worker'; readonly options: ServeOptions }
   | { readonly name: 'help' };
 
@@ -58,10 +58,14 @@ Commands:
                                                ({"type":"prompt","text":…}, {"type":"approve","approval_id":…,
                                                "decision":"allow"|"deny"}, {"type":"interrupt"}; end of input
                                                closes it once the prompts sent are answered), events as for run
-  acp --provider <${SESSION_CLI_IDS.join('|')}> [options]
+  acp [--provider <${SESSION_CLI_IDS.join('|')}>] [options]
                                                an Agent Client Protocol agent on stdio (for Zed, JetBrains, Neovim)
                                                fronting the CLI: each ACP session is a session of it,
-                                               kept for session/load in --history-dir
+                                               kept for session/load in --history-dir. Its config options:
+                                               model (switched in the running session where the CLI can,
+                                               else from the next turn by a resume) and mode (ask, allow,
+                                               deny); without --provider also cli: the CLIs found on PATH,
+                                               the first by default (a switch starts a new conversation)
   serve [--redis URL] [--host H] [--port P] [--token T | --tokens FILE | --no-auth] [options]
                                                the runs API over HTTP (queue, SSE that resumes, cancel,
                                                approvals, the record of your runs) and a page at /; without
@@ -279,7 +283,7 @@ export function parseArgs(argv: readonly string[]): Command {
     case 'acp':
       return {
         name,
-        options: sessionOptions(given, rest, 'acp'),
+        options: acpOptions(given, rest),
         historyDir: given.get('--history-dir') || undefined,
         login: given.has('--login'),
       };

@@ -45,6 +45,21 @@ export function sessionOptions(
   return options;
 }
 
+/** `acp`'s options: `startSession`'s, the CLI among them only when `--provider` pins one. */
+export type AcpCommandOptions = Omit<SessionOptions, 'provider'> & { provider?: SessionOptions['provider'] };
+
+/**
+ * `acp [--provider <p>] [options]`'s options, checked as `session`'s. Without `--provider` the
+ * agent offers every installed CLI, so `--bin` and `--model` (one CLI's) are refused.
+ */
+export function acpOptions(given: GivenOptions, positionals: readonly string[]): AcpCommandOptions {
+  if (given.has('--provider')) return sessionOptions(given, positionals, 'acp');
+  for (const flag of ['--bin', '--model']) if (given.has(flag)) throw new UsageError(`acp: ${flag} is one CLI's: give --provider with it`);
+  // The common options checked as for any CLI, then the CLI left open.
+  const { provider: _provider, ...common } = sessionOptions(new Map([...given, ['--provider', SESSION_CLI_IDS[0]]]), positionals, 'acp');
+  return common;
+}
+
 /**
  * `session --provider <p> [options]`: holds a session with the agent CLI. Commands come as JSON
  * lines on stdin (`{"type":"prompt","text":…}`, `{"type":"approve","approval_id":…,"decision":"allow"|"deny"}`,

@@ -112,6 +112,9 @@ export const claude = {
     },
     // A user message's content blocks (`{type:'image', source:{type:'base64'}}`): the Messages API's types.
     imageTypes: WEB_IMAGE_TYPES,
+    // Claude Code's model aliases (`--model`'s help: "an alias for the latest model (e.g. 'sonnet'
+    // or 'opus')"); its control protocol has `set_model` (2.1.328), answered once the model is switched.
+    models: { offered: ['sonnet', 'opus', 'haiku'], switchesRunning: true },
   },
   // `projects/<cwd with every non-alphanumeric character as "-">/<session id>.jsonl`.
   history: { root: projects, depth: 1, file: /^[^.].*\.jsonl$/, format: claudeTranscript },

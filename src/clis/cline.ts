@@ -65,6 +65,8 @@ export const cline = {
     mcpServers: { kinds: ['stdio'], argv: 'protocol' },
     // Its `initialize` (3.0.65): promptCapabilities image, not embeddedContext (resources go as text).
     imageTypes: WEB_IMAGE_TYPES,
+    // Its session answer's `model` config option, switched by `session/set_config_option`.
+    models: { switchesRunning: true },
   },
   // `sessions/<id>/<id>.json` (the session) beside `<id>.messages.json` (its messages).
   history: { root: sessions, depth: 1, file: /^[^.]+\.json$/, lines: clineLines, format: clineSession },

@@ -85,6 +85,8 @@ export const codex = {
     mcpServers: { kinds: ['stdio', 'http'], argv: 'protocol' },
     // `turn/start` input `{type:'image', url:'data:…'}` (0.169's generated schema: `UserInput`); the Responses API's types.
     imageTypes: WEB_IMAGE_TYPES,
+    // Its models from `model/list`; `turn/start` takes a model "for this turn and subsequent turns" (0.169's schema).
+    models: { switchesRunning: true },
   },
   // `sessions/YYYY/MM/DD/rollout-<time>-<id>.jsonl`, `codex exec` sessions among them.
   history: { root: sessions, depth: 3, file: /^rollout-.*\.jsonl$/, format: codexRollout },

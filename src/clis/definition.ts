@@ -66,6 +66,23 @@ export interface SessionSetup {
    * (a CLI that exits at end of input would lose the turn from the session it resumes later).
    */
   readonly savesTurnWithinMs?: number;
+  /** How a model is chosen during a session (the ACP agent's `model` option); absent: as `ModelSetup`'s defaults. */
+  readonly models?: ModelSetup;
+}
+
+/**
+ * The models a CLI offers during a session, and how a switch takes effect. A CLI whose protocol
+ * lists its models (`SessionProtocol.listModels`: Codex's `model/list`) offers those.
+ */
+export interface ModelSetup {
+  /** Model names its model flag takes, offered as they are (Claude Code's aliases); default none. */
+  readonly offered?: readonly string[];
+  /**
+   * True: the running process switches (`SessionProtocol.setModel`: Claude's control `set_model`,
+   * Codex's per-turn `model`). Default false: the next turn runs in a new process that resumes
+   * the session with the model (where the CLI can take both a model and a resume).
+   */
+  readonly switchesRunning?: boolean;
 }
 
 /** How a CLI's session takes MCP servers (`SessionOptions.mcpServers`). */

@@ -63,6 +63,8 @@ export const gemini = {
     mcpServers: { kinds: ['stdio', 'http', 'sse'], argv: 'protocol' },
     // Its `initialize` (0.61.0): promptCapabilities image, audio and embeddedContext.
     imageTypes: WEB_IMAGE_TYPES,
+    // Its session answer's `models` (ACP's unstable `SessionModelState`), switched by `session/set_model` (0.61.0).
+    models: { switchesRunning: true },
   },
   // `<GEMINI_CLI_HOME or HOME>/.gemini/tmp/<project>/chats/session-<time>-<id8>.jsonl` (0.61.0; older
   // versions: `.json` documents, still read by 0.61): GEMINI_CLI_HOME stands for the home, not for

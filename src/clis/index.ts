@@ -11,7 +11,7 @@ import { opencode } from './opencode';
 import { pi } from './pi';
 import { qwen } from './qwen';
 
-export type { ArgvOptions, CliDefinition, HistorySetup, RunFlags, SessionSetup } from './definition';
+export type { ArgvOptions, CliDefinition, HistorySetup, ModelSetup, RunFlags, SessionSetup } from './definition';
 
 /*
  * The CLI registry: every agent CLI the project knows, one file each. Every list of CLIs and every

@@ -54,6 +54,8 @@ export const opencode = {
     mcpServers: { kinds: ['stdio', 'http', 'sse'], argv: 'protocol' },
     // Its `initialize` (1.18.33): promptCapabilities image and embeddedContext.
     imageTypes: WEB_IMAGE_TYPES,
+    // Its session answer's `model` config option, switched by `session/set_config_option` (1.18.33).
+    models: { switchesRunning: true },
   },
   history: opencodeHistory('opencode', 'OPENCODE_DB'),
   tools: {

@@ -35,6 +35,8 @@ export const qwen = {
     mcpServers: { kinds: ['stdio', 'http', 'sse'], argv: 'protocol' },
     // Its `initialize` (0.15.10): promptCapabilities image, audio and embeddedContext.
     imageTypes: WEB_IMAGE_TYPES,
+    // Its session answer's `model` config option, switched by `session/set_config_option`.
+    models: { switchesRunning: true },
     // Qwen Code 0.15.10 writes a turn's answer to its session file after answering the prompt, and
     // exits at end of input without waiting for the write: closed at once, the file lacked the
     // answer; 50 ms later it had it.

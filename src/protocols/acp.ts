@@ -1,12 +1,12 @@
 import type { InitializeRequest, LoadSessionRequest, NewSessionRequest, PermissionOption, PromptRequest } from '@agentclientprotocol/sdk';
-import { obj, str } from '../providers/drafts';
+import { arr, obj, str } from '../providers/drafts';
 import type { ProviderProfile } from '../providers/profile';
 import type { JsonObject, JsonValue } from '../schema/json';
 import { ACP_AGENT_METHODS, ACP_CLIENT_METHODS, PERMISSION_KINDS } from '../wire/acp';
 import { JSON_RPC, JsonLinesPeer, LATER, PeerError } from '../wire/json-lines-peer';
 import { acpProfile, newAcpState, type AcpQuirks, type AcpState } from './acp-events';
 import { contentText, type PromptContent } from '../wire/prompt-content';
-import type { ProtocolFactory } from './protocol';
+import type { CliModel, ProtocolFactory } from './protocol';
 
 /*
  * The client side of the Agent Client Protocol, for every ACP agent CLI (`gemini --acp`,
@@ -27,6 +27,9 @@ export function acpClient(quirks: AcpQuirks = {}): ProtocolFactory {
     const peer = new JsonLinesPeer(JSON_RPC, host.write);
     // Answered by the session (`answer`), with one of the options the mapping kept (`AcpState.asked`).
     peer.onRequest(ACP_CLIENT_METHODS.requestPermission, () => LATER);
+    /** The models the CLI's `session/new` (or load) answer offered, and how to choose one; settles with it. */
+    let announceModels!: (models: ModelChoice | null) => void;
+    const offeredModels = new Promise<ModelChoice | null>((resolve) => (announceModels = resolve));
     /** The session's id once `session/new` answered; prompts sent before wait for it. */
     let sessionId: string | null = null;
     const waiting: (readonly PromptContent[])[] = [];
@@ -58,6 +61,7 @@ export function acpClient(quirks: AcpQuirks = {}): ProtocolFactory {
     /** The session is there: the prompts that waited for it go. */
     const sessionReady = (result: JsonValue): void => {
       sessionId = str(obj(result)?.sessionId) ?? options.resume ?? null;
+      announceModels(modelChoice(obj(result)));
       for (const content of waiting.splice(0)) prompt(content);
       if (cancelWaiting) cancel();
     };
@@ -72,9 +76,10 @@ export function acpClient(quirks: AcpQuirks = {}): ProtocolFactory {
       if (resume !== undefined) state.loading = resume;
       const sent = peer.request(resume === undefined ? ACP_AGENT_METHODS.sessionNew : ACP_AGENT_METHODS.sessionLoad, params as JsonObject);
       state.sessionRequests.add(String(sent.id));
-      sent.then(sessionReady, (error: unknown) =>
-        host.fail(`${cli} refused ${resume === undefined ? 'a new session' : `to load session ${resume}`}: ${reason(error)}`),
-      );
+      sent.then(sessionReady, (error: unknown) => {
+        announceModels(null);
+        host.fail(`${cli} refused ${resume === undefined ? 'a new session' : `to load session ${resume}`}: ${reason(error)}`);
+      });
     };
 
     // Pure: the protocol's state is shared only so the mapping knows which answers start the session and end a turn.
@@ -121,8 +126,51 @@ export function acpClient(quirks: AcpQuirks = {}): ProtocolFactory {
         peer.respond(/^\d+$/.test(approvalId) ? Number(approvalId) : approvalId, { outcome });
       },
       interrupt: cancel,
+      // The CLI's own model choice, as its session answer offered it: its `model` config option, else `models`.
+      async setModel(model) {
+        const choice = await offeredModels;
+        if (choice === null || sessionId === null) throw new TypeError(`${cli} offers no model choice`);
+        const params: JsonObject =
+          choice.configId === null ? { sessionId, modelId: model } : { sessionId, configId: choice.configId, value: model };
+        await peer.request(choice.configId === null ? ACP_AGENT_METHODS.sessionSetModel : ACP_AGENT_METHODS.sessionSetConfigOption, params);
+      },
+      listModels: async () => (await offeredModels)?.models ?? [],
     };
   };
+}
+
+/** The models an ACP agent offers, and the config option that chooses one (null: `session/set_model`). */
+interface ModelChoice {
+  readonly models: CliModel[];
+  readonly configId: string | null;
+}
+
+/**
+ * The model choice of a `session/new` or `session/load` answer: its config option of category
+ * `model` (OpenCode, Kilo Code, Qwen Code, Cline), else its `models` (Gemini CLI); null when neither.
+ */
+export function modelChoice(answer: JsonObject | null): ModelChoice | null {
+  const options = arr(answer?.configOptions)
+    .map(obj)
+    .filter((candidate) => candidate?.category === 'model' && candidate.type === 'select' && str(candidate.id) !== null);
+  // Cline 3.0.65 files its `provider` option under category `model` too, before its `model` one.
+  const option = options.find((candidate) => candidate?.id === 'model') ?? options[0];
+  if (option) {
+    // Grouped options (`SessionConfigSelectGroup`) flattened.
+    const values = arr(option.options).flatMap((entry) => (obj(entry)?.group !== undefined ? arr(obj(entry)?.options) : [entry]));
+    return { configId: str(option.id), models: values.flatMap((value) => listed(obj(value), 'value', option.currentValue)) };
+  }
+  const state = obj(answer?.models);
+  if (!state) return null;
+  return { configId: null, models: arr(state.availableModels).flatMap((model) => listed(obj(model), 'modelId', state.currentModelId)) };
+}
+
+/** One model of an ACP agent's list (its id under `key`), or none when it has no id. */
+function listed(entry: JsonObject | null, key: string, current: JsonValue | undefined): CliModel[] {
+  const id = str(entry?.[key]);
+  if (!entry || id === null) return [];
+  const description = str(entry.description);
+  return [{ id, name: str(entry.name) ?? id, ...(description ? { description } : {}), ...(id === current ? { current: true } : {}) }];
 }
 
 /** The id of the first offered option of the first of `kinds` offered; null when none is. */

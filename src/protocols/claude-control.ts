@@ -15,7 +15,7 @@ import { DENIED_BY_HOST, WITHDRAWN, type ProtocolFactory } from './protocol';
  */
 
 /** The control subtypes this client sends, each written once. */
-const CONTROL_METHODS = { initialize: 'initialize', interrupt: 'interrupt' } as const;
+const CONTROL_METHODS = { initialize: 'initialize', interrupt: 'interrupt', setModel: 'set_model' } as const;
 
 /** The control requests of Claude this client answers; hooks and SDK MCP servers are not registered, so any other is refused at once. */
 const CLAUDE_REQUESTS = {
@@ -87,5 +87,7 @@ export const claudeControl: ProtocolFactory = (host) => {
       }
     },
     interrupt: () => void peer.request(CONTROL_METHODS.interrupt),
+    // Claude Code 2.1.328's `set_model` control request: its next model request names the model.
+    setModel: async (model) => void (await peer.request(CONTROL_METHODS.setModel, { model })),
   };
 };

@@ -1,4 +1,4 @@
-import { obj, str } from '../providers/drafts';
+import { arr, obj, str } from '../providers/drafts';
 import type { ProviderProfile } from '../providers/profile';
 import type { JsonObject, JsonValue } from '../schema/json';
 import {
@@ -53,12 +53,16 @@ function appServer(quirks: CodexQuirks, host: ProtocolHost, options: SessionOpti
   /** The running turn's id (from `turn/start`'s answer), for `turn/interrupt`. */
   let turnId: string | null = null;
   let interruptAsked = false;
+  /** The model chosen during the session (`setModel`): each later `turn/start` names it. */
+  let model: string | null = null;
   // An interrupt asked for a turn that has not started yet holds until that turn is over.
   peer.onNotification(CODEX_NOTIFICATIONS.turnCompleted, () => (interruptAsked = false));
 
   const startTurn = (input: JsonObject[]): void => {
     turnId = null;
-    peer.request(CODEX_METHODS.turnStart, { threadId: threadId ?? '', input }).then(
+    const params: JsonObject = { threadId: threadId ?? '', input };
+    if (model !== null) params.model = model;
+    peer.request(CODEX_METHODS.turnStart, params).then(
       (result) => {
         turnId = str(obj(obj(result)?.turn)?.id);
         // An interrupt asked before the turn had an id.
@@ -133,6 +137,23 @@ function appServer(quirks: CodexQuirks, host: ProtocolHost, options: SessionOpti
     interrupt() {
       interruptAsked = true;
       interruptTurn();
+    },
+    // `turn/start`'s `model` overrides "for this turn and subsequent turns".
+    setModel(next) {
+      model = next;
+      return Promise.resolve();
+    },
+    async listModels() {
+      // One page: the picker's models (hidden ones left out, as Codex's own picker does).
+      const listed = arr(obj(await peer.request(CODEX_METHODS.modelList, { limit: 100 }))?.data);
+      return listed.flatMap((entry) => {
+        const found = obj(entry);
+        const id = str(found?.model) ?? str(found?.id);
+        if (!found || id === null || found.hidden === true) return [];
+        return [
+          { id, name: str(found.displayName) ?? id, ...(str(found.description) ? { description: str(found.description) as string } : {}) },
+        ];
+      });
     },
   };
 }

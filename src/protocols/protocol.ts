@@ -42,6 +42,24 @@ export interface SessionProtocol {
   answer(approvalId: string, answer: ApprovalAnswer | null): void;
   /** Asks the CLI to end the running turn. */
   interrupt(): void;
+  /**
+   * Switches the model from the next turn, in this process (only a protocol whose CLI's registry
+   * entry says `models.switchesRunning`); resolves once the CLI took it, rejects when it refused.
+   */
+  setModel?(model: string): Promise<void>;
+  /** The models the CLI lists, where its protocol can ask (Codex's `model/list`). */
+  listModels?(): Promise<CliModel[]>;
+}
+
+/** A model a CLI lists. */
+export interface CliModel {
+  /** What the CLI takes as its model. */
+  readonly id: string;
+  /** Its name for people. */
+  readonly name: string;
+  readonly description?: string;
+  /** The CLI said it is its session's model now (an ACP CLI's `currentModelId` or model option's `currentValue`). */
+  readonly current?: boolean;
 }
 
 /** Makes a CLI's protocol for one session. */

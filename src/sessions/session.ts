@@ -9,7 +9,7 @@ import { checkDuration, prepareLaunch } from '../runner/launch';
 import { OutcomeTally } from '../runner/outcome';
 import type { RunOutcome } from '../runner/types';
 import { ApprovalBook, type AnsweredBy } from './approval-book';
-import { readLine, type SessionProtocol } from '../protocols/protocol';
+import { readLine, type CliModel, type SessionProtocol } from '../protocols/protocol';
 import { cliPromptParts, type CliPromptPart, type PromptContent, type SessionPrompt } from '../wire/prompt-content';
 import { promptContent } from './prompt';
 import { refuseNul } from '../runner/flags';
@@ -201,6 +201,26 @@ class ChildSession extends CliProcess implements Session {
       timeoutMs,
     );
     return turn.over;
+  }
+
+  setModel(model: string): Promise<void> {
+    if (typeof model !== 'string' || model === '') return Promise.reject(new TypeError('model must be a non-empty string'));
+    try {
+      refuseNul('model', model);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    if (!this.setup.models?.switchesRunning || !this.protocol.setModel)
+      return Promise.reject(
+        new TypeError(`${CLIS[this.provider].name} cannot switch the model of a running session: resume it with the model`),
+      );
+    if (this.closing || this.ended || this.termination) return Promise.reject(new Error('the session is closed'));
+    return this.protocol.setModel(model);
+  }
+
+  models(): Promise<readonly CliModel[] | null> {
+    if (!this.protocol.listModels || this.closing || this.ended || this.termination) return Promise.resolve(null);
+    return this.protocol.listModels();
   }
 
   close(): Promise<RunOutcome> {

@@ -1,4 +1,5 @@
 import type { AnyEvent, Event } from '../events/event';
+import type { CliModel } from '../protocols/protocol';
 import type { AgentCli, RunOutcome } from '../runner/types';
 import type { SessionPrompt } from '../wire/prompt-content';
 
@@ -168,6 +169,15 @@ export interface Session extends AsyncIterable<AnyEvent> {
    * keeps the session for the next one. Resolves once the turn is over; at once when none runs.
    */
   interrupt(): Promise<void>;
+  /**
+   * Switches the model from the next turn, in this process, where the CLI can (its registry entry's
+   * `session.models.switchesRunning`: Claude Code's control `set_model`, Codex's per-turn model).
+   * Resolves once the CLI took it; rejects with a TypeError where it cannot (start a session with
+   * `resume` and `model` instead), and when the CLI refused it or the session is closed.
+   */
+  setModel(model: string): Promise<void>;
+  /** The models the CLI lists (Codex's `model/list`); null where its protocol lists none. */
+  models(): Promise<readonly CliModel[] | null>;
   /** Ends the session: its input is closed, then the CLI and every process it started are stopped. Resolves with `done`. */
   close(): Promise<RunOutcome>;
   /**

@@ -13,6 +13,9 @@ export const ACP_AGENT_METHODS = {
   sessionNew: 'session/new',
   sessionLoad: 'session/load',
   sessionSetMode: 'session/set_mode',
+  sessionSetConfigOption: 'session/set_config_option',
+  /** Unstable in the schema (ACP's `SessionModelState`): Gemini CLI, Qwen Code and Cline answer `models` and take it. */
+  sessionSetModel: 'session/set_model',
   sessionPrompt: 'session/prompt',
   sessionClose: 'session/close',
   authenticate: 'authenticate',

@@ -13,6 +13,7 @@ export const CODEX_METHODS = {
   threadResume: 'thread/resume',
   turnStart: 'turn/start',
   turnInterrupt: 'turn/interrupt',
+  modelList: 'model/list',
   /** Experimental (`capabilities.experimentalApi`): ends the thread's background terminals. */
   cleanBackgroundTerminals: 'thread/backgroundTerminals/clean',
 } as const;

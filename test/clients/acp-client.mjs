@@ -4,7 +4,12 @@
  * (@agentclientprotocol/sdk, ESM-only, hence an .mjs that jest starts as a child process; see
  * e2e/test/acp-client-harness.ts), to drive any ACP agent over stdio end to end.
  *
- *   node test/clients/acp-client.mjs --scenario <name> --cwd <dir> [--timeout-ms 120000] [--load <sessionId>] [--mcp-servers <json>] -- <agent command> [args…]
+ *   node test/clients/acp-client.mjs --scenario <name> --cwd <dir> [--timeout-ms 120000] [--load <sessionId>] [--mcp-servers <json>]
+ *     [--set <turn>:<configId>=<value>]… -- <agent command> [args…]
+ *
+ * `--set 1:model=opus` sends `session/set_config_option` (configId `model`, value `opus`) before
+ * turn 1 (0-based); a value `@other` is the first value the option offers (in the last
+ * configOptions the agent gave) other than its current one.
  *
  * It spawns the agent command in <dir> with this process's environment (stdin/stdout piped,
  * stderr passed through), connects the SDK client to it with ndJsonStream, sends `initialize`
@@ -15,6 +20,7 @@
  *   { initialize, authenticate ({ methodId, result | error }, with `auth`), sessionClose (the answer, with `close`),
  *     agentProcesses ({ beforeClose, afterClose }: the agent's descendant processes, `{ pid, args }`, with `close`),
  *     sessionNew | sessionLoad (with --load: `session/load` of that session instead of `session/new`),
+ *     setConfigOptions: [{ beforeTurn, configId, value, result | error }] (with --set),
  *     turns: [{ prompt, stopReason | error, response?, cancelSentAfterUpdates?, updates: [SessionUpdate…],
  *               permissions: [{ request, answeredOptionId }] }],
  *     outOfTurnUpdates: [{ afterTurn, update }],   // session/update received while no prompt was pending
@@ -109,7 +115,7 @@ function parseArgs(argv) {
   const dash = argv.indexOf('--');
   const own = dash < 0 ? argv : argv.slice(0, dash);
   const command = dash < 0 ? [] : argv.slice(dash + 1);
-  const opts = { scenario: undefined, cwd: process.cwd(), timeoutMs: 120_000, load: null, mcpServers: [] };
+  const opts = { scenario: undefined, cwd: process.cwd(), timeoutMs: 120_000, load: null, mcpServers: [], set: [] };
   for (let i = 0; i < own.length; i++) {
     const value = own[i + 1];
     if (value === undefined) throw new UsageError(`${own[i]} needs a value`);
@@ -118,7 +124,11 @@ function parseArgs(argv) {
     else if (own[i] === '--timeout-ms') opts.timeoutMs = Number(value);
     else if (own[i] === '--load') opts.load = value;
     else if (own[i] === '--mcp-servers') opts.mcpServers = JSON.parse(value);
-    else throw new UsageError(`unknown argument ${own[i]}`);
+    else if (own[i] === '--set') {
+      const match = /^(\d+):([^=]+)=(.*)$/.exec(value);
+      if (!match) throw new UsageError(`--set wants <turn>:<configId>=<value>, got ${value}`);
+      opts.set.push({ beforeTurn: Number(match[1]), configId: match[2], value: match[3] });
+    } else throw new UsageError(`unknown argument ${own[i]}`);
     i++;
   }
   if (!opts.scenario || !SCENARIOS[opts.scenario]) throw new UsageError(`--scenario must be one of ${Object.keys(SCENARIOS).join(', ')}`);
@@ -135,6 +145,7 @@ const record = {
   sessionNew: null,
   sessionLoad: null,
   sessionClose: null,
+  setConfigOptions: [],
   turns: [],
   outOfTurnUpdates: [],
   logs: [],
@@ -188,6 +199,8 @@ const RESPONSE_SCHEMAS = {
   authenticate: 'zAuthenticateResponse',
   'session/close': 'zCloseSessionResponse',
   'session/new': 'zNewSessionResponse',
+  'session/load': 'zLoadSessionResponse',
+  'session/set_config_option': 'zSetSessionConfigOptionResponse',
   'session/prompt': 'zPromptResponse',
 };
 
@@ -460,7 +473,30 @@ async function main() {
       }
       await settle();
 
+      /** The options as the agent last stated them (its answers, and its config_option_update notifications). */
+      const lastOptions = () => {
+        const updates = [...record.turns.flatMap((turn) => turn.updates), ...record.outOfTurnUpdates.map((entry) => entry.update)];
+        const notified = updates.filter((update) => update.sessionUpdate === 'config_option_update').at(-1);
+        const answered = record.setConfigOptions.filter((entry) => entry.result).at(-1)?.result;
+        return (answered ?? notified ?? record.sessionNew ?? record.sessionLoad)?.configOptions ?? [];
+      };
       for (const [index, spec] of scenario.turns.entries()) {
+        for (const set of opts.set.filter((entry) => entry.beforeTurn === index)) {
+          let value = set.value;
+          if (value === '@other') {
+            const option = lastOptions().find((candidate) => candidate.id === set.configId);
+            value = option?.options.find((choice) => choice.value !== option.currentValue)?.value ?? '@other';
+          }
+          const entry = { beforeTurn: index, configId: set.configId, value };
+          try {
+            entry.result = await ctx.request(methods.agent.session.setConfigOption, { sessionId, configId: set.configId, value });
+          } catch (error) {
+            if (!(error instanceof RequestError)) throw error;
+            entry.error = plain(error);
+          }
+          record.setConfigOptions.push(entry);
+          await settle();
+        }
         const prompt =
           typeof spec.prompt === 'string'
             ? [{ type: 'text', text: spec.prompt }]

@@ -135,6 +135,38 @@ it("mode 'allow' answers the CLI's requests itself; an unknown mode is an error"
   expect(agent.messages().some((message) => message.method === 'session/request_permission')).toBe(false);
 });
 
+it('config options: model and mode in session/new; the mode set either way is the same, said to the client; a value not offered is refused', async () => {
+  const agent = startAgent('allow');
+  const sessionId = await agent.open();
+  const created = (await agent.answer(1)).result as { configOptions: { id: string; currentValue: string }[] };
+  // A pinned agent: no cli option. Gemini CLI cannot resume, so its model is not switched.
+  expect(created.configOptions.map((option) => option.id)).toEqual(['model', 'mode']);
+  agent.send({ id: 2, method: 'session/set_config_option', params: { sessionId, configId: 'mode', value: 'allow' } });
+  const answered = (await agent.answer(2)).result as { configOptions: { id: string; currentValue: string }[] };
+  expect(answered.configOptions.find((option) => option.id === 'mode')?.currentValue).toBe('allow');
+  agent.send({ id: 3, method: 'session/set_config_option', params: { sessionId, configId: 'model', value: '--yolo' } });
+  expect((await agent.answer(3)).error).toMatchObject({ code: -32602, message: expect.stringContaining('model cannot be "--yolo": ') });
+  agent.send({ id: 4, method: 'session/set_config_option', params: { sessionId, configId: 'cli', value: 'codex' } });
+  expect((await agent.answer(4)).error).toMatchObject({ code: -32602, message: 'no config option "cli": model, mode' });
+  // The mode option set `allow`: the CLI's request is answered without the client.
+  agent.send({ id: 5, method: 'session/prompt', params: { sessionId, prompt: [{ type: 'text', text: 'Create made-by-tool.txt.' }] } });
+  expect((await agent.answer(5)).result).toEqual({ stopReason: 'end_turn' });
+  agent.send({ id: 6, method: 'session/set_mode', params: { sessionId, modeId: 'deny' } });
+  expect((await agent.answer(6)).result).toEqual({});
+  await agent.end();
+  const messages = agent.messages();
+  for (const message of messages) expect({ message, errors: acpMessageErrors(message) }).toEqual({ message, errors: [] });
+  expect(messages.some((message) => message.method === 'session/request_permission')).toBe(false);
+  const updates = updatesOf(messages);
+  expect(updates.filter((update) => update.sessionUpdate === 'current_mode_update')).toEqual([
+    { sessionUpdate: 'current_mode_update', currentModeId: 'allow' },
+  ]);
+  const optionUpdate = updates.find((update) => update.sessionUpdate === 'config_option_update') as {
+    configOptions: { id: string; currentValue: string }[];
+  };
+  expect(optionUpdate.configOptions.find((option) => option.id === 'mode')?.currentValue).toBe('deny');
+});
+
 it('session/cancel ends the turn cancelled; the next prompt completes', async () => {
   const agent = startAgent('interrupt-stream');
   const sessionId = await agent.open();

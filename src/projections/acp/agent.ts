@@ -7,21 +7,39 @@ import type { JsonObject, JsonValue } from '../../schema/json';
 import { startSession } from '../../sessions/session';
 import type { SessionPrompt } from '../../wire/prompt-content';
 import { SessionTurns } from '../../sessions/turns';
-import type { ApprovalPolicy, McpServer, Session, SessionOptions, SessionProvider } from '../../sessions/types';
+import type { McpServer, Session, SessionOptions, SessionProvider } from '../../sessions/types';
 import { CLIS } from '../../clis';
 import { cliEnvironment } from '../../runner/environment';
 import { parseLine } from '../../wire/json-line';
 import { ACP_AGENT_METHODS, ACP_CLIENT_METHODS, ACP_ERRORS, type AcpAgentMethod } from '../../wire/acp';
 import { INTERNAL_ERROR, JSON_RPC, JsonLinesPeer, PeerError } from '../../wire/json-lines-peer';
 import { AGENT_AUTH_METHOD, authMethods, missingCredentials } from './auth';
+import {
+  ConfigOptionError,
+  configOptions,
+  installedClis,
+  listedModels,
+  modelChoices,
+  modelSwitch,
+  MODES,
+  modesOf,
+  MODEL_LIST_WAIT_MS,
+  parseConfigChange,
+  within,
+  type ConfigChange,
+  type SessionConfig,
+} from './config-options';
 import { AcpHistory, defaultAcpHistoryDir } from './history';
 import { AcpProjector } from './projector';
 
 /** Options of `serveAcpAgent`. */
 export interface AcpAgentOptions {
-  /** The CLI every session of this agent runs. */
-  provider: SessionProvider;
-  /** Session options for every session (`cwd` comes from each `session/new`). */
+  /**
+   * The CLI every session of this agent runs. Absent: each session offers the registry's CLIs found
+   * on `PATH` as its `cli` option (`installedClis`), the first of them by default.
+   */
+  provider?: SessionProvider;
+  /** Session options for every session (`cwd` comes from each `session/new`; `model`, `executable` and `args` only with `provider`). */
   session?: Omit<SessionOptions, 'provider' | 'cwd' | 'approvals' | 'onApproval'>;
   /** The agent's name and version, as `initialize` tells the client. */
   agentInfo?: { name: string; version: string };
@@ -33,31 +51,26 @@ export interface AcpAgentOptions {
   historyDir?: string | null;
 }
 
-/**
- * The agent's modes: who answers a tool call's permission (the session's approval policies).
- * `ask` sends each request to the client (`session/request_permission`).
- */
-const MODES: readonly { id: ApprovalPolicy; name: string; description: string }[] = [
-  { id: 'ask', name: 'Ask', description: 'Ask before each tool call the CLI asks about' },
-  { id: 'allow', name: 'Allow all', description: 'Allow every tool call the CLI asks about' },
-  { id: 'deny', name: 'Deny all', description: 'Deny every tool call the CLI asks about (read-only work)' },
-];
-
-/** The `modes` of a `session/new` or `session/load` answer. */
-function modesOf(current: ApprovalPolicy): JsonObject {
-  return { modes: { currentModeId: current, availableModes: MODES.map((mode) => ({ ...mode })) } };
-}
-
 /** JSON-RPC's "Invalid params": a request the agent cannot do as asked. */
 const INVALID_PARAMS = -32602;
 /** JSON-RPC's "Parse error": a line that is not a JSON object. */
 const PARSE_ERROR = -32700;
 
-/** One ACP session: the CLI's session (whose approval policy is the mode), its turns, its projection. */
+/**
+ * One ACP session: the CLI's session (whose approval policy is the mode), its turns, its projection,
+ * its configuration; a new CLI session replaces the first when a `cli` or resumed `model` change
+ * takes effect (`restart`, at the next prompt).
+ */
 interface AgentSession {
-  readonly session: Session;
-  readonly turns: SessionTurns;
+  session: Session;
+  turns: SessionTurns;
   readonly projector: AcpProjector;
+  readonly config: SessionConfig;
+  readonly cwd: string;
+  /** A change waiting for the next prompt: `resume` the CLI's session (a model), or start `fresh` (a CLI). */
+  restart: 'resume' | 'fresh' | null;
+  /** The agent's own MCP servers, then the client's (`mcpServers` of its `session/new` or `session/load`). */
+  readonly mcpServers: readonly McpServer[];
 }
 
 /** A JSON-RPC failure answered to the client (a request the agent cannot do). */
@@ -77,35 +90,121 @@ export async function serveAcpAgent(options: AcpAgentOptions, input: Readable, o
   const sessions = new Map<string, AgentSession>();
   /** The sessions `session/close` ended: a later request on one is refused as such. */
   const closed = new Set<string>();
-  const canResume = CLIS[options.provider].session.resume !== null;
-  const mcpKinds: readonly string[] = CLIS[options.provider].session.mcpServers?.kinds ?? [];
+  // Without a provider: the CLIs on PATH (the `acp` command checked there is one).
+  const clis = options.provider ? null : installedClis();
+  const defaultProvider = options.provider ?? clis?.[0] ?? 'claude';
+  const canResume = CLIS[defaultProvider].session.resume !== null;
+  const mcpKinds: readonly string[] = CLIS[defaultProvider].session.mcpServers?.kinds ?? [];
   const history = options.historyDir === null || !canResume ? null : new AcpHistory(options.historyDir ?? defaultAcpHistoryDir());
   const peer = new JsonLinesPeer(JSON_RPC, (message) => output.write(`${JSON.stringify(message)}\n`));
 
   /** Sends an update of session `sessionId` to the client. */
   const notify = (sessionId: string, update: JsonObject): void => peer.notify(ACP_CLIENT_METHODS.sessionUpdate, { sessionId, update });
 
-  /**
-   * Starts the CLI's session for ACP session `sessionId` (`resume`: the CLI's session to continue),
-   * with the client's MCP servers (`mcpServers` of its request) after the agent's own.
-   */
-  const open = (sessionId: string, params: JsonObject, resume: string | undefined, projector: AcpProjector): JsonObject => {
-    const cwd = str(params.cwd) ?? process.cwd();
-    const mcpServers = [...(options.session?.mcpServers ?? []), ...(arr(params.mcpServers) as unknown as McpServer[])];
+  /** Starts `agent`'s CLI session (`resume`: the CLI's session to continue), with its configuration. */
+  const startCli = (sessionId: string, agent: AgentSession, resume: string | undefined): void => {
+    const { provider, model, mode } = agent.config;
+    // The command line's session options are its pinned CLI's; a provider-less agent's sessions take only the common ones.
+    const { model: pinnedModel, executable, args, ...common } = options.session ?? {};
+    const own = options.provider ? { executable, args } : {};
     let session: Session;
     try {
       // The mode is the session's approval policy (`ask` sends each request to the client).
-      session = startSession({ ...options.session, provider: options.provider, cwd, approvals: 'ask', resume, mcpServers });
+      session = startSession({
+        ...common,
+        ...own,
+        provider,
+        cwd: agent.cwd,
+        approvals: mode,
+        resume,
+        model: model ?? pinnedModel,
+        mcpServers: agent.mcpServers,
+      });
     } catch (error) {
       // A TypeError is the session refusing an option: here, the client's MCP servers (a kind the CLI lacks, a bad name).
       throw rpcError(error instanceof TypeError ? INVALID_PARAMS : INTERNAL_ERROR, (error as Error).message);
     }
-    const agent: AgentSession = { session, turns: new SessionTurns(session), projector };
-    sessions.set(sessionId, agent);
+    agent.session = session;
+    agent.turns = new SessionTurns(session);
+    // A session ended for a restart (one is pending) is replaced, not gone.
     void session.done.then(() => {
-      if (sessions.get(sessionId) === agent) sessions.delete(sessionId);
+      if (sessions.get(sessionId) === agent && agent.session === session && agent.restart === null) sessions.delete(sessionId);
     });
-    return modesOf('ask');
+  };
+
+  /** The session's options once its CLI listed its models (Codex `model/list`); sent as an update when they changed. */
+  const listModels = async (sessionId: string, agent: AgentSession, announce: () => boolean): Promise<void> => {
+    const session = agent.session;
+    const listed = await listedModels(session);
+    if (!listed || agent.session !== session) return;
+    (agent.config as { models: SessionConfig['models'] }).models = modelChoices(agent.config.provider, listed);
+    // The model an ACP CLI says its session has stands for the CLI's default.
+    agent.config.model ??= listed.find((model) => model.current)?.id ?? null;
+    if (announce()) notify(sessionId, { sessionUpdate: 'config_option_update', configOptions: configOptions(agent.config) });
+  };
+
+  /** Starts the CLI's session for ACP session `sessionId` (`resume`: the CLI's session to continue); answers its modes and options. */
+  const open = async (
+    sessionId: string,
+    cwd: string,
+    resume: string | undefined,
+    projector: AcpProjector,
+    provider: SessionProvider,
+    params: JsonObject,
+  ): Promise<JsonObject> => {
+    const config: SessionConfig = {
+      provider,
+      model: options.provider ? (options.session?.model ?? null) : null,
+      models: modelChoices(provider, null),
+      mode: 'ask',
+      clis,
+    };
+    const mcpServers = [...(options.session?.mcpServers ?? []), ...(arr(params.mcpServers) as unknown as McpServer[])];
+    const agent = { projector, config, cwd, restart: null, mcpServers } as unknown as AgentSession;
+    startCli(sessionId, agent, resume);
+    sessions.set(sessionId, agent);
+    // The answer waits a little for the CLI's models; a list that comes later is an update.
+    let answered = false;
+    await within(
+      listModels(sessionId, agent, () => answered),
+      MODEL_LIST_WAIT_MS,
+    );
+    answered = true;
+    return { ...modesOf(config.mode), configOptions: configOptions(config) };
+  };
+
+  /** A change of `session/set_config_option`: the mode and a running session's model at once, the rest from the next prompt. */
+  const change = async (sessionId: string, agent: AgentSession, asked: ConfigChange): Promise<void> => {
+    const { config } = agent;
+    if (asked.option === 'mode') {
+      agent.session.approvalPolicy = asked.mode;
+      config.mode = asked.mode;
+      notify(sessionId, { sessionUpdate: 'current_mode_update', currentModeId: asked.mode });
+    } else if (asked.option === 'cli' && asked.cli !== config.provider) {
+      Object.assign(config, { provider: asked.cli, model: null, models: modelChoices(asked.cli, null) });
+      agent.restart = 'fresh';
+    } else if (asked.option === 'model' && asked.model !== config.model) {
+      if (modelSwitch(config.provider) === 'running' && agent.restart === null)
+        await agent.session.setModel(asked.model).catch((error: Error) => {
+          throw rpcError(INTERNAL_ERROR, `${CLIS[config.provider].name} refused the model: ${error.message}`);
+        });
+      else agent.restart ??= 'resume';
+      config.model = asked.model;
+    }
+  };
+
+  /** A change waiting for this prompt: the CLI's session ends, a new one starts (resuming it, for a model). */
+  const restart = async (sessionId: string, agent: AgentSession): Promise<void> => {
+    const old = agent.session;
+    const resume = agent.restart === 'resume' ? (old.sessionId ?? undefined) : undefined;
+    if (agent.restart === 'fresh') history?.record(sessionId, { started: { provider: agent.config.provider, cwd: agent.cwd } });
+    await old.close();
+    try {
+      startCli(sessionId, agent, resume);
+    } finally {
+      agent.restart = null;
+    }
+    void listModels(sessionId, agent, () => true);
   };
 
   const sessionOf = (params: JsonObject): AgentSession => {
@@ -141,16 +240,16 @@ export async function serveAcpAgent(options: AcpAgentOptions, input: Readable, o
       agentCapabilities: {
         loadSession: history !== null,
         // Images where the CLI takes them (its registry's `imageTypes`); embedded resources always (as text where the CLI takes none).
-        promptCapabilities: { image: CLIS[options.provider].session.imageTypes.length > 0, audio: false, embeddedContext: true },
+        promptCapabilities: { image: CLIS[defaultProvider].session.imageTypes.length > 0, audio: false, embeddedContext: true },
         sessionCapabilities: { close: {} },
         // The transports the CLI takes besides stdio (its registry entry's `mcpServers`).
         mcpCapabilities: { http: mcpKinds.includes('http'), sse: mcpKinds.includes('sse') },
       },
       // A `terminal` method only for a client that can run one (the spec's rule).
-      authMethods: authMethods(options.provider, obj(obj(params.clientCapabilities)?.auth)?.terminal === true),
+      authMethods: authMethods(defaultProvider, obj(obj(params.clientCapabilities)?.auth)?.terminal === true),
       agentInfo: {
         name: options.agentInfo?.name ?? 'cli-subprocess-core',
-        title: `cli-subprocess-core (${options.provider})`,
+        title: `cli-subprocess-core (${options.provider ?? clis?.join(', ')})`,
         version: options.agentInfo?.version ?? '0',
       },
     }),
@@ -159,7 +258,7 @@ export async function serveAcpAgent(options: AcpAgentOptions, input: Readable, o
     [ACP_AGENT_METHODS.authenticate]: (params) => {
       if (params.methodId !== AGENT_AUTH_METHOD)
         throw rpcError(INVALID_PARAMS, `no auth method ${JSON.stringify(params.methodId)} to authenticate with: ${AGENT_AUTH_METHOD}`);
-      const missing = missingCredentials(options.provider, cliEnvironment(options.provider, options.session ?? {}));
+      const missing = missingCredentials(defaultProvider, cliEnvironment(defaultProvider, options.session ?? {}));
       if (missing !== null) throw rpcError(ACP_ERRORS.authRequired, missing);
       return {};
     },
@@ -173,13 +272,12 @@ export async function serveAcpAgent(options: AcpAgentOptions, input: Readable, o
       await agent.session.close();
       return {};
     },
-    [ACP_AGENT_METHODS.sessionNew]: (params) => {
+    [ACP_AGENT_METHODS.sessionNew]: async (params) => {
       const sessionId = randomUUID();
       const cwd = str(params.cwd) ?? process.cwd();
-      const answer = { sessionId, ...open(sessionId, params, undefined, new AcpProjector()) };
       // Loadable from now on, even before its first prompt.
-      history?.record(sessionId, { started: { provider: options.provider, cwd } });
-      return answer;
+      history?.record(sessionId, { started: { provider: defaultProvider, cwd } });
+      return { sessionId, ...(await open(sessionId, cwd, undefined, new AcpProjector(), defaultProvider, params)) };
     },
     // The history replayed as updates, then the answer; the CLI resumes its own session (ACP asks
     // the agent to replay the whole conversation before it answers).
@@ -190,21 +288,40 @@ export async function serveAcpAgent(options: AcpAgentOptions, input: Readable, o
       if (!saved) throw rpcError(INVALID_PARAMS, `no session ${JSON.stringify(params.sessionId)} to load in ${history.dir}`);
       for (const update of saved.updates) notify(sessionId, update);
       const live = sessions.get(sessionId);
-      if (live) return modesOf(live.session.approvalPolicy);
+      if (live) return { ...modesOf(live.config.mode), configOptions: configOptions(live.config) };
       closed.delete(sessionId);
+      // A provider-less agent resumes the CLI the session last ran, when it is still installed.
+      const provider = clis?.find((id) => id === saved.provider) ?? defaultProvider;
+      const resume = provider === saved.provider || options.provider ? (saved.cliSessionId ?? undefined) : undefined;
       // A new prefix keeps the ids this projector makes apart from those of the replayed turns.
-      return open(sessionId, params, saved.cliSessionId ?? undefined, new AcpProjector(`${randomUUID().slice(0, 8)}-`));
+      return open(sessionId, str(params.cwd) ?? process.cwd(), resume, new AcpProjector(`${randomUUID().slice(0, 8)}-`), provider, params);
     },
     [ACP_AGENT_METHODS.sessionSetMode]: (params) => {
       const agent = sessionOf(params);
       const mode = MODES.find((candidate) => candidate.id === params.modeId);
       if (!mode) throw rpcError(INVALID_PARAMS, `no mode ${JSON.stringify(params.modeId)}: ${MODES.map((m) => m.id).join(', ')}`);
       agent.session.approvalPolicy = mode.id;
+      agent.config.mode = mode.id;
+      notify(str(params.sessionId) ?? '', { sessionUpdate: 'config_option_update', configOptions: configOptions(agent.config) });
       return {};
+    },
+    // Values checked against the options offered: nothing a client sends reaches a CLI's command line unchecked.
+    [ACP_AGENT_METHODS.sessionSetConfigOption]: async (params) => {
+      const agent = sessionOf(params);
+      let asked: ConfigChange;
+      try {
+        asked = parseConfigChange(agent.config, params.configId, params.value);
+      } catch (error) {
+        if (error instanceof ConfigOptionError) throw rpcError(INVALID_PARAMS, error.message);
+        throw error;
+      }
+      await change(str(params.sessionId) ?? '', agent, asked);
+      return { configOptions: configOptions(agent.config) };
     },
     [ACP_AGENT_METHODS.sessionPrompt]: async (params) => {
       const sessionId = str(params.sessionId) ?? '';
       const agent = sessionOf(params);
+      if (agent.restart !== null) await restart(sessionId, agent);
       for (const block of arr(params.prompt))
         if (obj(block)) history?.record(sessionId, { update: { sessionUpdate: 'user_message_chunk', content: block } });
       for await (const event of refusedAsInvalid(agent.turns.send(arr(params.prompt) as unknown as SessionPrompt))) {

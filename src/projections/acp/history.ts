@@ -12,6 +12,8 @@ export interface SessionHistory {
   readonly updates: JsonObject[];
   /** The CLI's session id last announced; null when no turn ever ran (nothing to resume). */
   readonly cliSessionId: string | null;
+  /** The CLI of its last `started` line (a switch of the `cli` option records a new one); null when none names one. */
+  readonly provider: string | null;
 }
 
 /** The ids this agent makes (UUIDs), and nothing that could leave the directory. */
@@ -58,6 +60,7 @@ export class AcpHistory {
     }
     const updates: JsonObject[] = [];
     let cliSessionId: string | null = null;
+    let provider: string | null = null;
     for (const raw of text.split('\n')) {
       let line: JsonObject | null;
       try {
@@ -66,10 +69,15 @@ export class AcpHistory {
         continue;
       }
       const update = obj(line?.update);
+      const started = obj(line?.started);
       if (update) appendJoined(updates, update);
-      else cliSessionId = str(line?.cli_session_id) ?? cliSessionId;
+      else if (started) {
+        // A new CLI session: the earlier CLI's session id is not this one's to resume.
+        provider = str(started.provider);
+        cliSessionId = null;
+      } else cliSessionId = str(line?.cli_session_id) ?? cliSessionId;
     }
-    return { updates, cliSessionId };
+    return { updates, cliSessionId, provider };
   }
 }
 
