@@ -68,7 +68,8 @@ const ECHO_SERVER = join(__dirname, '..', 'capture', 'mcp-echo-server.js');
 export interface AcpAgentChecks {
   /**
    * The CLI's failure for want of credentials is known to reach the agent as an `auth` error (its
-   * decoder's code): run it with none of its registry's key variables, in its throwaway HOME.
+   * decoder's code): run it with none of its registry's key variables, in its throwaway HOME, and no
+   * key in its config files either (`withoutCredentials`).
    */
   authRequired?: boolean;
   /**
@@ -211,7 +212,7 @@ export function describeAcpAgent(name: CliName, checks: AcpAgentChecks = {}): vo
   const auth = (CLIS[name] as CliDefinition).auth;
   if (checks.authRequired && auth) {
     it(`without credentials (no ${auth.keyVariables.join(', ')}, no login): authenticate and the prompt answer ACP's auth-required`, async () => {
-      const cli = await startScriptedCli(name, SCRIPTS.auth);
+      const cli = await startScriptedCli(name, SCRIPTS.auth, { withoutCredentials: true });
       open.push(cli);
       const run = await driveAgain('auth', cli, undefined, auth.keyVariables);
       expect(run.initialize.authMethods).toEqual(

@@ -37,6 +37,18 @@ export const cline = {
       CLINE_NO_AUTO_UPDATE: '1',
     },
   },
+  // Its README ("Environment variables"): a key for the provider a run picks (CLINE_API_KEY for any,
+  // with CLINE_PROVIDER; ANTHROPIC_API_KEY, OPENAI_API_KEY…), or `cline auth` (its interactive sign-in:
+  // Cline, ChatGPT subscription, OCA or an API key), which saves the provider in
+  // `<data dir>/settings/providers.json` (CLINE_DATA_DIR, else `data` in CLINE_DIR, else `~/.cline`).
+  // Without one `cline --acp` answers `session/new` -32000 "Call authenticate before starting a session".
+  auth: {
+    keyVariables: ['CLINE_API_KEY', 'ANTHROPIC_API_KEY', 'OPENAI_API_KEY', 'OPENROUTER_API_KEY', 'AI_GATEWAY_API_KEY', 'V0_API_KEY'],
+    login: ['auth'],
+    loginFiles: (env) => [
+      join(env.CLINE_DATA_DIR || join(env.CLINE_DIR || join(env.HOME ?? homedir(), '.cline'), 'data'), 'settings', 'providers.json'),
+    ],
+  },
   decode: clineProfile,
   run: {
     base: ['--json'],

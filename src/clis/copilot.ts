@@ -21,6 +21,23 @@ export const copilot = {
     documented: ['COPILOT_*', 'GH_TOKEN', 'GH_HOST'],
     drop: [],
   },
+  // Its `help environment` (1.0.102): COPILOT_GITHUB_TOKEN, GH_TOKEN, GITHUB_TOKEN, in that order, or
+  // `copilot login` (GitHub's "Authenticating GitHub Copilot CLI"), which keeps the token in the system
+  // keychain (service `copilot-cli`) or, with no keychain, in `$COPILOT_HOME/config.json` (`~/.copilot`),
+  // a file it writes anyway. The keys 1.0.102's runtime keeps there: `loggedInUsers` (the accounts,
+  // wherever their tokens are), `copilotTokens` and `authTokens` (plaintext tokens); one not empty is a
+  // login. Without any `copilot --acp` answers `session/new` -32000 "Authentication required". Its BYOK
+  // provider (COPILOT_PROVIDER_*) needs no GitHub login, and the key it takes is optional.
+  auth: {
+    keyVariables: ['COPILOT_GITHUB_TOKEN', 'GH_TOKEN', 'GITHUB_TOKEN'],
+    login: ['login'],
+    loginFiles: (env) => [
+      {
+        path: join(env.COPILOT_HOME || join(env.HOME ?? homedir(), '.copilot'), 'config.json'),
+        holds: /"(?:loggedInUsers|copilotTokens|authTokens)"\s*:\s*[[{]\s*["{]/,
+      },
+    ],
+  },
   session: {
     protocolName: 'ACP',
     args: ['--acp'],

@@ -49,6 +49,30 @@ export const pi = {
     ],
     drop: [],
   },
+  // Its `--help` ("Environment Variables": each provider's key) and docs/providers.md: `/login` in its
+  // interactive mode (no command of its own to launch) keeps keys and OAuth tokens in `auth.json` in
+  // its agent dir (PI_CODING_AGENT_DIR, else `~/.pi/agent`); a key in models.json is not seen.
+  auth: {
+    keyVariables: [
+      'ANTHROPIC_API_KEY',
+      'ANTHROPIC_OAUTH_TOKEN',
+      'OPENAI_API_KEY',
+      'AZURE_OPENAI_API_KEY',
+      'GEMINI_API_KEY',
+      'DEEPSEEK_API_KEY',
+      'GROQ_API_KEY',
+      'CEREBRAS_API_KEY',
+      'XAI_API_KEY',
+      'FIREWORKS_API_KEY',
+      'OPENROUTER_API_KEY',
+      'AI_GATEWAY_API_KEY',
+      'ZAI_API_KEY',
+      'MISTRAL_API_KEY',
+      'MINIMAX_API_KEY',
+    ],
+    login: null,
+    loginFiles: (env) => [join(env.PI_CODING_AGENT_DIR || join(env.HOME ?? homedir(), '.pi', 'agent'), 'auth.json')],
+  },
   decode: piProfile,
   run: {
     // `--offline`: no update or package checks at start.
