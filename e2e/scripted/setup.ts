@@ -320,6 +320,7 @@ function pointPiAt(home: string, serverUrl: string, options: PointOptions): Reco
       [PI_PROVIDER]: {
         baseUrl: `${serverUrl}/v1`,
         api: 'openai-completions',
+        // Without credentials: no key, and pi 0.73.1 then knows no `scripted` provider at all (its default model has no key either).
         ...(options.withoutCredentials ? {} : { apiKey: 'sk-scripted' }),
         compat: { supportsDeveloperRole: false, supportsReasoningEffort: false },
         models: [
