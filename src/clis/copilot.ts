@@ -5,6 +5,9 @@ import { copilotEvents } from '../stores/copilot-events';
 import type { CliDefinition } from './definition';
 import { WEB_IMAGE_TYPES } from '../wire/prompt-content';
 
+/** Copilot CLI's config dir: COPILOT_HOME, else `~/.copilot` (`XDG_CONFIG_HOME` does not move it). */
+const copilotHome = (env: NodeJS.ProcessEnv): string => env.COPILOT_HOME || join(env.HOME ?? homedir(), '.copilot');
+
 /*
  * GitHub Copilot CLI (`@github/copilot`). Flags as the pinned version's `--help` has them (1.0.102).
  */
@@ -33,7 +36,7 @@ export const copilot = {
     login: ['login'],
     loginFiles: (env) => [
       {
-        path: join(env.COPILOT_HOME || join(env.HOME ?? homedir(), '.copilot'), 'config.json'),
+        path: join(copilotHome(env), 'config.json'),
         holds: /"(?:loggedInUsers|copilotTokens|authTokens)"\s*:\s*[[{]\s*["{]/,
       },
     ],
@@ -56,7 +59,7 @@ export const copilot = {
   // `--config-dir`, else COPILOT_HOME, else `~/.copilot`; XDG_CONFIG_HOME does not move it). Beside the
   // events: workspace.yaml, checkpoints, locks. Records: stores/copilot-events.ts.
   history: {
-    root: (env) => join(env.COPILOT_HOME || join(env.HOME ?? homedir(), '.copilot'), 'session-state'),
+    root: (env) => join(copilotHome(env), 'session-state'),
     depth: 1,
     file: /^events\.jsonl$/,
     format: copilotEvents,

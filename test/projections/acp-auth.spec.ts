@@ -29,7 +29,7 @@ const write = (path: string, text = '{}'): void => {
 const LOGINS: Record<string, { home: string; overridden: [Record<string, string>, string] | null }> = {
   claude: { home: '.claude/.credentials.json', overridden: [{ CLAUDE_CONFIG_DIR: 'conf' }, 'conf/.credentials.json'] },
   codex: { home: '.codex/auth.json', overridden: [{ CODEX_HOME: 'ch' }, 'ch/auth.json'] },
-  gemini: { home: '.gemini/oauth_creds.json', overridden: null },
+  gemini: { home: '.gemini/oauth_creds.json', overridden: [{ GEMINI_CLI_HOME: 'gh' }, 'gh/.gemini/oauth_creds.json'] },
   opencode: { home: '.local/share/opencode/auth.json', overridden: [{ XDG_DATA_HOME: 'data' }, 'data/opencode/auth.json'] },
   kilo: { home: '.local/share/kilo/auth.json', overridden: [{ XDG_DATA_HOME: 'data' }, 'data/kilo/auth.json'] },
   qwen: { home: '.qwen/oauth_creds.json', overridden: [{ QWEN_HOME: 'qh' }, 'qh/oauth_creds.json'] },
