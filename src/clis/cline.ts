@@ -7,13 +7,12 @@ import { clineLines, clineSession } from '../stores/cline-session';
 import type { CliDefinition } from './definition';
 import { WEB_IMAGE_TYPES } from '../wire/prompt-content';
 
-/**
- * Cline's sessions dir, as 3.0.65's binary finds it: `CLINE_SESSION_DATA_DIR`, else `sessions` in
- * its data dir (`CLINE_DATA_DIR`, else `data` in its config dir, `CLINE_DIR`, else `~/.cline`).
- */
-const sessions = (env: NodeJS.ProcessEnv): string =>
-  env.CLINE_SESSION_DATA_DIR ||
-  join(env.CLINE_DATA_DIR || join(env.CLINE_DIR || join(env.HOME ?? homedir(), '.cline'), 'data'), 'sessions');
+/** Cline's data dir, as 3.0.65's binary finds it: `CLINE_DATA_DIR`, else `data` in its config dir, `CLINE_DIR`, else `~/.cline`. */
+const dataDir = (env: NodeJS.ProcessEnv): string =>
+  env.CLINE_DATA_DIR || join(env.CLINE_DIR || join(env.HOME ?? homedir(), '.cline'), 'data');
+
+/** Cline's sessions dir: `CLINE_SESSION_DATA_DIR`, else `sessions` in its data dir. */
+const sessions = (env: NodeJS.ProcessEnv): string => env.CLINE_SESSION_DATA_DIR || join(dataDir(env), 'sessions');
 
 /*
  * Cline (`cline`). Flags as the pinned version's `--help` has them (3.0.65).
@@ -45,9 +44,7 @@ export const cline = {
   auth: {
     keyVariables: ['CLINE_API_KEY', 'ANTHROPIC_API_KEY', 'OPENAI_API_KEY', 'OPENROUTER_API_KEY', 'AI_GATEWAY_API_KEY', 'V0_API_KEY'],
     login: ['auth'],
-    loginFiles: (env) => [
-      join(env.CLINE_DATA_DIR || join(env.CLINE_DIR || join(env.HOME ?? homedir(), '.cline'), 'data'), 'settings', 'providers.json'),
-    ],
+    loginFiles: (env) => [join(dataDir(env), 'settings', 'providers.json')],
   },
   decode: clineProfile,
   run: {
