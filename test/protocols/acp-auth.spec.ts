@@ -28,7 +28,7 @@ async function play(cli: SessionProvider, answers: Record<string, JsonObject>) {
   const decoder = decoderFor(protocol.profile, { clock: () => new Date('2026-12-01T00:00:00.000Z'), keepRaw: 'none' });
   const events: AnyEvent[] = [];
   protocol.open();
-  protocol.prompt('Say hello.');
+  protocol.prompt([{ type: 'text', text: 'Say hello.' }], [{ type: 'text', text: 'Say hello.' }]);
   // Each request the protocol wrote is answered in turn (the next may only be written once it is).
   for (let answered = 0; answered < written.length; answered++) {
     const request = written[answered];
