@@ -88,6 +88,36 @@ describe('the packed tarball', () => {
     expect(schema).toMatchObject({ $schema: 'https://json-schema.org/draft/2020-12/schema', title: 'ToolUsePayload' });
   });
 
+  it("the ACP registry's auth check on the command its entry names: isolated HOME, no CLI logged in, initialize answered with an agent auth method", () => {
+    const entry = JSON.parse(readFileSync(join(repoRoot, 'acp-registry/cli-subprocess-core/agent.json'), 'utf8'));
+    const home = mkdtempSync(join(tmpdir(), 'acp-auth-check-'));
+    // What the registry's client.py passes on: PATH and a few system variables, a throwaway HOME, TERM=dumb.
+    const script = `
+      const { spawn } = require('node:child_process');
+      const child = spawn(${JSON.stringify(join(consumer, 'node_modules/.bin/cli-subprocess-core'))}, ${JSON.stringify(entry.distribution.npx.args)},
+        { cwd: ${JSON.stringify(home)}, env: { PATH: process.env.PATH, HOME: ${JSON.stringify(home)}, TERM: 'dumb' }, stdio: ['pipe', 'pipe', 'ignore'] });
+      let out = '';
+      child.stdout.setEncoding('utf8').on('data', (chunk) => {
+        out += chunk;
+        if (!out.includes('\\n')) return;
+        child.kill('SIGTERM');
+        process.stdout.write(JSON.stringify(out.split('\\n')[0]));
+      });
+      child.on('exit', (code) => { if (!out.includes('\\n')) process.stdout.write(JSON.stringify('exited ' + code + ' before answering')); });
+      child.stdin.write(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: 1,
+        clientInfo: { name: 'ACP Registry Validator', version: '1.0.0' },
+        clientCapabilities: { terminal: true, fs: { readTextFile: true, writeTextFile: true }, _meta: { terminal_output: true, 'terminal-auth': true } } } }) + '\\n');`;
+    try {
+      const line = runNode(consumer, script) as string;
+      // The first line is JSON-RPC (the registry fails an agent that prints anything else on stdout).
+      const answer = JSON.parse(line) as { id: number; result: { authMethods: { type?: string }[] } };
+      expect(answer).toMatchObject({ id: 1, result: { protocolVersion: 1 } });
+      expect(answer.result.authMethods.filter((method) => (method.type ?? 'agent') === 'agent').length).toBeGreaterThan(0);
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
+  });
+
   it('the installed package serves the runs page: its HTML with the CLIs, and every file it names', () => {
     const script = `
       const { createServer } = require('node:http');

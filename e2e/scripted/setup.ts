@@ -81,6 +81,11 @@ export function startEndpoint(name: CliName, script: readonly ResponsesTurn[]): 
 export interface PointOptions {
   /** Codex: configure the stdio MCP server `echo` (capture/mcp-echo-server.js). */
   mcpEcho?: boolean;
+  /**
+   * No credentials anywhere, config files included (the auth-required checks): each CLI still
+   * pointed at the endpoint where it can be without a key, so that a request it made would be seen.
+   */
+  withoutCredentials?: boolean;
 }
 
 /**
@@ -119,17 +124,17 @@ export function pointCliAt(name: CliName, home: string, serverUrl: string, optio
       writeFileSync(join(home, '.gemini', 'settings.json'), JSON.stringify(GEMINI_SETTINGS));
       return isolatedEnv(home, { GOOGLE_GEMINI_BASE_URL: serverUrl, GEMINI_API_KEY: 'scripted-gemini-key', TMPDIR: home });
     case 'opencode':
-      return pointOpenCodeAt(home, serverUrl);
+      return pointOpenCodeAt(home, serverUrl, options);
     case 'qwen':
-      return pointQwenAt(home, serverUrl);
+      return pointQwenAt(home, serverUrl, options);
     case 'copilot':
-      return pointCopilotAt(home, serverUrl);
+      return pointCopilotAt(home, serverUrl, options);
     case 'pi':
-      return pointPiAt(home, serverUrl);
+      return pointPiAt(home, serverUrl, options);
     case 'kilo':
-      return pointKiloAt(home, serverUrl);
+      return pointKiloAt(home, serverUrl, options);
     case 'cline':
-      return pointClineAt(home, serverUrl);
+      return pointClineAt(home, serverUrl, options);
   }
 }
 
@@ -141,10 +146,10 @@ export function pointCliAt(name: CliName, home: string, serverUrl: string, optio
  * the other CLIs' defaults, so an ACP session sees session/request_permission and `opencode run`
  * needs `--auto` to run a command (without it the run auto-rejects and ends the turn).
  */
-function pointOpenCodeAt(home: string, serverUrl: string): Record<string, string> {
+function pointOpenCodeAt(home: string, serverUrl: string, options: PointOptions): Record<string, string> {
   const config = join(home, '.config');
   mkdirSync(join(config, 'opencode'), { recursive: true });
-  writeFileSync(join(config, 'opencode', 'opencode.json'), JSON.stringify(openCodeConfig(serverUrl), null, 2));
+  writeFileSync(join(config, 'opencode', 'opencode.json'), JSON.stringify(openCodeConfig(serverUrl, options), null, 2));
   return isolatedEnv(home, {
     XDG_CONFIG_HOME: config,
     XDG_DATA_HOME: join(home, '.local', 'share'),
@@ -158,12 +163,15 @@ function pointOpenCodeAt(home: string, serverUrl: string): Record<string, string
   });
 }
 
-/** The scripted endpoint as an OpenCode (and Kilo) provider, and its one model. */
-const FAKE_PROVIDER = (serverUrl: string) => ({
-  npm: '@ai-sdk/openai-compatible',
-  name: 'Scripted',
-  options: { baseURL: `${serverUrl}/v1`, apiKey: 'sk-scripted' },
-});
+/**
+ * The scripted endpoint as an OpenCode (and Kilo) provider, and its one model. Without credentials:
+ * the AI SDK's `openai` provider with no key, which needs one (OPENAI_API_KEY): the openai-compatible
+ * one sends its requests without.
+ */
+const FAKE_PROVIDER = (serverUrl: string, options: PointOptions = {}) =>
+  options.withoutCredentials
+    ? { npm: '@ai-sdk/openai', name: 'Scripted', options: { baseURL: `${serverUrl}/v1` } }
+    : { npm: '@ai-sdk/openai-compatible', name: 'Scripted', options: { baseURL: `${serverUrl}/v1`, apiKey: 'sk-scripted' } };
 // Images in: OpenCode 1.18.33 left a prompt's image out of the request to a model whose config did not say it takes them.
 const FAKE_MODEL = {
   name: 'Scripted model',
@@ -172,10 +180,10 @@ const FAKE_MODEL = {
   modalities: { input: ['text', 'image'], output: ['text'] },
 };
 
-function openCodeConfig(serverUrl: string): Record<string, unknown> {
+function openCodeConfig(serverUrl: string, options: PointOptions = {}): Record<string, unknown> {
   return {
     $schema: 'https://opencode.ai/config.json',
-    provider: { fake: { ...FAKE_PROVIDER(serverUrl), models: { [SCRIPTED_CHAT_MODEL]: FAKE_MODEL } } },
+    provider: { fake: { ...FAKE_PROVIDER(serverUrl, options), models: { [SCRIPTED_CHAT_MODEL]: FAKE_MODEL } } },
     model: `fake/${SCRIPTED_CHAT_MODEL}`,
     enabled_providers: ['fake'],
     permission: { bash: 'ask' },
@@ -190,13 +198,13 @@ function openCodeConfig(serverUrl: string): Record<string, unknown> {
  * (the registry's `env.set` holds those that keep something from outliving a run) turn off the
  * model list download, auto-update, telemetry, session upload and the daemon client.
  */
-function pointKiloAt(home: string, serverUrl: string): Record<string, string> {
+function pointKiloAt(home: string, serverUrl: string, options: PointOptions): Record<string, string> {
   const config = join(home, '.config');
   mkdirSync(join(config, 'kilo'), { recursive: true });
-  const { $schema: _schema, ...shared } = openCodeConfig(serverUrl);
+  const { $schema: _schema, ...shared } = openCodeConfig(serverUrl, options);
   // The model priced (dollars per million tokens), so that Kilo reports a cost: unpriced, its `cost` is 0.
   const model = { ...FAKE_MODEL, cost: { input: 1, output: 2 } };
-  const priced = { ...shared, provider: { fake: { ...FAKE_PROVIDER(serverUrl), models: { [SCRIPTED_CHAT_MODEL]: model } } } };
+  const priced = { ...shared, provider: { fake: { ...FAKE_PROVIDER(serverUrl, options), models: { [SCRIPTED_CHAT_MODEL]: model } } } };
   writeFileSync(join(config, 'kilo', 'kilo.json'), JSON.stringify(priced, null, 2));
   return isolatedEnv(home, {
     XDG_CONFIG_HOME: config,
@@ -228,7 +236,10 @@ const KILO_SWITCHES = {
  * `CLINE_HUB_PORT`), which outlives the run, and `CLINE_NO_AUTO_UPDATE` its update check: neither is
  * in its `--help` (the registry's `env.set` holds them for `startRun` and `startSession`).
  */
-function pointClineAt(home: string, serverUrl: string): Record<string, string> {
+function pointClineAt(home: string, serverUrl: string, options: PointOptions): Record<string, string> {
+  const switches = { CLINE_DIR: join(home, '.cline'), CLINE_SESSION_BACKEND_MODE: 'local', CLINE_NO_AUTO_UPDATE: '1', TMPDIR: home };
+  // Without credentials: no provider saved or selected, no key.
+  if (options.withoutCredentials) return isolatedEnv(home, switches);
   const settings = join(home, '.cline', 'data', 'settings');
   mkdirSync(settings, { recursive: true });
   const provider = { provider: 'openai-compatible', apiKey: 'sk-scripted', model: SCRIPTED_CHAT_MODEL, baseUrl: `${serverUrl}/v1` };
@@ -239,14 +250,7 @@ function pointClineAt(home: string, serverUrl: string): Record<string, string> {
     providers: { 'openai-compatible': { settings: provider, updatedAt: '2026-01-01T00:00:00.000Z', tokenSource: 'manual' } },
   };
   writeFileSync(join(settings, 'providers.json'), JSON.stringify(providers, null, 2), { mode: 0o600 });
-  return isolatedEnv(home, {
-    CLINE_DIR: join(home, '.cline'),
-    CLINE_PROVIDER: 'openai-compatible',
-    CLINE_API_KEY: 'sk-scripted',
-    CLINE_SESSION_BACKEND_MODE: 'local',
-    CLINE_NO_AUTO_UPDATE: '1',
-    TMPDIR: home,
-  });
+  return isolatedEnv(home, { ...switches, CLINE_PROVIDER: 'openai-compatible', CLINE_API_KEY: 'sk-scripted' });
 }
 
 /*
@@ -256,12 +260,12 @@ function pointClineAt(home: string, serverUrl: string): Record<string, string> {
  * flag (`-p` runs add `--auth-type openai -m fake-model`). Its default approval mode asks before the shell; in
  * `-p` it then leaves `run_shell_command` out of the tools altogether (use `--approval-mode yolo`).
  */
-function pointQwenAt(home: string, serverUrl: string): Record<string, string> {
+function pointQwenAt(home: string, serverUrl: string, options: PointOptions): Record<string, string> {
   mkdirSync(join(home, '.qwen'), { recursive: true });
   writeFileSync(join(home, '.qwen', 'settings.json'), JSON.stringify(QWEN_SETTINGS, null, 2));
   return isolatedEnv(home, {
     OPENAI_BASE_URL: `${serverUrl}/v1`,
-    OPENAI_API_KEY: 'sk-scripted',
+    ...(options.withoutCredentials ? {} : { OPENAI_API_KEY: 'sk-scripted' }),
     OPENAI_MODEL: SCRIPTED_CHAT_MODEL,
     TMPDIR: home,
   });
@@ -282,7 +286,11 @@ const QWEN_SETTINGS = {
  * fresh home. No `GITHUB_TOKEN`/`GH_TOKEN` reaches it (isolatedEnv). Flags: `--no-auto-update
  * --disable-client-telemetry`, and `--allow-all-tools` for `-p`.
  */
-function pointCopilotAt(home: string, serverUrl: string): Record<string, string> {
+function pointCopilotAt(home: string, serverUrl: string, options: PointOptions): Record<string, string> {
+  // Without credentials: no provider of its own (which needs no GitHub login, and no key) and not offline
+  // (which needs one), so it wants its GitHub login; no token reaches it.
+  if (options.withoutCredentials)
+    return isolatedEnv(home, { COPILOT_HOME: join(home, '.copilot'), COPILOT_AUTO_UPDATE: 'false', TMPDIR: home });
   return isolatedEnv(home, {
     COPILOT_HOME: join(home, '.copilot'),
     COPILOT_OFFLINE: 'true',
@@ -304,7 +312,7 @@ function pointCopilotAt(home: string, serverUrl: string): Record<string, string>
  */
 export const PI_PROVIDER = 'scripted';
 
-function pointPiAt(home: string, serverUrl: string): Record<string, string> {
+function pointPiAt(home: string, serverUrl: string, options: PointOptions): Record<string, string> {
   const agentDir = join(home, '.pi', 'agent');
   mkdirSync(agentDir, { recursive: true });
   const models = {
@@ -312,7 +320,8 @@ function pointPiAt(home: string, serverUrl: string): Record<string, string> {
       [PI_PROVIDER]: {
         baseUrl: `${serverUrl}/v1`,
         api: 'openai-completions',
-        apiKey: 'sk-scripted',
+        // Without credentials: no key, and pi 0.73.1 then knows no `scripted` provider at all (its default model has no key either).
+        ...(options.withoutCredentials ? {} : { apiKey: 'sk-scripted' }),
         compat: { supportsDeveloperRole: false, supportsReasoningEffort: false },
         models: [
           {

@@ -68,7 +68,8 @@ const ECHO_SERVER = join(__dirname, '..', 'capture', 'mcp-echo-server.js');
 export interface AcpAgentChecks {
   /**
    * The CLI's failure for want of credentials is known to reach the agent as an `auth` error (its
-   * decoder's code): run it with none of its registry's key variables, in its throwaway HOME.
+   * decoder's code): run it with none of its registry's key variables, in its throwaway HOME, and no
+   * key in its config files either (`withoutCredentials`).
    */
   authRequired?: boolean;
   /**
@@ -114,6 +115,28 @@ export function said(run: AcpClientRun, turn: number): string {
   return textOf(run.turns[turn].updates);
 }
 
+/**
+ * The client against a new agent process for `cli` (its history in the CLI's home), with none of
+ * the `without` variables in its environment, and the client's `mcpServers`.
+ */
+async function driveAgent(
+  name: CliName,
+  scenario: AcpClientScenario,
+  cli: ScriptedCli,
+  load?: string,
+  without: readonly string[] = [],
+  mcpServers?: McpServer[],
+  set: AcpClientOptions['set'] = [],
+): Promise<AcpClientRun> {
+  // ts-node compiles the command with the project's settings (decorators) from any cwd.
+  const env: Record<string, string> = { ...cli.env, CLAUDE_CODE_MAX_RETRIES: '1', TS_NODE_PROJECT: join(ROOT, 'tsconfig.json') };
+  for (const variable of without) delete env[variable];
+  const command = [...ACP_COMMAND, '--provider', name, '--bin', cli.executable, '--history-dir', join(cli.env.HOME, 'acp-history')];
+  const run = await runAcpClient({ scenario, cwd: cli.cwd, env, command, load, mcpServers, set });
+  expectValidRun(run);
+  return run;
+}
+
 export function describeAcpAgent(name: CliName, checks: AcpAgentChecks = {}): void {
   const open: ScriptedCli[] = [];
   afterEach(async () => {
@@ -129,23 +152,14 @@ export function describeAcpAgent(name: CliName, checks: AcpAgentChecks = {}): vo
     return { run: await driveAgain(scenario, cli), cli };
   }
 
-  /** The client against a new agent process for `cli` (its history in the CLI's home). */
-  async function driveAgain(
+  const driveAgain = (
     scenario: AcpClientScenario,
     cli: ScriptedCli,
     load?: string,
     without: readonly string[] = [],
     mcpServers?: McpServer[],
     set: AcpClientOptions['set'] = [],
-  ): Promise<AcpClientRun> {
-    // ts-node compiles the command with the project's settings (decorators) from any cwd.
-    const env: Record<string, string> = { ...cli.env, CLAUDE_CODE_MAX_RETRIES: '1', TS_NODE_PROJECT: join(ROOT, 'tsconfig.json') };
-    for (const variable of without) delete env[variable];
-    const command = [...ACP_COMMAND, '--provider', name, '--bin', cli.executable, '--history-dir', join(cli.env.HOME, 'acp-history')];
-    const run = await runAcpClient({ scenario, cwd: cli.cwd, env, command, load, mcpServers, set });
-    expectValidRun(run);
-    return run;
-  }
+  ): Promise<AcpClientRun> => driveAgent(name, scenario, cli, load, without, mcpServers, set);
 
   it('a plain prompt: the answer as message chunks, end_turn', async () => {
     const { run } = await drive('plain');
@@ -219,29 +233,7 @@ export function describeAcpAgent(name: CliName, checks: AcpAgentChecks = {}): vo
     expect(run.turns[1].error).toMatchObject({ code: -32602, message: expect.stringContaining('is closed') });
   });
 
-  const auth = (CLIS[name] as CliDefinition).auth;
-  if (checks.authRequired && auth) {
-    it(`without credentials (no ${auth.keyVariables.join(', ')}, no login): authenticate and the prompt answer ACP's auth-required`, async () => {
-      const cli = await startScriptedCli(name, SCRIPTS.auth);
-      open.push(cli);
-      const run = await driveAgain('auth', cli, undefined, auth.keyVariables);
-      expect(run.initialize.authMethods).toEqual(
-        auth.login === null
-          ? [expect.objectContaining({ id: 'cli-credentials' })]
-          : [
-              expect.objectContaining({ id: 'cli-credentials', description: expect.stringContaining(auth.keyVariables[0]) }),
-              expect.objectContaining({ type: 'terminal', id: 'cli-login', args: ['--login'] }),
-            ],
-      );
-      expect(run.authenticate).toEqual({
-        methodId: 'cli-credentials',
-        error: expect.objectContaining({ code: -32000, message: expect.stringContaining('is not logged in') }),
-      });
-      // The CLI itself says so on the first prompt: ACP's code, not a generic -32603; no model request was made.
-      expect(run.turns.map((turn) => turn.error?.code)).toEqual([-32000]);
-      expect(cli.server.requests.filter((request) => request.method === 'POST')).toEqual([]);
-    });
-  }
+  if (checks.authRequired) describeAcpAuth(name);
 
   if (checks.mcp) {
     it("a client's stdio MCP server: the model calls its tool, the server runs it, the call and its result reach the client", async () => {
@@ -348,5 +340,40 @@ export function describeAcpAgent(name: CliName, checks: AcpAgentChecks = {}): vo
     const { run } = await drive('two-turns');
     expect(run.turns.map((turn) => turn.stopReason)).toEqual(['end_turn', 'end_turn']);
     expect([said(run, 0), said(run, 1)]).toEqual(['The first answer.', 'The second answer.']);
+  });
+}
+
+/**
+ * The agent over `name` with no credentials at all (none of its registry's key variables, no key in
+ * its config files, a throwaway HOME): `authenticate` and the first prompt answer ACP's auth-required,
+ * the latter because the CLI itself said so (its decoder's `auth` error), before any model request.
+ */
+export function describeAcpAuth(name: CliName): void {
+  const auth = (CLIS[name] as CliDefinition).auth;
+  if (!auth) throw new Error(`${name} has no auth entry in its registry file`);
+  const open: ScriptedCli[] = [];
+  afterEach(async () => {
+    for (const cli of open.splice(0)) await cli.close();
+  });
+
+  it(`without credentials (no ${auth.keyVariables.join(', ')}, no login): authenticate and the prompt answer ACP's auth-required`, async () => {
+    const cli = await startScriptedCli(name, SCRIPTS.auth, { withoutCredentials: true });
+    open.push(cli);
+    const run = await driveAgent(name, 'auth', cli, undefined, auth.keyVariables);
+    expect(run.initialize.authMethods).toEqual(
+      auth.login === null
+        ? [expect.objectContaining({ id: 'cli-credentials' })]
+        : [
+            expect.objectContaining({ id: 'cli-credentials', description: expect.stringContaining(auth.keyVariables[0]) }),
+            expect.objectContaining({ type: 'terminal', id: 'cli-login', args: ['--login'] }),
+          ],
+    );
+    expect(run.authenticate).toEqual({
+      methodId: 'cli-credentials',
+      error: expect.objectContaining({ code: -32000, message: expect.stringContaining('is not logged in') }),
+    });
+    // The CLI itself says so on the first prompt: ACP's code, not a generic -32603; no model request was made.
+    expect(run.turns.map((turn) => turn.error?.code)).toEqual([-32000]);
+    expect(cli.server.requests.filter((request) => request.method === 'POST')).toEqual([]);
   });
 }

@@ -1,5 +1,5 @@
 import { describeAcpAgent } from './acp-agent-scenarios';
 
 describe('cli-subprocess-core acp --provider qwen, driven by the real ACP client', () => {
-  describeAcpAgent('qwen');
+  describeAcpAgent('qwen', { authRequired: true });
 });

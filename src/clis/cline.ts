@@ -7,13 +7,12 @@ import { clineLines, clineSession } from '../stores/cline-session';
 import type { CliDefinition } from './definition';
 import { WEB_IMAGE_TYPES } from '../wire/prompt-content';
 
-/**
- * Cline's sessions dir, as 3.0.65's binary finds it: `CLINE_SESSION_DATA_DIR`, else `sessions` in
- * its data dir (`CLINE_DATA_DIR`, else `data` in its config dir, `CLINE_DIR`, else `~/.cline`).
- */
-const sessions = (env: NodeJS.ProcessEnv): string =>
-  env.CLINE_SESSION_DATA_DIR ||
-  join(env.CLINE_DATA_DIR || join(env.CLINE_DIR || join(env.HOME ?? homedir(), '.cline'), 'data'), 'sessions');
+/** Cline's data dir, as 3.0.65's binary finds it: `CLINE_DATA_DIR`, else `data` in its config dir, `CLINE_DIR`, else `~/.cline`. */
+const dataDir = (env: NodeJS.ProcessEnv): string =>
+  env.CLINE_DATA_DIR || join(env.CLINE_DIR || join(env.HOME ?? homedir(), '.cline'), 'data');
+
+/** Cline's sessions dir: `CLINE_SESSION_DATA_DIR`, else `sessions` in its data dir. */
+const sessions = (env: NodeJS.ProcessEnv): string => env.CLINE_SESSION_DATA_DIR || join(dataDir(env), 'sessions');
 
 /*
  * Cline (`cline`). Flags as the pinned version's `--help` has them (3.0.65).
@@ -36,6 +35,16 @@ export const cline = {
       // No background update check or install after the answer.
       CLINE_NO_AUTO_UPDATE: '1',
     },
+  },
+  // Its README ("Environment variables"): a key for the provider a run picks (CLINE_API_KEY for any,
+  // with CLINE_PROVIDER; ANTHROPIC_API_KEY, OPENAI_API_KEY…), or `cline auth` (its interactive sign-in:
+  // Cline, ChatGPT subscription, OCA or an API key), which saves the provider in
+  // `<data dir>/settings/providers.json` (CLINE_DATA_DIR, else `data` in CLINE_DIR, else `~/.cline`).
+  // Without one `cline --acp` answers `session/new` -32000 "Call authenticate before starting a session".
+  auth: {
+    keyVariables: ['CLINE_API_KEY', 'ANTHROPIC_API_KEY', 'OPENAI_API_KEY', 'OPENROUTER_API_KEY', 'AI_GATEWAY_API_KEY', 'V0_API_KEY'],
+    login: ['auth'],
+    loginFiles: (env) => [join(dataDir(env), 'settings', 'providers.json')],
   },
   decode: clineProfile,
   run: {

@@ -5,6 +5,9 @@ import { copilotEvents } from '../stores/copilot-events';
 import type { CliDefinition } from './definition';
 import { WEB_IMAGE_TYPES } from '../wire/prompt-content';
 
+/** Copilot CLI's config dir: COPILOT_HOME, else `~/.copilot` (`XDG_CONFIG_HOME` does not move it). */
+const copilotHome = (env: NodeJS.ProcessEnv): string => env.COPILOT_HOME || join(env.HOME ?? homedir(), '.copilot');
+
 /*
  * GitHub Copilot CLI (`@github/copilot`). Flags as the pinned version's `--help` has them (1.0.102).
  */
@@ -20,6 +23,23 @@ export const copilot = {
     // the repository; an operator who means Copilot to use it names it in `passEnv`.
     documented: ['COPILOT_*', 'GH_TOKEN', 'GH_HOST'],
     drop: [],
+  },
+  // Its `help environment` (1.0.102): COPILOT_GITHUB_TOKEN, GH_TOKEN, GITHUB_TOKEN, in that order, or
+  // `copilot login` (GitHub's "Authenticating GitHub Copilot CLI"), which keeps the token in the system
+  // keychain (service `copilot-cli`) or, with no keychain, in `$COPILOT_HOME/config.json` (`~/.copilot`),
+  // a file it writes anyway. The keys 1.0.102's runtime keeps there: `loggedInUsers` (the accounts,
+  // wherever their tokens are), `copilotTokens` and `authTokens` (plaintext tokens); one not empty is a
+  // login. Without any `copilot --acp` answers `session/new` -32000 "Authentication required". Its BYOK
+  // provider (COPILOT_PROVIDER_*) needs no GitHub login, and the key it takes is optional.
+  auth: {
+    keyVariables: ['COPILOT_GITHUB_TOKEN', 'GH_TOKEN', 'GITHUB_TOKEN'],
+    login: ['login'],
+    loginFiles: (env) => [
+      {
+        path: join(copilotHome(env), 'config.json'),
+        holds: /"(?:loggedInUsers|copilotTokens|authTokens)"\s*:\s*[[{]\s*["{]/,
+      },
+    ],
   },
   session: {
     protocolName: 'ACP',
@@ -39,7 +59,7 @@ export const copilot = {
   // `--config-dir`, else COPILOT_HOME, else `~/.copilot`; XDG_CONFIG_HOME does not move it). Beside the
   // events: workspace.yaml, checkpoints, locks. Records: stores/copilot-events.ts.
   history: {
-    root: (env) => join(env.COPILOT_HOME || join(env.HOME ?? homedir(), '.copilot'), 'session-state'),
+    root: (env) => join(copilotHome(env), 'session-state'),
     depth: 1,
     file: /^events\.jsonl$/,
     format: copilotEvents,

@@ -13,6 +13,10 @@ export const cursor = {
   npmPackage: null,
   // Not started by this package: no environment to allow.
   env: { documented: [], drop: [] },
+  // Cursor's CLI docs (cursor.com/docs/cli/reference/authentication): CURSOR_API_KEY (or `--api-key`),
+  // or `cursor-agent login` (a browser flow), whose credentials are "stored locally" where the docs
+  // do not say: none is looked for.
+  auth: { keyVariables: ['CURSOR_API_KEY'], login: ['login'], loginFiles: () => [] },
   decode: cursorProfile,
   // Its `tool_call` lines name a tool by the key of the call's object.
   tools: {

@@ -124,8 +124,17 @@ export interface CliAuth {
   readonly keyVariables: readonly string[];
   /** The argv after the executable that logs in interactively (in a terminal); null: it has no such command. */
   readonly login: readonly string[] | null;
-  /** The files its login leaves, under the config dir `env` chooses: one present means logged in. */
-  readonly loginFiles: (env: NodeJS.ProcessEnv) => readonly string[];
+  /**
+   * The files its login leaves, under the config dir `env` chooses: one present means logged in (a
+   * `LoginFile`: one whose text holds the login). A login kept in the system keychain is not seen.
+   */
+  readonly loginFiles: (env: NodeJS.ProcessEnv) => readonly (string | LoginFile)[];
+}
+
+/** A file the CLI keeps whether logged in or not, which holds its login when its text matches `holds`. */
+export interface LoginFile {
+  readonly path: string;
+  readonly holds: RegExp;
 }
 
 /** One agent CLI. */

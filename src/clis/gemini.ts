@@ -7,6 +7,9 @@ import { acpClient } from '../protocols/acp';
 import type { CliDefinition } from './definition';
 import { WEB_IMAGE_TYPES } from '../wire/prompt-content';
 
+/** Gemini CLI's `.gemini` dir, in GEMINI_CLI_HOME (which stands for the home), else in HOME (0.61.0's `homedir()`). */
+const geminiDir = (env: NodeJS.ProcessEnv): string => join(env.GEMINI_CLI_HOME || env.HOME || homedir(), '.gemini');
+
 /*
  * Gemini CLI (`@google/gemini-cli`). Flags as the pinned version's `--help` has them (0.61.0).
  */
@@ -27,7 +30,7 @@ export const gemini = {
   auth: {
     keyVariables: ['GEMINI_API_KEY', 'GOOGLE_API_KEY'],
     login: null,
-    loginFiles: (env) => [join(env.HOME ?? homedir(), '.gemini', 'oauth_creds.json')],
+    loginFiles: (env) => [join(geminiDir(env), 'oauth_creds.json')],
   },
   decode: geminiProfile,
   run: {
@@ -71,7 +74,7 @@ export const gemini = {
   // `.gemini` (0.61.0's `homedir()`). `<project>` is the cwd's basename, lower-cased (`projects.json`
   // maps it), beside it `.project_root` holds the cwd. Format and record shapes: stores/gemini-chat.ts.
   history: {
-    root: (env) => join(env.GEMINI_CLI_HOME || env.HOME || homedir(), '.gemini', 'tmp'),
+    root: (env) => join(geminiDir(env), 'tmp'),
     depth: 2,
     file: /^session-.*\.jsonl?$/,
     format: geminiChat,

@@ -1,7 +1,8 @@
+import { join } from 'node:path';
 import type { ProviderProfile } from '../providers/profile';
 import { opencodeProfile, type OpencodeState } from '../providers/opencode';
 import type { CliDefinition } from './definition';
-import { opencode, opencodeHistory } from './opencode';
+import { opencode, opencodeHistory, xdgDataHome } from './opencode';
 
 /*
  * Kilo Code (`@kilocode/cli`), a fork of OpenCode. Flags as the pinned version's `--help` has them
@@ -34,6 +35,15 @@ export const kilo = {
       KILO_DISABLE_AUTOUPDATE: '1',
       KILO_DISABLE_SESSION_INGEST: '1',
     },
+  },
+  // OpenCode's: its providers' keys (7.7.7's models list: `kilo`, the Kilo Gateway, KILO_API_KEY;
+  // ANTHROPIC_API_KEY, OPENAI_API_KEY, OPENROUTER_API_KEY…), or `kilo auth login`, which keeps them in
+  // `$XDG_DATA_HOME/kilo/auth.json` (what `kilo auth list` prints). Its ACP agent answers a prompt
+  // without them -32000, as OpenCode's does.
+  auth: {
+    keyVariables: ['KILO_API_KEY', 'ANTHROPIC_API_KEY', 'OPENAI_API_KEY', 'OPENROUTER_API_KEY'],
+    login: ['auth', 'login'],
+    loginFiles: (env) => [join(xdgDataHome(env), 'kilo', 'auth.json')],
   },
   decode: kiloProfile,
   run: {

@@ -7,6 +7,9 @@ import { opencodeLines, opencodeSessions, opencodeStore } from '../stores/openco
 import type { CliDefinition, HistorySetup } from './definition';
 import { WEB_IMAGE_TYPES } from '../wire/prompt-content';
 
+/** `$XDG_DATA_HOME`, else `~/.local/share`: where OpenCode and Kilo keep their data (auth.json, sessions). */
+export const xdgDataHome = (env: NodeJS.ProcessEnv): string => env.XDG_DATA_HOME || join(env.HOME ?? homedir(), '.local', 'share');
+
 /**
  * Where OpenCode (and Kilo, its fork, with its own names) keeps its sessions: one SQLite database
  * (src/stores/opencode-db.ts), `<data>/<app>.db`, the data dir being `$XDG_DATA_HOME/<app>`, else
@@ -16,7 +19,7 @@ import { WEB_IMAGE_TYPES } from '../wire/prompt-content';
  * file of its folder is asked for sessions: one that is not the CLI's has none.
  */
 export function opencodeHistory(app: string, dbVariable: string): HistorySetup {
-  const data = (env: NodeJS.ProcessEnv) => join(env.XDG_DATA_HOME || join(env.HOME ?? homedir(), '.local', 'share'), app);
+  const data = (env: NodeJS.ProcessEnv) => join(xdgDataHome(env), app);
   return {
     root: (env) => dirname(resolve(data(env), env[dbVariable] || `${app}.db`)),
     depth: 0,
@@ -40,6 +43,17 @@ export const opencode = {
     // OpenCode's docs: OPENCODE_CONFIG, OPENCODE_DISABLE_*…; its providers (the AI SDK's) read their keys and base URLs.
     documented: ['OPENCODE_*', 'ANTHROPIC_*', 'OPENAI_*'],
     drop: [],
+  },
+  // Its providers' keys, as its bundled models.dev list names them (1.18.33's binary: `opencode`
+  // OPENCODE_API_KEY, `anthropic` ANTHROPIC_API_KEY, `openai` OPENAI_API_KEY; any other provider's
+  // variable there works too), or `opencode auth login`, which keeps them in
+  // `$XDG_DATA_HOME/opencode/auth.json` (the path `opencode auth list` prints). A key in opencode.json's
+  // provider options is not seen. Without one its ACP agent answers the prompt -32000 (it maps the AI
+  // SDK's LoadAPIKeyError and ProviderAuthError to authRequired).
+  auth: {
+    keyVariables: ['OPENCODE_API_KEY', 'ANTHROPIC_API_KEY', 'OPENAI_API_KEY'],
+    login: ['auth', 'login'],
+    loginFiles: (env) => [join(xdgDataHome(env), 'opencode', 'auth.json')],
   },
   decode: opencodeProfile,
   session: {

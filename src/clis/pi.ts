@@ -6,13 +6,15 @@ import { piSession } from '../stores/pi-session';
 import type { CliDefinition } from './definition';
 import { WEB_IMAGE_TYPES } from '../wire/prompt-content';
 
+/** pi's agent dir: `PI_CODING_AGENT_DIR`, else `~/.pi/agent` (0.73.1's config.js). */
+const agentDir = (env: NodeJS.ProcessEnv): string => env.PI_CODING_AGENT_DIR || join(env.HOME ?? homedir(), '.pi', 'agent');
+
 /**
  * pi's sessions: `sessions/--<cwd>--/<time>_<id>.jsonl` in its agent dir, `PI_CODING_AGENT_DIR`,
  * else `~/.pi/agent` (0.73.1's config.js). Not read: a session dir chosen by `--session-dir`,
  * `PI_CODING_AGENT_SESSION_DIR` or settings' `sessionDir`, where pi puts the files with no folder per cwd.
  */
-const sessions = (env: NodeJS.ProcessEnv): string =>
-  join(env.PI_CODING_AGENT_DIR || join(env.HOME ?? homedir(), '.pi', 'agent'), 'sessions');
+const sessions = (env: NodeJS.ProcessEnv): string => join(agentDir(env), 'sessions');
 
 /** The approval extension a session loads, by its absolute path (the .ts in development, the .js in the package). */
 const APPROVAL_EXTENSION = join(__dirname, '..', 'protocols', `pi-approval-extension${extname(__filename)}`);
@@ -48,6 +50,30 @@ export const pi = {
       'MINIMAX_API_KEY',
     ],
     drop: [],
+  },
+  // Its `--help` ("Environment Variables": each provider's key) and docs/providers.md: `/login` in its
+  // interactive mode (no command of its own to launch) keeps keys and OAuth tokens in `auth.json` in
+  // its agent dir (PI_CODING_AGENT_DIR, else `~/.pi/agent`); a key in models.json is not seen.
+  auth: {
+    keyVariables: [
+      'ANTHROPIC_API_KEY',
+      'ANTHROPIC_OAUTH_TOKEN',
+      'OPENAI_API_KEY',
+      'AZURE_OPENAI_API_KEY',
+      'GEMINI_API_KEY',
+      'DEEPSEEK_API_KEY',
+      'GROQ_API_KEY',
+      'CEREBRAS_API_KEY',
+      'XAI_API_KEY',
+      'FIREWORKS_API_KEY',
+      'OPENROUTER_API_KEY',
+      'AI_GATEWAY_API_KEY',
+      'ZAI_API_KEY',
+      'MISTRAL_API_KEY',
+      'MINIMAX_API_KEY',
+    ],
+    login: null,
+    loginFiles: (env) => [join(agentDir(env), 'auth.json')],
   },
   decode: piProfile,
   run: {

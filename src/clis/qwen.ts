@@ -7,6 +7,9 @@ import type { CliDefinition } from './definition';
 import { gemini } from './gemini';
 import { WEB_IMAGE_TYPES } from '../wire/prompt-content';
 
+/** Qwen Code's config dir: QWEN_HOME, else `~/.qwen` (0.15.10's `Storage.getGlobalQwenDir`). */
+const qwenHome = (env: NodeJS.ProcessEnv): string => resolve(env.QWEN_HOME || join(env.HOME ?? homedir(), '.qwen'));
+
 /*
  * Qwen Code (`@qwen-code/qwen-code`), a fork of Gemini CLI whose `-o stream-json` output has Claude
  * Code's shape. Flags as the pinned version's `--help` has them (0.15.10).
@@ -22,6 +25,20 @@ export const qwen = {
     // QWEN_CODE_*…; DASHSCOPE_API_KEY and DASHSCOPE_BASE_URL for Alibaba's endpoint.
     documented: ['QWEN_*', 'OPENAI_*', 'DASHSCOPE_*'],
     drop: [],
+  },
+  // 0.15.10's auth types read their key from these (DEFAULT_ENV_KEYS, packages/cli/src/config/auth.ts:
+  // openai, anthropic, gemini, vertex-ai), or `qwen auth` (its `--help`: OpenRouter, Coding Plan, API
+  // key or Qwen OAuth, chosen interactively). Qwen OAuth keeps `oauth_creds.json` in its config dir
+  // (QWEN_HOME, else `~/.qwen`); the other choices write the key into settings.json
+  // (`security.auth.apiKey`, or a provider's `apiKey`), seen when there. Without a key `qwen --acp`
+  // answers `session/new` -32000 ("Missing API key for openai auth…").
+  auth: {
+    keyVariables: ['OPENAI_API_KEY', 'ANTHROPIC_API_KEY', 'GEMINI_API_KEY', 'GOOGLE_API_KEY'],
+    login: ['auth'],
+    loginFiles: (env) => [
+      join(qwenHome(env), 'oauth_creds.json'),
+      { path: join(qwenHome(env), 'settings.json'), holds: /"apiKey"\s*:\s*"[^"]/ },
+    ],
   },
   decode: qwenProfile,
   session: {
@@ -46,7 +63,7 @@ export const qwen = {
   // dir is QWEN_RUNTIME_DIR, else QWEN_HOME (the config dir), else `~/.qwen`. The slug is the cwd with
   // every non-alphanumeric character a `-` (lossy: the records hold the cwd). Records: stores/qwen-chat.ts.
   history: {
-    root: (env) => join(resolve(env.QWEN_RUNTIME_DIR || env.QWEN_HOME || join(env.HOME ?? homedir(), '.qwen')), 'projects'),
+    root: (env) => join(resolve(env.QWEN_RUNTIME_DIR || qwenHome(env)), 'projects'),
     depth: 2,
     file: /^[0-9a-f-]+\.jsonl$/,
     format: qwenChat,

@@ -3,7 +3,7 @@ import { arr, finishDrafts, num, obj, str } from '../providers/drafts';
 import type { EventDraft, ProviderProfile } from '../providers/profile';
 import { usageDraft, type UsageAggregation } from '../providers/usage';
 import type { JsonObject, JsonValue } from '../schema/json';
-import { ACP_CLIENT_METHODS } from '../wire/acp';
+import { ACP_CLIENT_METHODS, ACP_ERRORS } from '../wire/acp';
 
 /*
  * What an Agent Client Protocol agent prints, as events (JSON-RPC 2.0, one message a line; the
@@ -338,7 +338,8 @@ function turnEnded(line: JsonObject, state: AcpState): EventDraft[] {
       ...finishDrafts({
         failed: true,
         errorMessage: str(error.message) ?? 'the prompt failed',
-        errorCode: 'execution',
+        // ACP's "authentication required": OpenCode's answer to a prompt whose provider has no key.
+        errorCode: error.code === ACP_ERRORS.authRequired ? 'auth' : 'execution',
         errorMetadata: { native_code: error.code ?? null, data: error.data ?? null },
       }),
     );

@@ -2,7 +2,7 @@ import type { InitializeRequest, LoadSessionRequest, NewSessionRequest, Permissi
 import { arr, obj, str } from '../providers/drafts';
 import type { ProviderProfile } from '../providers/profile';
 import type { JsonObject, JsonValue } from '../schema/json';
-import { ACP_AGENT_METHODS, ACP_CLIENT_METHODS, PERMISSION_KINDS } from '../wire/acp';
+import { ACP_AGENT_METHODS, ACP_CLIENT_METHODS, ACP_ERRORS, PERMISSION_KINDS } from '../wire/acp';
 import { JSON_RPC, JsonLinesPeer, LATER, PeerError } from '../wire/json-lines-peer';
 import { acpProfile, newAcpState, type AcpQuirks, type AcpState } from './acp-events';
 import { contentText, type PromptContent } from '../wire/prompt-content';
@@ -19,6 +19,12 @@ import type { CliModel, ProtocolFactory } from './protocol';
  */
 
 const reason = (error: unknown): string => (error instanceof PeerError ? error.message : String(error));
+/**
+ * A refusal's code: `auth` for ACP's "authentication required", which Qwen Code and Copilot CLI answer
+ * to `session/new` when they have no credentials (OpenCode to `session/prompt`: acp-events.ts).
+ */
+const refusalCode = (error: unknown): 'auth' | 'execution' =>
+  error instanceof PeerError && error.error.code === ACP_ERRORS.authRequired ? 'auth' : 'execution';
 
 /** An ACP client for one CLI; `quirks` are that CLI's own (clis.ts). */
 export function acpClient(quirks: AcpQuirks = {}): ProtocolFactory {
@@ -78,7 +84,10 @@ export function acpClient(quirks: AcpQuirks = {}): ProtocolFactory {
       state.sessionRequests.add(String(sent.id));
       sent.then(sessionReady, (error: unknown) => {
         announceModels(null);
-        host.fail(`${cli} refused ${resume === undefined ? 'a new session' : `to load session ${resume}`}: ${reason(error)}`);
+        host.fail(
+          `${cli} refused ${resume === undefined ? 'a new session' : `to load session ${resume}`}: ${reason(error)}`,
+          refusalCode(error),
+        );
       });
     };
 
@@ -100,7 +109,7 @@ export function acpClient(quirks: AcpQuirks = {}): ProtocolFactory {
               quirks.resourcesAsText !== true && obj(obj(obj(result)?.agentCapabilities)?.promptCapabilities)?.embeddedContext === true;
             startSession();
           },
-          (error: unknown) => host.fail(`${cli} refused to initialize: ${reason(error)}`),
+          (error: unknown) => host.fail(`${cli} refused to initialize: ${reason(error)}`, refusalCode(error)),
         );
       },
       prompt(content) {

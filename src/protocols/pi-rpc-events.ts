@@ -27,14 +27,22 @@ function stateAnswer(line: JsonObject): EventDraft[] {
   ];
 }
 
-/** A refused command is an error; a refused prompt also ends its turn, which never started. */
+/**
+ * pi's refusals for want of credentials (0.73.1's dist/core/auth-guidance.js and agent-session.js):
+ * no key for the model's provider (the prompt is refused before any request), no model at all with
+ * one, or an OAuth login that no longer works.
+ */
+const NOT_LOGGED_IN = /^(No API key found for|No models available\.|Authentication failed for)/;
+
+/** A refused command is an error (`auth` for want of credentials); a refused prompt also ends its turn, which never started. */
 function refused(line: JsonObject): EventDraft[] {
   if (line.success !== false) return [];
   const command = str(line.command);
   const message = str(line.error) ?? `pi refused ${command ?? 'a command'}`;
+  const code = NOT_LOGGED_IN.test(message) ? 'auth' : 'execution';
   if (command === PI_COMMANDS.prompt)
-    return finishDrafts({ failed: true, errorMessage: message, errorCode: 'execution', errorMetadata: { command } });
-  return [{ kind: 'error', payload: { message, severity: 'error', code: 'execution', metadata: { command } } }];
+    return finishDrafts({ failed: true, errorMessage: message, errorCode: code, errorMetadata: { command } });
+  return [{ kind: 'error', payload: { message, severity: 'error', code, metadata: { command } } }];
 }
 
 /** The approval extension's `confirm` (its message is the call's JSON); another extension's confirm is asked as it is. */

@@ -1,4 +1,5 @@
 import type { AnyEvent } from '../events/event';
+import type { ErrorCode } from '../providers/error-codes';
 import type { Decoder } from '../decode/decoder';
 import type { ProviderProfile } from '../providers/profile';
 import type { JsonObject } from '../schema/json';
@@ -11,8 +12,11 @@ import type { ApprovalAnswer, SessionOptions, SessionProvider } from '../session
 export interface ProtocolHost {
   /** Writes one message to the CLI's stdin, as one JSON line (nothing once the input is closed). */
   write(message: JsonObject): void;
-  /** The CLI refused the handshake (or the protocol cannot go on): the session ends with this error. */
-  fail(message: string): void;
+  /**
+   * The CLI refused the handshake (or the protocol cannot go on): the session ends with this error,
+   * of `code` (`execution` unless the CLI said why: `auth` when it is not logged in).
+   */
+  fail(message: string, code?: ErrorCode): void;
 }
 
 /**

@@ -110,7 +110,10 @@ class ChildSession extends CliProcess implements Session {
     super(provider, 'session', { executable, args, cwd, env, stdin: 'open', graceMs: options.killGraceMs ?? DEFAULT_GRACE_MS });
     this.setup = CLIS[provider].session;
     this.protocol = this.setup.protocol(
-      { write: (message) => this.write(message), fail: (message) => this.terminate({ message, code: 'execution', status: 'failed' }) },
+      {
+        write: (message) => this.write(message),
+        fail: (message, code = 'execution') => this.terminate({ message, code, status: 'failed' }),
+      },
       provider,
       options,
     );

@@ -106,6 +106,14 @@ describe('the pi RPC session', () => {
     expect(events[0]).toMatchObject({ kind: 'run_started', provider_session_id: 'abc', payload: { provider_session_id: 'abc' } });
   });
 
+  it('a prompt refused for want of a key (what 0.73.1 answers with no credentials) is an auth error', () => {
+    const error =
+      'No API key found for the selected model.\n\nUse /login to log into a provider via OAuth or API key. See:\n  docs/providers.md';
+    const events = decodeAll(piRpcProfile, [{ id: 'host_2', type: 'response', command: 'prompt', success: false, error }]);
+    expect(ofKind(events, 'result')).toEqual([expect.objectContaining({ status: 'failed' })]);
+    expect(ofKind(events, 'error')[0]).toMatchObject({ message: error, code: 'auth' });
+  });
+
   it("a refused prompt ends its turn failed; another confirm than the approval extension's is asked as it is", () => {
     const events = decodeAll(piRpcProfile, [
       { id: 'host_2', type: 'response', command: 'prompt', success: false, error: 'Agent is already streaming' },

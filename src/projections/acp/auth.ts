@@ -1,6 +1,6 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { CLIS } from '../../clis';
-import type { CliAuth, CliDefinition } from '../../clis/definition';
+import type { CliAuth, CliDefinition, LoginFile } from '../../clis/definition';
 import type { JsonObject } from '../../schema/json';
 import type { SessionProvider } from '../../sessions/types';
 
@@ -57,8 +57,19 @@ export function missingCredentials(provider: SessionProvider, env: NodeJS.Proces
   const auth = authOf(provider);
   if (!auth) return null;
   if (auth.keyVariables.some((name) => (env[name] ?? '') !== '')) return null;
-  if (auth.loginFiles(env).some((file) => existsSync(file))) return null;
+  if (auth.loginFiles(env).some(holdsLogin)) return null;
   return `${CLIS[provider].name} is not logged in: ${needs(provider)}`;
+}
+
+/** Whether a login file is there (and, for one the CLI always keeps, holds the login). */
+function holdsLogin(file: string | LoginFile): boolean {
+  if (typeof file === 'string') return existsSync(file);
+  try {
+    return file.holds.test(readFileSync(file.path, 'utf8'));
+  } catch {
+    // Absent or unreadable: no login seen there.
+    return false;
+  }
 }
 
 /** The CLI's login command (the argv after its executable), or null when it has none. */
