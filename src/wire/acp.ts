@@ -12,6 +12,8 @@ export const ACP_AGENT_METHODS = {
   initialize: 'initialize',
   sessionNew: 'session/new',
   sessionLoad: 'session/load',
+  sessionList: 'session/list',
+  sessionResume: 'session/resume',
   sessionSetMode: 'session/set_mode',
   sessionPrompt: 'session/prompt',
   sessionClose: 'session/close',

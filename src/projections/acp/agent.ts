@@ -16,6 +16,8 @@ import { INTERNAL_ERROR, JSON_RPC, JsonLinesPeer, PeerError } from '../../wire/j
 import { AGENT_AUTH_METHOD, authMethods, missingCredentials } from './auth';
 import { AcpHistory, defaultAcpHistoryDir } from './history';
 import { AcpProjector } from './projector';
+import { hasCliHistory, listAcpSessions, sessionPage } from './session-list';
+import { storedSession } from './stored-session';
 
 /** Options of `serveAcpAgent`. */
 export interface AcpAgentOptions {
@@ -80,6 +82,15 @@ export async function serveAcpAgent(options: AcpAgentOptions, input: Readable, o
   const canResume = CLIS[options.provider].session.resume !== null;
   const mcpKinds: readonly string[] = CLIS[options.provider].session.mcpServers?.kinds ?? [];
   const history = options.historyDir === null || !canResume ? null : new AcpHistory(options.historyDir ?? defaultAcpHistoryDir());
+  // Where the CLI's own sessions are: the environment its sessions get (`HOME`, `CLAUDE_CONFIG_DIR`…).
+  const sources = () => ({ provider: options.provider, history, env: cliEnvironment(options.provider, options.session ?? {}) });
+  /** The session `session/load` (replay) or `session/resume` continues; an unknown one is the client's mistake. */
+  const stored = async (sessionId: string, replay: boolean) => {
+    const found = canResume ? await storedSession(sessionId, sources(), replay) : null;
+    if (!found)
+      throw rpcError(INVALID_PARAMS, `no session ${JSON.stringify(sessionId)} to ${replay ? 'load' : 'resume'} (see session/list)`);
+    return found;
+  };
   const peer = new JsonLinesPeer(JSON_RPC, (message) => output.write(`${JSON.stringify(message)}\n`));
 
   /** Sends an update of session `sessionId` to the client. */
@@ -106,6 +117,15 @@ export async function serveAcpAgent(options: AcpAgentOptions, input: Readable, o
       if (sessions.get(sessionId) === agent) sessions.delete(sessionId);
     });
     return modesOf('ask');
+  };
+
+  /** A loaded or resumed session (`params`: the client's request): the live one as it is, else the CLI's session `cliSessionId` resumed. */
+  const continued = (sessionId: string, params: JsonObject, cliSessionId: string | null): JsonObject => {
+    const live = sessions.get(sessionId);
+    if (live) return modesOf(live.session.approvalPolicy);
+    closed.delete(sessionId);
+    // A new prefix keeps the ids this projector makes apart from those of the replayed turns.
+    return open(sessionId, params, cliSessionId ?? undefined, new AcpProjector(`${randomUUID().slice(0, 8)}-`));
   };
 
   const sessionOf = (params: JsonObject): AgentSession => {
@@ -139,10 +159,10 @@ export async function serveAcpAgent(options: AcpAgentOptions, input: Readable, o
     [ACP_AGENT_METHODS.initialize]: (params) => ({
       protocolVersion: 1,
       agentCapabilities: {
-        loadSession: history !== null,
+        loadSession: history !== null || (canResume && hasCliHistory(options.provider)),
         // Images where the CLI takes them (its registry's `imageTypes`); embedded resources always (as text where the CLI takes none).
         promptCapabilities: { image: CLIS[options.provider].session.imageTypes.length > 0, audio: false, embeddedContext: true },
-        sessionCapabilities: { close: {} },
+        sessionCapabilities: { close: {}, list: {}, ...(canResume ? { resume: {} } : {}) },
         // The transports the CLI takes besides stdio (its registry entry's `mcpServers`).
         mcpCapabilities: { http: mcpKinds.includes('http'), sse: mcpKinds.includes('sse') },
       },
@@ -182,18 +202,30 @@ export async function serveAcpAgent(options: AcpAgentOptions, input: Readable, o
       return answer;
     },
     // The history replayed as updates, then the answer; the CLI resumes its own session (ACP asks
-    // the agent to replay the whole conversation before it answers).
-    [ACP_AGENT_METHODS.sessionLoad]: (params) => {
-      if (!history) throw new PeerError(JSON_RPC.methodNotFound(ACP_AGENT_METHODS.sessionLoad));
+    // the agent to replay the whole conversation before it answers). The session is the agent's own
+    // (its `AcpHistory` record) or one the CLI stored itself (`<cli>:<id>`, see session-list.ts).
+    [ACP_AGENT_METHODS.sessionLoad]: async (params) => {
+      if (!history && !(canResume && hasCliHistory(options.provider)))
+        throw new PeerError(JSON_RPC.methodNotFound(ACP_AGENT_METHODS.sessionLoad));
       const sessionId = str(params.sessionId) ?? '';
-      const saved = history.read(sessionId);
-      if (!saved) throw rpcError(INVALID_PARAMS, `no session ${JSON.stringify(params.sessionId)} to load in ${history.dir}`);
+      const saved = await stored(sessionId, true);
       for (const update of saved.updates) notify(sessionId, update);
-      const live = sessions.get(sessionId);
-      if (live) return modesOf(live.session.approvalPolicy);
-      closed.delete(sessionId);
-      // A new prefix keeps the ids this projector makes apart from those of the replayed turns.
-      return open(sessionId, params, saved.cliSessionId ?? undefined, new AcpProjector(`${randomUUID().slice(0, 8)}-`));
+      return continued(sessionId, params, saved.cliSessionId);
+    },
+    // As `session/load`, without the replay.
+    [ACP_AGENT_METHODS.sessionResume]: async (params) => {
+      if (!canResume) throw new PeerError(JSON_RPC.methodNotFound(ACP_AGENT_METHODS.sessionResume));
+      const sessionId = str(params.sessionId) ?? '';
+      return continued(sessionId, params, (await stored(sessionId, false)).cliSessionId);
+    },
+    // This agent's sessions and the CLI's own, of the client's folder, newest first, a page at a time.
+    [ACP_AGENT_METHODS.sessionList]: async (params) => {
+      const all = await listAcpSessions({ ...sources(), cwd: str(params.cwd) ?? undefined });
+      try {
+        return sessionPage(all, str(params.cursor));
+      } catch (error) {
+        throw rpcError(INVALID_PARAMS, (error as Error).message);
+      }
     },
     [ACP_AGENT_METHODS.sessionSetMode]: (params) => {
       const agent = sessionOf(params);
