@@ -4,9 +4,11 @@
  * (issue #20): a plain prompt, a tool call allowed and one denied, a cancel then another prompt,
  * two prompts, and a session loaded by a new agent process. Every update the agent sent is checked against the SDK's schema as well.
  */
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CLIS } from '../../src/clis';
+import { startRun } from '../../src';
+import { CLIS, HISTORY_CLI_IDS, isCliId, RUN_CLI_IDS, type RunCli } from '../../src/clis';
 import type { CliDefinition } from '../../src/clis/definition';
 import { acpErrors } from '../../test/projections/acp-schema';
 import type { McpServer, SessionUpdate } from '@agentclientprotocol/sdk';
@@ -120,7 +122,7 @@ export function describeAcpAgent(name: CliName, checks: AcpAgentChecks = {}): vo
   async function driveAgain(
     scenario: AcpClientScenario,
     cli: ScriptedCli,
-    load?: string,
+    start: { load?: string; resume?: string; list?: boolean } = {},
     without: readonly string[] = [],
     mcpServers?: McpServer[],
   ): Promise<AcpClientRun> {
@@ -128,7 +130,7 @@ export function describeAcpAgent(name: CliName, checks: AcpAgentChecks = {}): vo
     const env: Record<string, string> = { ...cli.env, CLAUDE_CODE_MAX_RETRIES: '1', TS_NODE_PROJECT: join(ROOT, 'tsconfig.json') };
     for (const variable of without) delete env[variable];
     const command = [...ACP_COMMAND, '--provider', name, '--bin', cli.executable, '--history-dir', join(cli.env.HOME, 'acp-history')];
-    const run = await runAcpClient({ scenario, cwd: cli.cwd, env, command, load, mcpServers });
+    const run = await runAcpClient({ scenario, cwd: cli.cwd, env, command, mcpServers, ...start });
     // Nothing the SDK client rejected or altered, and every update valid against the protocol's schema.
     expect(run.logs.filter((log) => log.source !== 'console' || /error/i.test(JSON.stringify(log)))).toEqual([]);
     const updates = [...run.turns.flatMap((turn) => turn.updates), ...run.outOfTurnUpdates.map((entry) => entry.update)];
@@ -178,11 +180,15 @@ export function describeAcpAgent(name: CliName, checks: AcpAgentChecks = {}): vo
       expect(run.initialize.agentCapabilities?.loadSession).toBe(false);
     });
   } else {
-    it('session/load in a new agent process: the history replayed first, then a prompt that continues the conversation', async () => {
-      const { run: first, cli } = await drive('plain', [{ text: 'The first answer.' }, { text: 'The second answer.' }]);
+    it('session/load in a new agent process: the history replayed first, then a prompt that continues the conversation; then session/list and session/resume of it', async () => {
+      const { run: first, cli } = await drive('plain', [
+        { text: 'The first answer.' },
+        { text: 'The second answer.' },
+        { text: 'The third answer.' },
+      ]);
       expect(first.initialize.agentCapabilities?.loadSession).toBe(true);
       const sessionId = first.sessionNew?.sessionId as string;
-      const second = await driveAgain('plain', cli, sessionId);
+      const second = await driveAgain('plain', cli, { load: sessionId });
       expect(second.sessionLoad).toMatchObject({ modes: { currentModeId: 'ask' } });
       const replayed = second.outOfTurnUpdates.filter((entry) => entry.afterTurn === -1).map((entry) => entry.update);
       expect([textOf(replayed, 'user_message_chunk'), textOf(replayed)]).toEqual(['Say hello.', 'The first answer.']);
@@ -193,6 +199,85 @@ export function describeAcpAgent(name: CliName, checks: AcpAgentChecks = {}): vo
         (request) => request.method === 'POST' && JSON.stringify(request.body).includes('Say hello.'),
       );
       expect(JSON.stringify(calls.at(-1)?.body)).toContain('The first answer.');
+
+      // Listed once (its CLI's own session, which the CLI may store too, is that conversation), titled by
+      // its first prompt; resumed without a replay, with its memory.
+      const third = await driveAgain('plain', cli, { resume: sessionId, list: true });
+      expect(third.initialize.agentCapabilities?.sessionCapabilities).toMatchObject({ list: {}, resume: {} });
+      expect(third.sessionList?.flatMap((page) => page.sessions)).toEqual([
+        expect.objectContaining({ sessionId, cwd: cli.cwd, title: 'Say hello.', updatedAt: expect.any(String) }),
+      ]);
+      expect(third.sessionResume).toMatchObject({ modes: { currentModeId: 'ask' } });
+      expect(third.outOfTurnUpdates).toEqual([]);
+      expect(said(third, 0)).toBe('The third answer.');
+      const resumed = cli.server.requests.filter(
+        (request) => request.method === 'POST' && JSON.stringify(request.body).includes('Say hello.'),
+      );
+      expect(JSON.stringify(resumed.at(-1)?.body)).toContain('The second answer.');
+    });
+  }
+
+  if (CLIS[name].session.resume !== null && isCliId<RunCli>(name, RUN_CLI_IDS) && isCliId(name, HISTORY_CLI_IDS)) {
+    it('a session the CLI started itself (its one-shot mode, as in a terminal): listed for its cwd only, loaded with its turn replayed and continued with its memory; session/resume continues it without a replay', async () => {
+      const cli = await startScriptedCli(name, [
+        { text: 'The terminal answer.' },
+        { text: 'An answer elsewhere.' },
+        { text: 'The loaded answer.' },
+        { text: 'The resumed answer.' },
+      ]);
+      open.push(cli);
+      const elsewhere = mkdtempSync(join(tmpdir(), `${name}-elsewhere-`));
+      try {
+        /** The CLI's one-shot run (`startRun`: what a terminal runs) in `cwd`, with the agent's HOME and endpoint. */
+        const oneShot = async (prompt: string, cwd: string): Promise<string> => {
+          const run = startRun({
+            provider: name,
+            prompt,
+            cwd,
+            env: { ...cli.env, CLAUDE_CODE_MAX_RETRIES: '1' },
+            executable: cli.executable,
+            timeoutMs: 90_000,
+          });
+          for await (const event of run) void event;
+          const outcome = await run.done;
+          expect(outcome).toMatchObject({ status: 'completed', sessionId: expect.any(String) });
+          return outcome.sessionId as string;
+        };
+        const cliSessionId = await oneShot('Remember the word apricot.', cli.cwd);
+        await oneShot('Say something elsewhere.', elsewhere);
+
+        const loaded = await driveAgain('plain', cli, { list: true, load: `${name}:${cliSessionId}` });
+        expect(loaded.initialize.agentCapabilities).toMatchObject({ loadSession: true, sessionCapabilities: { list: {}, resume: {} } });
+        // Only this folder's session (the other one's cwd differs), under its `<cli>:<id>` id.
+        expect(loaded.sessionList?.flatMap((page) => page.sessions)).toEqual([
+          {
+            sessionId: `${name}:${cliSessionId}`,
+            cwd: cli.cwd,
+            title: 'Remember the word apricot.',
+            updatedAt: expect.any(String),
+            _meta: expect.objectContaining({ cli: name, origin: 'cli', cliSessionId }),
+          },
+        ]);
+        const replayed = loaded.outOfTurnUpdates.filter((entry) => entry.afterTurn === -1).map((entry) => entry.update);
+        expect([textOf(replayed, 'user_message_chunk'), textOf(replayed)]).toEqual(['Remember the word apricot.', 'The terminal answer.']);
+        expect(loaded.turns.map((turn) => turn.stopReason)).toEqual(['end_turn']);
+        expect(said(loaded, 0)).toBe('The loaded answer.');
+        const lastRequest = (): string =>
+          JSON.stringify(
+            cli.server.requests.filter((request) => request.method === 'POST' && JSON.stringify(request.body).includes('Say hello.')).at(-1)
+              ?.body,
+          );
+        expect(lastRequest()).toContain('Remember the word apricot.');
+
+        const resumed = await driveAgain('plain', cli, { resume: `${name}:${cliSessionId}` });
+        expect(resumed.sessionResume).toMatchObject({ modes: { currentModeId: 'ask' } });
+        expect(resumed.outOfTurnUpdates).toEqual([]);
+        expect(said(resumed, 0)).toBe('The resumed answer.');
+        expect(lastRequest()).toContain('The loaded answer.');
+        expect(lastRequest()).toContain('Remember the word apricot.');
+      } finally {
+        rmSync(elsewhere, { recursive: true, force: true });
+      }
     });
   }
 
@@ -213,7 +298,7 @@ export function describeAcpAgent(name: CliName, checks: AcpAgentChecks = {}): vo
     it(`without credentials (no ${auth.keyVariables.join(', ')}, no login): authenticate and the prompt answer ACP's auth-required`, async () => {
       const cli = await startScriptedCli(name, SCRIPTS.auth);
       open.push(cli);
-      const run = await driveAgain('auth', cli, undefined, auth.keyVariables);
+      const run = await driveAgain('auth', cli, {}, auth.keyVariables);
       expect(run.initialize.authMethods).toEqual(
         auth.login === null
           ? [expect.objectContaining({ id: 'cli-credentials' })]

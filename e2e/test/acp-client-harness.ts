@@ -10,11 +10,13 @@ import type {
   CloseSessionResponse,
   ContentBlock,
   InitializeResponse,
+  ListSessionsResponse,
   LoadSessionResponse,
   McpServer,
   NewSessionResponse,
   PromptResponse,
   RequestPermissionRequest,
+  ResumeSessionResponse,
   SessionUpdate,
   StopReason,
 } from '@agentclientprotocol/sdk';
@@ -61,10 +63,14 @@ export interface AcpClientRun {
   sessionClose: CloseSessionResponse | null;
   /** `close`: the agent's descendant processes just before `session/close` and once it was answered. */
   agentProcesses?: { beforeClose: { pid: number; args: string }[]; afterClose: { pid: number; args: string }[] };
-  /** The `session/new` answer; null with `load`. */
+  /** The `session/new` answer; null with `load` or `resume`. */
   sessionNew: NewSessionResponse | null;
   /** The `session/load` answer, with `load`. */
   sessionLoad: LoadSessionResponse | null;
+  /** The `session/resume` answer, with `resume`. */
+  sessionResume: ResumeSessionResponse | null;
+  /** With `list`: every page `session/list` answered for the cwd, in order (sent before the session's start). */
+  sessionList: ListSessionsResponse[] | null;
   turns: AcpClientTurn[];
   /** session/update received while no prompt was pending (afterTurn: index of the last turn, -1 before the first). */
   outOfTurnUpdates: { afterTurn: number; update: SessionUpdate }[];
@@ -89,10 +95,24 @@ export interface AcpClientOptions {
   load?: string;
   /** The MCP servers `session/new` (or `session/load`) gives the agent (ACP `McpServer`s); none by default. */
   mcpServers?: McpServer[];
+  /** A session to resume (`session/resume`) instead of a new one. */
+  resume?: string;
+  /** `session/list` of the cwd first (every page). */
+  list?: boolean;
 }
 
 /** Runs acp-client.mjs against `command`; rejects (with its stderr) when the client exits non-zero. */
-export function runAcpClient({ scenario, cwd, env, command, timeoutMs, load, mcpServers }: AcpClientOptions): Promise<AcpClientRun> {
+export function runAcpClient({
+  scenario,
+  cwd,
+  env,
+  command,
+  timeoutMs,
+  load,
+  mcpServers,
+  resume,
+  list,
+}: AcpClientOptions): Promise<AcpClientRun> {
   const args = [
     ACP_CLIENT,
     '--scenario',
@@ -102,6 +122,8 @@ export function runAcpClient({ scenario, cwd, env, command, timeoutMs, load, mcp
     ...(timeoutMs ? ['--timeout-ms', String(timeoutMs)] : []),
     ...(load ? ['--load', load] : []),
     ...(mcpServers ? ['--mcp-servers', JSON.stringify(mcpServers)] : []),
+    ...(resume ? ['--resume', resume] : []),
+    ...(list ? ['--list'] : []),
     '--',
     ...command,
   ];
