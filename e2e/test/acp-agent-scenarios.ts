@@ -2,7 +2,8 @@
  * `cli-subprocess-core acp --provider P` driven by the real ACP client (the official SDK's
  * `client()`, test/clients/acp-client.mjs) over each pinned CLI against its scripted endpoint
  * (issue #20): a plain prompt, a tool call allowed and one denied, a cancel then another prompt,
- * two prompts, and a session loaded by a new agent process. Every update the agent sent is checked against the SDK's schema as well.
+ * two prompts, a session loaded by a new agent process, `session/list` and `session/resume` (issue #30), and a session
+ * the CLI started itself (its one-shot run) listed, loaded and resumed. Every update the agent sent is checked against the SDK's schema as well.
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -35,7 +35,7 @@
  *   zod schema the SDK parses it with: `rejected` (the SDK drops the notification, or answers the
  *   request -32602 itself) or `altered` (the SDK accepted it but its handler sees something else:
  *   unknown keys stripped, invalid values replaced by defaults), with `raw` and `parsed`/`issues`.
- * - `response-check`: a response to initialize / session/new / session/prompt that fails the ACP
+ * - `response-check`: a response to initialize / session/new / load / resume / list / prompt / close that fails the ACP
  *   response schema (the SDK does NOT validate responses; this is the harness's own check).
  * - `sdk-reply`: an error response the client side sent (method not found, invalid params, parse
  *   errors of non-JSON lines on the agent's stdout: the SDK answers those with id null).
