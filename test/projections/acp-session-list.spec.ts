@@ -31,6 +31,9 @@ const claudeEnv = (scenario: string): NodeJS.ProcessEnv => ({
 });
 const codexEnv = (scenario: string): NodeJS.ProcessEnv => ({ HOME: '/nonexistent-home', CODEX_HOME: join(FIXTURES, 'codex', scenario) });
 
+// ts-node compiles the decoders on first use: slow on a loaded machine.
+jest.setTimeout(20_000);
+
 let dir: string;
 beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), 'acp-session-list-test-'));
