@@ -75,6 +75,12 @@ export interface AcpAgentChecks {
    */
   authRequired?: boolean;
   /**
+   * A session the CLI started itself (its one-shot run, `startRun`, as a terminal runs it) is listed,
+   * loaded and resumed: proven so far with Claude Code and Codex (the other CLIs whose history is read
+   * and that run one-shot are to be checked before they say so).
+   */
+  terminalSessions?: boolean;
+  /**
    * The script in which the model calls the `echo` tool of the client's MCP server, the CLI's way
    * (Claude Code loads it with `ToolSearch` first, Codex finds it with `tool_search` in its namespace).
    */
@@ -217,7 +223,12 @@ export function describeAcpAgent(name: CliName, checks: AcpAgentChecks = {}): vo
     });
   }
 
-  if (CLIS[name].session.resume !== null && isCliId<RunCli>(name, RUN_CLI_IDS) && isCliId(name, HISTORY_CLI_IDS)) {
+  if (
+    checks.terminalSessions &&
+    CLIS[name].session.resume !== null &&
+    isCliId<RunCli>(name, RUN_CLI_IDS) &&
+    isCliId(name, HISTORY_CLI_IDS)
+  ) {
     it('a session the CLI started itself (its one-shot mode, as in a terminal): listed for its cwd only, loaded with its turn replayed and continued with its memory; session/resume continues it without a replay', async () => {
       const cli = await startScriptedCli(name, [
         { text: 'The terminal answer.' },
