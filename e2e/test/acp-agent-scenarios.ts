@@ -2,11 +2,14 @@
  * `cli-subprocess-core acp --provider P` driven by the real ACP client (the official SDK's
  * `client()`, test/clients/acp-client.mjs) over each pinned CLI against its scripted endpoint
  * (issue #20): a plain prompt, a tool call allowed and one denied, a cancel then another prompt,
- * two prompts, and a session loaded by a new agent process. Every update the agent sent is checked against the SDK's schema as well.
+ * two prompts, a session loaded by a new agent process, `session/list` and `session/resume` (issue #30), and a session
+ * the CLI started itself (its one-shot run) listed, loaded and resumed. Every update the agent sent is checked against the SDK's schema as well.
  */
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CLIS, sessionSetup } from '../../src/clis';
+import { startRun } from '../../src';
+import { CLIS, HISTORY_CLI_IDS, isCliId, RUN_CLI_IDS, sessionSetup, type RunCli } from '../../src/clis';
 import type { CliDefinition } from '../../src/clis/definition';
 import { acpErrors } from '../../test/projections/acp-schema';
 import type { McpServer, SessionUpdate } from '@agentclientprotocol/sdk';
@@ -73,6 +76,12 @@ export interface AcpAgentChecks {
    */
   authRequired?: boolean;
   /**
+   * A session the CLI started itself (its one-shot run, `startRun`, as a terminal runs it) is listed,
+   * loaded and resumed: proven so far with Claude Code and Codex (the other CLIs whose history is read
+   * and that run one-shot are to be checked before they say so).
+   */
+  terminalSessions?: boolean;
+  /**
    * The script in which the model calls the `echo` tool of the client's MCP server, the CLI's way
    * (Claude Code loads it with `ToolSearch` first, Codex finds it with `tool_search` in its namespace).
    */
@@ -115,6 +124,9 @@ export function said(run: AcpClientRun, turn: number): string {
   return textOf(run.turns[turn].updates);
 }
 
+/** How the client starts its session (`session/new` by default), and the options it sets before a turn. */
+type Start = Pick<AcpClientOptions, 'load' | 'resume' | 'list' | 'set'>;
+
 /**
  * The client against a new agent process for `cli` (its history in the CLI's home), with none of
  * the `without` variables in its environment, and the client's `mcpServers`.
@@ -123,16 +135,15 @@ async function driveAgent(
   name: CliName,
   scenario: AcpClientScenario,
   cli: ScriptedCli,
-  load?: string,
+  start: Start = {},
   without: readonly string[] = [],
   mcpServers?: McpServer[],
-  set: AcpClientOptions['set'] = [],
 ): Promise<AcpClientRun> {
   // ts-node compiles the command with the project's settings (decorators) from any cwd.
   const env: Record<string, string> = { ...cli.env, CLAUDE_CODE_MAX_RETRIES: '1', TS_NODE_PROJECT: join(ROOT, 'tsconfig.json') };
   for (const variable of without) delete env[variable];
   const command = [...ACP_COMMAND, '--provider', name, '--bin', cli.executable, '--history-dir', join(cli.env.HOME, 'acp-history')];
-  const run = await runAcpClient({ scenario, cwd: cli.cwd, env, command, load, mcpServers, set });
+  const run = await runAcpClient({ scenario, cwd: cli.cwd, env, command, mcpServers, ...start });
   expectValidRun(run);
   return run;
 }
@@ -155,11 +166,10 @@ export function describeAcpAgent(name: CliName, checks: AcpAgentChecks = {}): vo
   const driveAgain = (
     scenario: AcpClientScenario,
     cli: ScriptedCli,
-    load?: string,
+    start: Start = {},
     without: readonly string[] = [],
     mcpServers?: McpServer[],
-    set: AcpClientOptions['set'] = [],
-  ): Promise<AcpClientRun> => driveAgent(name, scenario, cli, load, without, mcpServers, set);
+  ): Promise<AcpClientRun> => driveAgent(name, scenario, cli, start, without, mcpServers);
 
   it('a plain prompt: the answer as message chunks, end_turn', async () => {
     const { run } = await drive('plain');
@@ -207,7 +217,7 @@ export function describeAcpAgent(name: CliName, checks: AcpAgentChecks = {}): vo
       const { run: first, cli } = await drive('plain', [{ text: 'The first answer.' }, { text: 'The second answer.' }]);
       expect(first.initialize.agentCapabilities?.loadSession).toBe(true);
       const sessionId = first.sessionNew?.sessionId as string;
-      const second = await driveAgain('plain', cli, sessionId);
+      const second = await driveAgain('plain', cli, { load: sessionId });
       expect(second.sessionLoad).toMatchObject({ modes: { currentModeId: 'ask' } });
       const replayed = second.outOfTurnUpdates.filter((entry) => entry.afterTurn === -1).map((entry) => entry.update);
       expect([textOf(replayed, 'user_message_chunk'), textOf(replayed)]).toEqual(['Say hello.', 'The first answer.']);
@@ -218,6 +228,93 @@ export function describeAcpAgent(name: CliName, checks: AcpAgentChecks = {}): vo
         (request) => request.method === 'POST' && JSON.stringify(request.body).includes('Say hello.'),
       );
       expect(JSON.stringify(calls.at(-1)?.body)).toContain('The first answer.');
+    });
+
+    it("session/list and session/resume of the agent's own session in a new agent process: listed once, titled by its first prompt; continued without a replay", async () => {
+      const { run: first, cli } = await drive('plain', [{ text: 'The first answer.' }, { text: 'The second answer.' }]);
+      const sessionId = first.sessionNew?.sessionId as string;
+      // Listed once: the CLI's own session that it ran, which the CLI may store too, is that conversation.
+      const second = await driveAgain('plain', cli, { resume: sessionId, list: true });
+      expect(second.initialize.agentCapabilities?.sessionCapabilities).toMatchObject({ list: {}, resume: {} });
+      expect(second.sessionList?.flatMap((page) => page.sessions)).toEqual([
+        expect.objectContaining({ sessionId, cwd: cli.cwd, title: 'Say hello.', updatedAt: expect.any(String) }),
+      ]);
+      expect(second.sessionResume).toMatchObject({ modes: { currentModeId: 'ask' } });
+      expect(second.outOfTurnUpdates).toEqual([]);
+      expect(said(second, 0)).toBe('The second answer.');
+      const calls = cli.server.requests.filter(
+        (request) => request.method === 'POST' && JSON.stringify(request.body).includes('Say hello.'),
+      );
+      expect(JSON.stringify(calls.at(-1)?.body)).toContain('The first answer.');
+    });
+  }
+
+  if (
+    checks.terminalSessions &&
+    CLIS[name].session.resume !== null &&
+    isCliId<RunCli>(name, RUN_CLI_IDS) &&
+    isCliId(name, HISTORY_CLI_IDS)
+  ) {
+    it('a session the CLI started itself (its one-shot mode, as in a terminal): listed for its cwd only, loaded with its turn replayed and continued with its memory; session/resume continues it without a replay', async () => {
+      const cli = await startScriptedCli(name, [
+        { text: 'The terminal answer.' },
+        { text: 'An answer elsewhere.' },
+        { text: 'The loaded answer.' },
+        { text: 'The resumed answer.' },
+      ]);
+      open.push(cli);
+      const elsewhere = mkdtempSync(join(tmpdir(), `${name}-elsewhere-`));
+      try {
+        /** The CLI's one-shot run (`startRun`: what a terminal runs) in `cwd`, with the agent's HOME and endpoint. */
+        const oneShot = async (prompt: string, cwd: string): Promise<string> => {
+          const run = startRun({
+            provider: name,
+            prompt,
+            cwd,
+            env: { ...cli.env, CLAUDE_CODE_MAX_RETRIES: '1' },
+            executable: cli.executable,
+            timeoutMs: 90_000,
+          });
+          for await (const event of run) void event;
+          const outcome = await run.done;
+          expect(outcome).toMatchObject({ status: 'completed', sessionId: expect.any(String) });
+          return outcome.sessionId as string;
+        };
+        const cliSessionId = await oneShot('Remember the word apricot.', cli.cwd);
+        await oneShot('Say something elsewhere.', elsewhere);
+
+        const loaded = await driveAgain('plain', cli, { list: true, load: `${name}:${cliSessionId}` });
+        expect(loaded.initialize.agentCapabilities).toMatchObject({ loadSession: true, sessionCapabilities: { list: {}, resume: {} } });
+        // Only this folder's session (the other one's cwd differs), under its `<cli>:<id>` id.
+        expect(loaded.sessionList?.flatMap((page) => page.sessions)).toEqual([
+          {
+            sessionId: `${name}:${cliSessionId}`,
+            cwd: cli.cwd,
+            title: 'Remember the word apricot.',
+            updatedAt: expect.any(String),
+            _meta: expect.objectContaining({ cli: name, origin: 'cli', cliSessionId }),
+          },
+        ]);
+        const replayed = loaded.outOfTurnUpdates.filter((entry) => entry.afterTurn === -1).map((entry) => entry.update);
+        expect([textOf(replayed, 'user_message_chunk'), textOf(replayed)]).toEqual(['Remember the word apricot.', 'The terminal answer.']);
+        expect(loaded.turns.map((turn) => turn.stopReason)).toEqual(['end_turn']);
+        expect(said(loaded, 0)).toBe('The loaded answer.');
+        const lastRequest = (): string =>
+          JSON.stringify(
+            cli.server.requests.filter((request) => request.method === 'POST' && JSON.stringify(request.body).includes('Say hello.')).at(-1)
+              ?.body,
+          );
+        expect(lastRequest()).toContain('Remember the word apricot.');
+
+        const resumed = await driveAgain('plain', cli, { resume: `${name}:${cliSessionId}` });
+        expect(resumed.sessionResume).toMatchObject({ modes: { currentModeId: 'ask' } });
+        expect(resumed.outOfTurnUpdates).toEqual([]);
+        expect(said(resumed, 0)).toBe('The resumed answer.');
+        expect(lastRequest()).toContain('The loaded answer.');
+        expect(lastRequest()).toContain('Remember the word apricot.');
+      } finally {
+        rmSync(elsewhere, { recursive: true, force: true });
+      }
     });
   }
 
@@ -243,7 +340,7 @@ export function describeAcpAgent(name: CliName, checks: AcpAgentChecks = {}): vo
       const run = await driveAgain(
         'mcp',
         cli,
-        undefined,
+        {},
         [],
         [{ name: 'echo', command: process.execPath, args: [ECHO_SERVER], env: [{ name: 'MCP_ECHO_LOG', value: log }] }],
       );
@@ -308,7 +405,7 @@ export function describeAcpAgent(name: CliName, checks: AcpAgentChecks = {}): vo
       open.push(cli);
       // Claude's last alias (`haiku`: its default model may well be a `sonnet`); Codex's first listed model not current.
       const value = modelSetup.offered?.at(-1) ?? '@other';
-      const run = await driveAgain('two-turns', cli, undefined, [], undefined, [{ beforeTurn: 1, configId: 'model', value }]);
+      const run = await driveAgain('two-turns', cli, { set: [{ beforeTurn: 1, configId: 'model', value }] });
       const offered = run.sessionNew?.configOptions?.find((option) => option.id === 'model');
       // The CLI's default, or the model an ACP CLI says its session has.
       expect(offered).toMatchObject({ category: 'model', type: 'select' });
@@ -359,7 +456,7 @@ export function describeAcpAuth(name: CliName): void {
   it(`without credentials (no ${auth.keyVariables.join(', ')}, no login): authenticate and the prompt answer ACP's auth-required`, async () => {
     const cli = await startScriptedCli(name, SCRIPTS.auth, { withoutCredentials: true });
     open.push(cli);
-    const run = await driveAgent(name, 'auth', cli, undefined, auth.keyVariables);
+    const run = await driveAgent(name, 'auth', cli, {}, auth.keyVariables);
     expect(run.initialize.authMethods).toEqual(
       auth.login === null
         ? [expect.objectContaining({ id: 'cli-credentials' })]

@@ -10,11 +10,13 @@ import type {
   CloseSessionResponse,
   ContentBlock,
   InitializeResponse,
+  ListSessionsResponse,
   LoadSessionResponse,
   McpServer,
   NewSessionResponse,
   PromptResponse,
   RequestPermissionRequest,
+  ResumeSessionResponse,
   SessionUpdate,
   SetSessionConfigOptionResponse,
   StopReason,
@@ -62,7 +64,7 @@ export interface AcpClientRun {
   sessionClose: CloseSessionResponse | null;
   /** `close`: the agent's descendant processes just before `session/close` and once it was answered. */
   agentProcesses?: { beforeClose: { pid: number; args: string }[]; afterClose: { pid: number; args: string }[] };
-  /** The `session/new` answer; null with `load`. */
+  /** The `session/new` answer; null with `load` or `resume`. */
   sessionNew: NewSessionResponse | null;
   /** The `session/load` answer, with `load`. */
   sessionLoad: LoadSessionResponse | null;
@@ -74,6 +76,10 @@ export interface AcpClientRun {
     result?: SetSessionConfigOptionResponse;
     error?: { code: number; message: string; data?: unknown };
   }[];
+  /** The `session/resume` answer, with `resume`. */
+  sessionResume: ResumeSessionResponse | null;
+  /** With `list`: every page `session/list` answered for the cwd, in order (sent before the session's start). */
+  sessionList: ListSessionsResponse[] | null;
   turns: AcpClientTurn[];
   /** session/update received while no prompt was pending (afterTurn: index of the last turn, -1 before the first). */
   outOfTurnUpdates: { afterTurn: number; update: SessionUpdate }[];
@@ -100,6 +106,10 @@ export interface AcpClientOptions {
   mcpServers?: McpServer[];
   /** `session/set_config_option`s to send before a turn (`value` `@other`: the first offered value not current). */
   set?: readonly { beforeTurn: number; configId: string; value: string }[];
+  /** A session to resume (`session/resume`) instead of a new one. */
+  resume?: string;
+  /** `session/list` of the cwd first (every page). */
+  list?: boolean;
 }
 
 /** Runs acp-client.mjs against `command`; rejects (with its stderr) when the client exits non-zero. */
@@ -112,6 +122,8 @@ export function runAcpClient({
   load,
   mcpServers,
   set = [],
+  resume,
+  list,
 }: AcpClientOptions): Promise<AcpClientRun> {
   const args = [
     ACP_CLIENT,
@@ -123,6 +135,8 @@ export function runAcpClient({
     ...(load ? ['--load', load] : []),
     ...(mcpServers ? ['--mcp-servers', JSON.stringify(mcpServers)] : []),
     ...set.flatMap((entry) => ['--set', `${entry.beforeTurn}:${entry.configId}=${entry.value}`]),
+    ...(resume ? ['--resume', resume] : []),
+    ...(list ? ['--list'] : []),
     '--',
     ...command,
   ];

@@ -12,6 +12,8 @@ export const ACP_AGENT_METHODS = {
   initialize: 'initialize',
   sessionNew: 'session/new',
   sessionLoad: 'session/load',
+  sessionList: 'session/list',
+  sessionResume: 'session/resume',
   sessionSetMode: 'session/set_mode',
   sessionSetConfigOption: 'session/set_config_option',
   /** Unstable in the schema (ACP's `SessionModelState`): Gemini CLI, Qwen Code and Cline answer `models` and take it. */

@@ -4,8 +4,9 @@
  * (@agentclientprotocol/sdk, ESM-only, hence an .mjs that jest starts as a child process; see
  * e2e/test/acp-client-harness.ts), to drive any ACP agent over stdio end to end.
  *
- *   node test/clients/acp-client.mjs --scenario <name> --cwd <dir> [--timeout-ms 120000] [--load <sessionId>] [--mcp-servers <json>]
- *     [--set <turn>:<configId>=<value>]… -- <agent command> [args…]
+ *   node test/clients/acp-client.mjs --scenario <name> --cwd <dir> [--timeout-ms 120000] [--list]
+ *     [--load <sessionId> | --resume <sessionId>] [--mcp-servers <json>] [--set <turn>:<configId>=<value>]…
+ *     -- <agent command> [args…]
  *
  * `--set 1:model=opus` sends `session/set_config_option` (configId `model`, value `opus`) before
  * turn 1 (0-based); a value `@other` is the first value the option offers (in the last
@@ -19,7 +20,8 @@
  *
  *   { initialize, authenticate ({ methodId, result | error }, with `auth`), sessionClose (the answer, with `close`),
  *     agentProcesses ({ beforeClose, afterClose }: the agent's descendant processes, `{ pid, args }`, with `close`),
- *     sessionNew | sessionLoad (with --load: `session/load` of that session instead of `session/new`),
+ *     sessionList (with --list: every page of `session/list` for <dir>, following nextCursor, sent before the session's start),
+ *     sessionNew | sessionLoad | sessionResume (with --load / --resume: `session/load` / `session/resume` of that session instead of `session/new`),
  *     setConfigOptions: [{ beforeTurn, configId, value, result | error }] (with --set),
  *     turns: [{ prompt, stopReason | error, response?, cancelSentAfterUpdates?, updates: [SessionUpdate…],
  *               permissions: [{ request, answeredOptionId }] }],
@@ -39,7 +41,7 @@
  *   zod schema the SDK parses it with: `rejected` (the SDK drops the notification, or answers the
  *   request -32602 itself) or `altered` (the SDK accepted it but its handler sees something else:
  *   unknown keys stripped, invalid values replaced by defaults), with `raw` and `parsed`/`issues`.
- * - `response-check`: a response to initialize / session/new / session/prompt that fails the ACP
+ * - `response-check`: a response to initialize / session/new / load / resume / list / prompt / close that fails the ACP
  *   response schema (the SDK does NOT validate responses; this is the harness's own check).
  * - `sdk-reply`: an error response the client side sent (method not found, invalid params, parse
  *   errors of non-JSON lines on the agent's stdout: the SDK answers those with id null).
@@ -115,8 +117,21 @@ function parseArgs(argv) {
   const dash = argv.indexOf('--');
   const own = dash < 0 ? argv : argv.slice(0, dash);
   const command = dash < 0 ? [] : argv.slice(dash + 1);
-  const opts = { scenario: undefined, cwd: process.cwd(), timeoutMs: 120_000, load: null, mcpServers: [], set: [] };
+  const opts = {
+    scenario: undefined,
+    cwd: process.cwd(),
+    timeoutMs: 120_000,
+    load: null,
+    resume: null,
+    list: false,
+    mcpServers: [],
+    set: [],
+  };
   for (let i = 0; i < own.length; i++) {
+    if (own[i] === '--list') {
+      opts.list = true;
+      continue;
+    }
     const value = own[i + 1];
     if (value === undefined) throw new UsageError(`${own[i]} needs a value`);
     if (own[i] === '--scenario') opts.scenario = value;
@@ -124,6 +139,7 @@ function parseArgs(argv) {
     else if (own[i] === '--timeout-ms') opts.timeoutMs = Number(value);
     else if (own[i] === '--load') opts.load = value;
     else if (own[i] === '--mcp-servers') opts.mcpServers = JSON.parse(value);
+    else if (own[i] === '--resume') opts.resume = value;
     else if (own[i] === '--set') {
       const match = /^(\d+):([^=]+)=(.*)$/.exec(value);
       if (!match) throw new UsageError(`--set wants <turn>:<configId>=<value>, got ${value}`);
@@ -132,6 +148,7 @@ function parseArgs(argv) {
     i++;
   }
   if (!opts.scenario || !SCENARIOS[opts.scenario]) throw new UsageError(`--scenario must be one of ${Object.keys(SCENARIOS).join(', ')}`);
+  if (opts.load !== null && opts.resume !== null) throw new UsageError('--load and --resume exclude each other');
   if (command.length === 0) throw new UsageError('no agent command after --');
   if (!(opts.timeoutMs > 0)) throw new UsageError('--timeout-ms must be a positive number');
   return { ...opts, command };
@@ -144,6 +161,8 @@ const record = {
   authenticate: null,
   sessionNew: null,
   sessionLoad: null,
+  sessionResume: null,
+  sessionList: null,
   sessionClose: null,
   setConfigOptions: [],
   turns: [],
@@ -201,6 +220,8 @@ const RESPONSE_SCHEMAS = {
   'session/new': 'zNewSessionResponse',
   'session/load': 'zLoadSessionResponse',
   'session/set_config_option': 'zSetSessionConfigOptionResponse',
+  'session/resume': 'zResumeSessionResponse',
+  'session/list': 'zListSessionsResponse',
   'session/prompt': 'zPromptResponse',
 };
 
@@ -463,7 +484,21 @@ async function main() {
           record.authenticate = { methodId: method.id, error: plain(error) };
         }
       }
-      if (opts.load === null) {
+      if (opts.list) {
+        // Every page, as an editor's history panel scrolls (a page limit guards against a cursor that never ends).
+        record.sessionList = [];
+        let cursor;
+        do {
+          const page = await ctx.request(methods.agent.session.list, { cwd: opts.cwd, ...(cursor ? { cursor } : {}) });
+          record.sessionList.push(page);
+          cursor = page.nextCursor ?? undefined;
+        } while (cursor && record.sessionList.length < 100);
+      }
+      if (opts.resume !== null) {
+        // No replay: any update before the first prompt is an outOfTurnUpdate with afterTurn -1.
+        sessionId = opts.resume;
+        record.sessionResume = await ctx.request(methods.agent.session.resume, { sessionId, cwd: opts.cwd, mcpServers: opts.mcpServers });
+      } else if (opts.load === null) {
         record.sessionNew = await ctx.request(methods.agent.session.new, { cwd: opts.cwd, mcpServers: opts.mcpServers });
         sessionId = record.sessionNew.sessionId;
       } else {

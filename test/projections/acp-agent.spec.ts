@@ -285,7 +285,7 @@ describe('session/load: the history replayed, the CLI resumed (Copilot CLI captu
     expect(said(again, 'agent_message_chunk')).toBe('Hello from the scripted model.The second answer.');
   });
 
-  it('errors: an unknown session, an id that is not one of ours; without a history, no session/load at all', async () => {
+  it("errors: an unknown session, an id that is not one of ours; without a history, none of the agent's own sessions to load", async () => {
     const agent = startAgent('plain', { provider: 'copilot' });
     agent.send({ id: 0, method: 'initialize', params: { protocolVersion: 1, clientCapabilities: {} } });
     agent.send({ id: 1, method: 'session/load', params: { sessionId: 'f00d', cwd: dir, mcpServers: [] } });
@@ -297,8 +297,9 @@ describe('session/load: the history replayed, the CLI resumed (Copilot CLI captu
     const without = startAgent('plain', { provider: 'copilot', historyDir: null });
     without.send({ id: 0, method: 'initialize', params: { protocolVersion: 1, clientCapabilities: {} } });
     without.send({ id: 1, method: 'session/load', params: { sessionId: 'f00d', cwd: dir, mcpServers: [] } });
-    expect((await without.answer(0)).result).toMatchObject({ agentCapabilities: { loadSession: false } });
-    expect((await without.answer(1)).error).toMatchObject({ code: -32601 });
+    // Copilot CLI's own stored sessions stay loadable (listCliSessions reads them); the agent's own are gone.
+    expect((await without.answer(0)).result).toMatchObject({ agentCapabilities: { loadSession: true } });
+    expect((await without.answer(1)).error).toMatchObject({ code: -32602, message: expect.stringContaining('no session "f00d" to load') });
     await without.end();
   });
 });

@@ -31,6 +31,8 @@ import {
 } from './config-options';
 import { AcpHistory, defaultAcpHistoryDir } from './history';
 import { AcpProjector } from './projector';
+import { hasCliHistory, listAcpSessions, sessionPage } from './session-list';
+import { storedSession, type StoredSession } from './stored-session';
 
 /** Options of `serveAcpAgent`. */
 export interface AcpAgentOptions {
@@ -96,6 +98,21 @@ export async function serveAcpAgent(options: AcpAgentOptions, input: Readable, o
   const canResume = CLIS[defaultProvider].session.resume !== null;
   const mcpKinds: readonly string[] = CLIS[defaultProvider].session.mcpServers?.kinds ?? [];
   const history = options.historyDir === null || !canResume ? null : new AcpHistory(options.historyDir ?? defaultAcpHistoryDir());
+  /** The agent's CLIs: its one CLI, or those a provider-less agent offers (the default first). */
+  const providers: readonly SessionProvider[] = clis ?? [defaultProvider];
+  // Where each CLI's own sessions are: the environment its sessions get (`HOME`, `CLAUDE_CONFIG_DIR`…).
+  const sources = () => ({
+    providers,
+    history,
+    env: (provider: string) => cliEnvironment(provider as SessionProvider, options.session ?? {}),
+  });
+  /** The session `session/load` (replay) or `session/resume` continues; an unknown one is the client's mistake. */
+  const stored = async (sessionId: string, replay: boolean) => {
+    const found = canResume ? await storedSession(sessionId, sources(), replay) : null;
+    if (!found)
+      throw rpcError(INVALID_PARAMS, `no session ${JSON.stringify(sessionId)} to ${replay ? 'load' : 'resume'} (see session/list)`);
+    return found;
+  };
   const peer = new JsonLinesPeer(JSON_RPC, (message) => output.write(`${JSON.stringify(message)}\n`));
 
   /** Sends an update of session `sessionId` to the client. */
@@ -207,6 +224,21 @@ export async function serveAcpAgent(options: AcpAgentOptions, input: Readable, o
     void listModels(sessionId, agent, () => true);
   };
 
+  /**
+   * A loaded or resumed session (`params`: the client's request): the live one as it is, else the
+   * CLI's session resumed in the CLI it last ran (a provider-less agent: when still installed; else
+   * its default CLI, afresh).
+   */
+  const continued = async (sessionId: string, params: JsonObject, saved: StoredSession): Promise<JsonObject> => {
+    const live = sessions.get(sessionId);
+    if (live) return { ...modesOf(live.config.mode), configOptions: configOptions(live.config) };
+    closed.delete(sessionId);
+    const provider = providers.find((id) => id === saved.provider) ?? defaultProvider;
+    const resume = provider === saved.provider || saved.provider === null ? (saved.cliSessionId ?? undefined) : undefined;
+    // A new prefix keeps the ids this projector makes apart from those of the replayed turns.
+    return open(sessionId, str(params.cwd) ?? process.cwd(), resume, new AcpProjector(`${randomUUID().slice(0, 8)}-`), provider, params);
+  };
+
   const sessionOf = (params: JsonObject): AgentSession => {
     const id = str(params.sessionId) ?? '';
     const found = sessions.get(id);
@@ -238,10 +270,10 @@ export async function serveAcpAgent(options: AcpAgentOptions, input: Readable, o
     [ACP_AGENT_METHODS.initialize]: (params) => ({
       protocolVersion: 1,
       agentCapabilities: {
-        loadSession: history !== null,
+        loadSession: history !== null || (canResume && providers.some(hasCliHistory)),
         // Images where the CLI takes them (its registry's `imageTypes`); embedded resources always (as text where the CLI takes none).
         promptCapabilities: { image: CLIS[defaultProvider].session.imageTypes.length > 0, audio: false, embeddedContext: true },
-        sessionCapabilities: { close: {} },
+        sessionCapabilities: { close: {}, list: {}, ...(canResume ? { resume: {} } : {}) },
         // The transports the CLI takes besides stdio (its registry entry's `mcpServers`).
         mcpCapabilities: { http: mcpKinds.includes('http'), sse: mcpKinds.includes('sse') },
       },
@@ -280,21 +312,30 @@ export async function serveAcpAgent(options: AcpAgentOptions, input: Readable, o
       return { sessionId, ...(await open(sessionId, cwd, undefined, new AcpProjector(), defaultProvider, params)) };
     },
     // The history replayed as updates, then the answer; the CLI resumes its own session (ACP asks
-    // the agent to replay the whole conversation before it answers).
-    [ACP_AGENT_METHODS.sessionLoad]: (params) => {
-      if (!history) throw new PeerError(JSON_RPC.methodNotFound(ACP_AGENT_METHODS.sessionLoad));
+    // the agent to replay the whole conversation before it answers). The session is the agent's own
+    // (its `AcpHistory` record) or one the CLI stored itself (`<cli>:<id>`, see session-list.ts).
+    [ACP_AGENT_METHODS.sessionLoad]: async (params) => {
+      if (!history && !(canResume && providers.some(hasCliHistory)))
+        throw new PeerError(JSON_RPC.methodNotFound(ACP_AGENT_METHODS.sessionLoad));
       const sessionId = str(params.sessionId) ?? '';
-      const saved = history.read(sessionId);
-      if (!saved) throw rpcError(INVALID_PARAMS, `no session ${JSON.stringify(params.sessionId)} to load in ${history.dir}`);
+      const saved = await stored(sessionId, true);
       for (const update of saved.updates) notify(sessionId, update);
-      const live = sessions.get(sessionId);
-      if (live) return { ...modesOf(live.config.mode), configOptions: configOptions(live.config) };
-      closed.delete(sessionId);
-      // A provider-less agent resumes the CLI the session last ran, when it is still installed.
-      const provider = clis?.find((id) => id === saved.provider) ?? defaultProvider;
-      const resume = provider === saved.provider || options.provider ? (saved.cliSessionId ?? undefined) : undefined;
-      // A new prefix keeps the ids this projector makes apart from those of the replayed turns.
-      return open(sessionId, str(params.cwd) ?? process.cwd(), resume, new AcpProjector(`${randomUUID().slice(0, 8)}-`), provider, params);
+      return continued(sessionId, params, saved);
+    },
+    // As `session/load`, without the replay.
+    [ACP_AGENT_METHODS.sessionResume]: async (params) => {
+      if (!canResume) throw new PeerError(JSON_RPC.methodNotFound(ACP_AGENT_METHODS.sessionResume));
+      const sessionId = str(params.sessionId) ?? '';
+      return continued(sessionId, params, await stored(sessionId, false));
+    },
+    // This agent's sessions and the CLI's own, of the client's folder, newest first, a page at a time.
+    [ACP_AGENT_METHODS.sessionList]: async (params) => {
+      const all = await listAcpSessions({ ...sources(), cwd: str(params.cwd) ?? undefined });
+      try {
+        return sessionPage(all, str(params.cursor));
+      } catch (error) {
+        throw rpcError(INVALID_PARAMS, (error as Error).message);
+      }
     },
     [ACP_AGENT_METHODS.sessionSetMode]: (params) => {
       const agent = sessionOf(params);

@@ -1,8 +1,9 @@
-import { appendFileSync, mkdirSync, readFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { obj, str } from '../../providers/drafts';
 import type { JsonObject } from '../../schema/json';
+import { titleOf } from '../../stores/stored-format';
 
 /** One line of a session's record: its start, an update the client was sent, or the CLI's own session id. */
 type HistoryLine = { started: { provider: string; cwd: string } } | { update: JsonObject } | { cli_session_id: string };
@@ -16,8 +17,22 @@ export interface SessionHistory {
   readonly provider: string | null;
 }
 
-/** The ids this agent makes (UUIDs), and nothing that could leave the directory. */
+/** The ids this agent makes (UUIDs), and nothing that could leave the directory (nor a CLI's own session's `<cli>:<id>`). */
 const SESSION_ID = /^[A-Za-z0-9_-]{1,128}$/;
+
+/** What `session/list` needs of one of the agent's sessions. */
+export interface SessionRecord {
+  readonly sessionId: string;
+  readonly cwd: string;
+  /** Its first prompt (`titleOf`: one line, at most 200 characters); null before any. */
+  readonly title: string | null;
+  /** When its record last changed (ISO 8601). */
+  readonly updatedAt: string;
+  /** The CLI's session id last announced; null when no turn ever ran. */
+  readonly cliSessionId: string | null;
+  /** The CLI it last ran (its last `started` line); null when none names one. */
+  readonly provider: string | null;
+}
 
 /**
  * Where an ACP agent keeps its sessions by default: `$XDG_STATE_HOME/cli-subprocess-core/acp-sessions`
@@ -41,6 +56,8 @@ export class AcpHistory {
 
   /** Appends to session `id`'s record (written at once: an agent killed mid-turn keeps what it sent). */
   record(id: string, line: HistoryLine): void {
+    // A CLI's own session (`<cli>:<id>`, see session-list.ts) is recorded by the CLI itself.
+    if (!SESSION_ID.test(id)) return;
     if (!this.made) mkdirSync(this.dir, { recursive: true, mode: 0o700 });
     this.made = true;
     appendFileSync(join(this.dir, `${id}.jsonl`), `${JSON.stringify(line)}\n`, { mode: 0o600 });
@@ -52,32 +69,79 @@ export class AcpHistory {
    */
   read(id: string): SessionHistory | null {
     if (!SESSION_ID.test(id)) return null;
+    const lines = this.lines(id);
+    if (lines === null) return null;
+    const updates: JsonObject[] = [];
+    let cliSessionId: string | null = null;
+    let provider: string | null = null;
+    for (const line of lines) {
+      const update = obj(line.update);
+      const started = obj(line.started);
+      if (update) appendJoined(updates, update);
+      else if (started) {
+        // A new CLI session (the `cli` option switched): the earlier CLI's session id is not this one's to resume.
+        provider = str(started.provider);
+        cliSessionId = null;
+      } else cliSessionId = str(line.cli_session_id) ?? cliSessionId;
+    }
+    return { updates, cliSessionId, provider };
+  }
+
+  /** Every session of the directory that says its cwd (every one `session/new` started), in no order. */
+  list(): SessionRecord[] {
+    let names: string[];
+    try {
+      names = readdirSync(this.dir);
+    } catch {
+      return [];
+    }
+    const records: SessionRecord[] = [];
+    for (const name of names) {
+      const sessionId = name.slice(0, -'.jsonl'.length);
+      if (!name.endsWith('.jsonl') || !SESSION_ID.test(sessionId)) continue;
+      const lines = this.lines(sessionId);
+      let updatedAt: string;
+      try {
+        updatedAt = statSync(join(this.dir, name)).mtime.toISOString();
+      } catch {
+        continue;
+      }
+      let cwd: string | null = null;
+      let title: string | null = null;
+      let cliSessionId: string | null = null;
+      let provider: string | null = null;
+      for (const line of lines ?? []) {
+        cwd ??= str(obj(line.started)?.cwd);
+        provider = str(obj(line.started)?.provider) ?? provider;
+        const update = obj(line.update);
+        const content = obj(update?.content);
+        if (title === null && update?.sessionUpdate === 'user_message_chunk' && content?.type === 'text')
+          title = titleOf(str(content.text) ?? '');
+        cliSessionId = str(line.cli_session_id) ?? cliSessionId;
+      }
+      if (cwd !== null) records.push({ sessionId, cwd, title, updatedAt, cliSessionId, provider });
+    }
+    return records;
+  }
+
+  /** The JSON object lines of session `id`'s record (a line cut short skipped); null when there is none. */
+  private lines(id: string): JsonObject[] | null {
     let text: string;
     try {
       text = readFileSync(join(this.dir, `${id}.jsonl`), 'utf8');
     } catch {
       return null;
     }
-    const updates: JsonObject[] = [];
-    let cliSessionId: string | null = null;
-    let provider: string | null = null;
+    const lines: JsonObject[] = [];
     for (const raw of text.split('\n')) {
-      let line: JsonObject | null;
       try {
-        line = obj(JSON.parse(raw));
+        const line = obj(JSON.parse(raw));
+        if (line) lines.push(line);
       } catch {
-        continue;
+        // a write cut short
       }
-      const update = obj(line?.update);
-      const started = obj(line?.started);
-      if (update) appendJoined(updates, update);
-      else if (started) {
-        // A new CLI session: the earlier CLI's session id is not this one's to resume.
-        provider = str(started.provider);
-        cliSessionId = null;
-      } else cliSessionId = str(line?.cli_session_id) ?? cliSessionId;
     }
-    return { updates, cliSessionId, provider };
+    return lines;
   }
 }
 
