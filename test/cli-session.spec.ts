@@ -50,7 +50,7 @@ function startCommand(argv: string[], replay?: string, signals?: EventEmitter) {
       .filter((line) => line !== '')
       .map((line) => Event.fromJSON(line));
   const send = (command: unknown) => stdin.write(`${typeof command === 'string' ? command : JSON.stringify(command)}\n`);
-  return { stdin, send, exit, events, stderr: () => err };
+  return { stdin, send, exit, events, stdout: () => out, stderr: () => err };
 }
 
 /** The options `session` makes of `argv` (for a test that passes its own signal emitter). */
@@ -101,13 +101,32 @@ describe('cli-subprocess-core session: usage', () => {
     expect(missing.stderr()).toContain('/nonexistent/codex not found or not executable: install @openai/codex or pass executable');
   });
 
-  it('acp without --provider and no agent CLI on PATH → exit 127 at once, naming the executables looked for', async () => {
+  it('acp without --provider and no agent CLI on PATH still serves: initialize says what to install, session/new is refused with it, --login → 2', async () => {
     const path = process.env.PATH;
     process.env.PATH = dir;
     try {
+      // What the ACP registry's launch check does on a bare machine: initialize, and read the answer.
       const none = startCommand(['acp']);
-      expect(await none.exit).toBe(127);
-      expect(none.stderr()).toContain('no agent CLI found on PATH (claude, codex, gemini');
+      none.send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: 1, clientCapabilities: {} } });
+      none.send({ jsonrpc: '2.0', id: 2, method: 'session/new', params: { cwd: dir, mcpServers: [] } });
+      none.stdin.end();
+      expect(await none.exit).toBe(0);
+      const [initialize, sessionNew] = none
+        .stdout()
+        .split('\n')
+        .filter((line) => line !== '')
+        .map((line) => JSON.parse(line));
+      expect(initialize.result.authMethods).toEqual([
+        expect.objectContaining({
+          id: 'cli-credentials',
+          description: expect.stringMatching(
+            /^No agent CLI found on PATH: install one of Claude Code \(install @anthropic-ai\/claude-code\), Codex/,
+          ),
+        }),
+      ]);
+      expect(sessionNew).toMatchObject({ id: 2, error: { code: -32000, message: expect.stringContaining('No agent CLI found on PATH') } });
+      expect(none.stderr()).toContain('No agent CLI found on PATH');
+      expect(await startCommand(['acp', '--login']).exit).toBe(2);
     } finally {
       process.env.PATH = path;
     }

@@ -1,13 +1,13 @@
 // The package root first: it loads reflect-metadata before any decorated class.
 import { serveAcpAgent } from '../index';
 import { spawn } from 'node:child_process';
-import { loginCommand } from '../projections/acp/auth';
+import { loginCommand, noCliFound } from '../projections/acp/auth';
 import { cliEnvironment } from '../runner/environment';
 import { installedClis } from '../projections/acp/config-options';
 import type { SessionOptions, SessionProvider } from '../sessions/types';
 import { ExecutableNotFoundError } from '../runner/errors';
 import { resolveExecutable } from '../runner/executable';
-import { CLIS, SESSION_CLI_IDS } from '../clis';
+import { CLIS } from '../clis';
 import type { CliIo } from './io';
 import type { AcpCommandOptions } from './session-command';
 
@@ -19,8 +19,9 @@ const NOT_FOUND_EXIT_CODE = 127;
  * (Zed, JetBrains, Neovim) to launch. Each ACP session is a session of the provider's CLI, its
  * history kept in `historyDir` (the default when absent) for `session/load`. Without a provider,
  * each session offers the registry's CLIs found on PATH as its `cli` option, the first by default.
- * Ends at the end of its input, once every session is closed: exit 0; 127 when the CLI (without a
- * provider: every CLI) is not installed.
+ * Ends at the end of its input, once every session is closed: exit 0; 127 when the provider's CLI is
+ * not installed. Without a provider and with no CLI installed it still serves (its `initialize` says
+ * what to install; sessions are refused).
  */
 export async function acpCommand(options: AcpCommandOptions, io: CliIo, historyDir?: string, login = false): Promise<number> {
   const { provider, cwd: _cwd, ...session } = options;
@@ -28,10 +29,8 @@ export async function acpCommand(options: AcpCommandOptions, io: CliIo, historyD
   let first: SessionProvider | undefined = provider;
   if (provider === undefined) {
     first = installedClis()[0];
-    if (first === undefined) {
-      io.stderr.write(`cli-subprocess-core: no agent CLI found on PATH (${SESSION_CLI_IDS.map((id) => CLIS[id].executable).join(', ')})\n`);
-      return NOT_FOUND_EXIT_CODE;
-    }
+    // Served all the same: `initialize` says what to install (the ACP registry launches the agent on a bare machine).
+    if (first === undefined) io.stderr.write(`cli-subprocess-core: ${noCliFound()}\n`);
   } else {
     try {
       resolveExecutable(options.executable ?? CLIS[provider].executable, provider, process.env.PATH, process.cwd());
@@ -42,7 +41,10 @@ export async function acpCommand(options: AcpCommandOptions, io: CliIo, historyD
     }
   }
   // Without a provider, the login is the default CLI's (the one `authMethods` describes).
-  if (login) return runLogin({ ...options, provider: first as SessionProvider }, io);
+  if (login) {
+    if (first === undefined) return 2;
+    return runLogin({ ...options, provider: first }, io);
+  }
   await serveAcpAgent({ provider, session, historyDir }, io.stdin, io.stdout);
   return 0;
 }

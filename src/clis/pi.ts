@@ -23,6 +23,21 @@ const APPROVAL_EXTENSION = join(__dirname, '..', 'protocols', `pi-approval-exten
  * pi (`@mariozechner/pi-coding-agent`). Flags as the pinned version's `--help` has them (0.73.1).
  * Its default provider is Google: a model is best named as `provider/id` (`--model` takes both).
  */
+/** The keys of pi's providers other than Anthropic's and OpenAI's (its `--help`, "Environment Variables"). */
+const OTHER_PROVIDER_KEYS = [
+  'GEMINI_API_KEY',
+  'DEEPSEEK_API_KEY',
+  'GROQ_API_KEY',
+  'CEREBRAS_API_KEY',
+  'XAI_API_KEY',
+  'FIREWORKS_API_KEY',
+  'OPENROUTER_API_KEY',
+  'AI_GATEWAY_API_KEY',
+  'ZAI_API_KEY',
+  'MISTRAL_API_KEY',
+  'MINIMAX_API_KEY',
+];
+
 export const pi = {
   id: 'pi',
   name: 'pi',
@@ -32,46 +47,14 @@ export const pi = {
   env: {
     // pi's `--help` ("Environment Variables") and docs: PI_CODING_AGENT_DIR, PI_OFFLINE…, and each
     // provider's key (ANTHROPIC_API_KEY, OPENAI_API_KEY, AZURE_OPENAI_*, GEMINI_API_KEY, GROQ_API_KEY…).
-    documented: [
-      'PI_*',
-      'ANTHROPIC_*',
-      'OPENAI_*',
-      'AZURE_OPENAI_*',
-      'GEMINI_API_KEY',
-      'DEEPSEEK_API_KEY',
-      'GROQ_API_KEY',
-      'CEREBRAS_API_KEY',
-      'XAI_API_KEY',
-      'FIREWORKS_API_KEY',
-      'OPENROUTER_API_KEY',
-      'AI_GATEWAY_API_KEY',
-      'ZAI_API_KEY',
-      'MISTRAL_API_KEY',
-      'MINIMAX_API_KEY',
-    ],
+    documented: ['PI_*', 'ANTHROPIC_*', 'OPENAI_*', 'AZURE_OPENAI_*', ...OTHER_PROVIDER_KEYS],
     drop: [],
   },
   // Its `--help` ("Environment Variables": each provider's key) and docs/providers.md: `/login` in its
   // interactive mode (no command of its own to launch) keeps keys and OAuth tokens in `auth.json` in
   // its agent dir (PI_CODING_AGENT_DIR, else `~/.pi/agent`); a key in models.json is not seen.
   auth: {
-    keyVariables: [
-      'ANTHROPIC_API_KEY',
-      'ANTHROPIC_OAUTH_TOKEN',
-      'OPENAI_API_KEY',
-      'AZURE_OPENAI_API_KEY',
-      'GEMINI_API_KEY',
-      'DEEPSEEK_API_KEY',
-      'GROQ_API_KEY',
-      'CEREBRAS_API_KEY',
-      'XAI_API_KEY',
-      'FIREWORKS_API_KEY',
-      'OPENROUTER_API_KEY',
-      'AI_GATEWAY_API_KEY',
-      'ZAI_API_KEY',
-      'MISTRAL_API_KEY',
-      'MINIMAX_API_KEY',
-    ],
+    keyVariables: ['ANTHROPIC_API_KEY', 'ANTHROPIC_OAUTH_TOKEN', 'OPENAI_API_KEY', 'AZURE_OPENAI_API_KEY', ...OTHER_PROVIDER_KEYS],
     login: null,
     loginFiles: (env) => [join(agentDir(env), 'auth.json')],
   },

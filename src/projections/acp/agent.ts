@@ -13,7 +13,7 @@ import { cliEnvironment } from '../../runner/environment';
 import { parseLine } from '../../wire/json-line';
 import { ACP_AGENT_METHODS, ACP_CLIENT_METHODS, ACP_ERRORS, type AcpAgentMethod } from '../../wire/acp';
 import { INTERNAL_ERROR, JSON_RPC, JsonLinesPeer, PeerError } from '../../wire/json-lines-peer';
-import { AGENT_AUTH_METHOD, authMethods, missingCredentials } from './auth';
+import { AGENT_AUTH_METHOD, authMethods, missingCredentials, noCliAuthMethods, noCliFound } from './auth';
 import {
   ConfigOptionError,
   configOptions,
@@ -94,6 +94,8 @@ export async function serveAcpAgent(options: AcpAgentOptions, input: Readable, o
   const closed = new Set<string>();
   // Without a provider: the CLIs on PATH (the `acp` command checked there is one).
   const clis = options.provider ? null : installedClis();
+  /** A provider-less agent on a machine with no CLI: it answers `initialize` and refuses sessions, saying what to install. */
+  const noCli = clis !== null && clis.length === 0;
   const defaultProvider = options.provider ?? clis?.[0] ?? 'claude';
   const canResume = CLIS[defaultProvider].session.resume !== null;
   const mcpKinds: readonly string[] = CLIS[defaultProvider].session.mcpServers?.kinds ?? [];
@@ -278,7 +280,7 @@ export async function serveAcpAgent(options: AcpAgentOptions, input: Readable, o
         mcpCapabilities: { http: mcpKinds.includes('http'), sse: mcpKinds.includes('sse') },
       },
       // A `terminal` method only for a client that can run one (the spec's rule).
-      authMethods: authMethods(defaultProvider, obj(obj(params.clientCapabilities)?.auth)?.terminal === true),
+      authMethods: noCli ? noCliAuthMethods() : authMethods(defaultProvider, obj(obj(params.clientCapabilities)?.auth)?.terminal === true),
       agentInfo: {
         name: options.agentInfo?.name ?? 'cli-subprocess-core',
         title: `cli-subprocess-core (${options.provider ?? clis?.join(', ')})`,
@@ -290,7 +292,7 @@ export async function serveAcpAgent(options: AcpAgentOptions, input: Readable, o
     [ACP_AGENT_METHODS.authenticate]: (params) => {
       if (params.methodId !== AGENT_AUTH_METHOD)
         throw rpcError(INVALID_PARAMS, `no auth method ${JSON.stringify(params.methodId)} to authenticate with: ${AGENT_AUTH_METHOD}`);
-      const missing = missingCredentials(defaultProvider, cliEnvironment(defaultProvider, options.session ?? {}));
+      const missing = noCli ? noCliFound() : missingCredentials(defaultProvider, cliEnvironment(defaultProvider, options.session ?? {}));
       if (missing !== null) throw rpcError(ACP_ERRORS.authRequired, missing);
       return {};
     },
@@ -305,6 +307,7 @@ export async function serveAcpAgent(options: AcpAgentOptions, input: Readable, o
       return {};
     },
     [ACP_AGENT_METHODS.sessionNew]: async (params) => {
+      if (noCli) throw rpcError(ACP_ERRORS.authRequired, noCliFound());
       const sessionId = randomUUID();
       const cwd = str(params.cwd) ?? process.cwd();
       // Loadable from now on, even before its first prompt.

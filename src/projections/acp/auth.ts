@@ -1,5 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { CLIS } from '../../clis';
+import { CLIS, SESSION_CLI_IDS } from '../../clis';
 import type { CliAuth, CliDefinition, LoginFile } from '../../clis/definition';
 import type { JsonObject } from '../../schema/json';
 import type { SessionProvider } from '../../sessions/types';
@@ -74,3 +74,18 @@ function holdsLogin(file: string | LoginFile): boolean {
 
 /** The CLI's login command (the argv after its executable), or null when it has none. */
 export const loginCommand = (provider: SessionProvider): readonly string[] | null => authOf(provider)?.login ?? null;
+
+/**
+ * Why a provider-less agent can run nothing: no CLI of the registry is on `PATH`; what to install.
+ * Such an agent still answers `initialize` (an editor, or the ACP registry's launch check, then
+ * shows this as its auth method) and refuses sessions with it.
+ */
+export function noCliFound(): string {
+  const clis = SESSION_CLI_IDS.map((id) => `${CLIS[id].name} (${CLIS[id].install})`);
+  return `No agent CLI found on PATH: install one of ${clis.join(', ')}, then give it its credentials`;
+}
+
+/** The `authMethods` of a provider-less agent with no CLI installed: the `agent` method, saying what to install. */
+export function noCliAuthMethods(): JsonObject[] {
+  return [{ id: AGENT_AUTH_METHOD, name: 'An agent CLI', description: `${noCliFound()}.` }];
+}
