@@ -65,9 +65,10 @@ export interface Decoder {
   /**
    * What the run still owes at the end of the stream (held text, a missing result); later calls give [].
    * `owed: 'held'`: only what the decoder still holds (streamed text), for an owner that says itself
-   * how the stream ended (a runner that stopped the CLI, a session).
+   * how the stream ended (a runner that stopped the CLI, a session). `notes`: events its owner adds
+   * last, in the run's envelope (a reader's warning about lines it could not read).
    */
-  end(exit?: ExitInfo, owed?: 'all' | 'held'): AnyEvent[];
+  end(exit?: ExitInfo, owed?: 'all' | 'held', notes?: readonly EventDraft[]): AnyEvent[];
 }
 
 /**
@@ -269,13 +270,14 @@ class LineDecoder implements Decoder {
     return this.build(drafts, source, released ?? []);
   }
 
-  end(exit?: ExitInfo, owed: 'all' | 'held' = 'all'): AnyEvent[] {
+  end(exit?: ExitInfo, owed: 'all' | 'held' = 'all', notes: readonly EventDraft[] = []): AnyEvent[] {
     if (this.ended) return [];
     this.ended = true;
     const drafts = [...this.release(null)];
     this.stampLine(null);
     // A result held until the end of the stream (Cline's) is the run's result too.
     if (!this.sawResult && !drafts.some((draft) => draft.kind === 'result') && owed === 'all') drafts.push(...missingResult(exit));
+    drafts.push(...notes);
     const waiting = this.waiting;
     this.waiting = null;
     // A file none of whose lines had a time: its events have the time of decoding.

@@ -1,6 +1,8 @@
 import { historySetup } from '../clis';
 import { decoderFor, type DecoderOptions } from '../decode/decoder';
 import type { AnyEvent } from '../events/event';
+import { errorDraft } from '../providers/drafts';
+import { parseLine } from '../wire/json-line';
 import type { CliSessionRef } from './session-ref';
 import { storedLines } from './store-files';
 
@@ -12,8 +14,10 @@ export type ReadCliSessionOptions = Omit<DecoderOptions, 'live' | 'lookAhead'>;
  * `user_message`, `assistant_message`, `tool_use`, `tool_result`, `thinking`, `cost_update`…):
  * each line the CLI's format holds is read as its registry file's stored format says, and every
  * other line (bookkeeping, a line of a newer version, a truncated last line of a file still being
- * written) comes out as a `raw` event, never a throw. The file is only read; a file that cannot be
- * opened rejects the iteration with the file system's error.
+ * written) comes out as a `raw` event, never a throw; lines that are not JSON at all (cut short, or
+ * garbled) are also counted in one last `error` event of severity `warning` (no code; metadata
+ * `unreadable_lines`, `path`). The file is only read; a file that cannot be opened rejects the
+ * iteration with the file system's error.
  */
 export function readCliSession(
   ref: Pick<CliSessionRef, 'provider' | 'path'>,
@@ -23,8 +27,27 @@ export function readCliSession(
   const { format } = setup;
   const decoder = decoderFor(format.profile, { ...options, lookAhead: true });
   return (async function* () {
-    for await (const line of storedLines(setup, ref.path)) yield* decoder.push(line);
-    // A stored session owes nothing: only what the decoder still holds.
-    yield* decoder.end(undefined, 'held');
+    let unreadable = 0;
+    for await (const line of storedLines(setup, ref.path)) {
+      const value = parseLine(line);
+      if (value === undefined && line.trim() !== '') unreadable += 1;
+      yield* decoder.pushParsed(value, line);
+    }
+    const notes =
+      unreadable === 0
+        ? []
+        : [
+            errorDraft(
+              `${unreadable} line(s) of the stored session are not JSON (cut short or garbled): kept as raw events`,
+              'warning',
+              null,
+              {
+                unreadable_lines: unreadable,
+                path: ref.path,
+              },
+            ),
+          ];
+    // A stored session owes nothing: only what the decoder still holds, and the warning.
+    yield* decoder.end(undefined, 'held', notes);
   })();
 }

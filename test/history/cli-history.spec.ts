@@ -176,7 +176,13 @@ describe.each(CLIS)('$provider: its own stored sessions', (cli) => {
         const [cut] = await listCliSessions({ provider: cli.provider, env: envAt(cli, copy) });
         expect(cut).toMatchObject({ id: ref.id, cwd: ref.cwd, title: ref.title });
         const events = await eventsOf(cut);
-        expect(events.at(-1)?.kind).toBe('raw');
+        // The cut line as a raw event, then one warning that counts it.
+        expect(events.at(-2)?.kind).toBe('raw');
+        expect(events.at(-1)).toMatchObject({
+          kind: 'error',
+          payload: { severity: 'warning', metadata: { unreadable_lines: 1, path: cut.path } },
+        });
+        expect(whole.some((event) => event.kind === 'error' && event.payload.severity === 'warning')).toBe(false);
         expect(events.filter((event) => event.kind === 'user_message')).toHaveLength(
           whole.filter((event) => event.kind === 'user_message').length,
         );
@@ -276,7 +282,8 @@ describe.each(CLIS.filter((cli) => cli.cut === 'document'))('$provider: its mess
       const [cut] = await listCliSessions({ provider: cli.provider, env: envAt(cli, copy) });
       expect(cut).toMatchObject({ id: ref.id, cwd: ref.cwd, title: ref.title });
       const events = await eventsOf(cut);
-      expect(events.map((event) => event.kind)).toEqual(['run_started', 'raw']);
+      // The cut document: raw, and the warning that counts its unreadable lines.
+      expect(events.map((event) => event.kind)).toEqual(['run_started', 'raw', 'error']);
     });
   });
 });
@@ -290,7 +297,7 @@ describe('foreign and missing stores', () => {
       expect(await listCliSessions({ provider: 'claude', env: { CLAUDE_CONFIG_DIR: root } })).toEqual([]);
       for (const provider of ['claude', 'codex', 'gemini', 'qwen', 'copilot', 'pi'] as const) {
         const events = await eventsOf({ provider, path });
-        expect(events.map((event) => event.kind)).toEqual(['raw', 'raw', 'raw', 'raw']);
+        expect(events.map((event) => event.kind)).toEqual(['raw', 'raw', 'raw', 'raw', 'error']);
         expect(JSON.stringify(events[1].payload)).toContain('from_a_newer_version');
       }
     } finally {
@@ -357,7 +364,8 @@ describe("gemini: a chat's log of document changes", () => {
       expect(await listCliSessions({ provider: 'gemini', env: { HOME: '/nonexistent-home', GEMINI_CLI_HOME: copy } })).toEqual([]);
       const cut = await eventsOf({ provider: 'gemini', path });
       expect(cut.length).toBeGreaterThan(0);
-      expect(cut.every((event) => event.kind === 'raw')).toBe(true);
+      expect(cut.slice(0, -1).every((event) => event.kind === 'raw')).toBe(true);
+      expect(cut.at(-1)).toMatchObject({ kind: 'error', payload: { severity: 'warning' } });
     } finally {
       rmSync(copy, { recursive: true, force: true });
     }
