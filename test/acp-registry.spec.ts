@@ -7,6 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from '../src/cli/args';
+import { packageVersion } from '../src/cli/package-version';
 
 const ENTRY = join(__dirname, '..', 'acp-registry', 'cli-subprocess-core');
 const agent = JSON.parse(readFileSync(join(ENTRY, 'agent.json'), 'utf8')) as Record<string, any>;
@@ -42,6 +43,12 @@ describe('the ACP registry entry', () => {
     expect(agent.version).toBe(pkg.version);
     expect(agent.distribution.npx.package).toBe(`${pkg.name}@${pkg.version}`);
     expect(agent.license).toBe(pkg.license);
+  });
+
+  it("the agent's version (initialize's agentInfo) is the package's, the one the entry names; '0' outside any", () => {
+    expect(packageVersion()).toBe(agent.version);
+    expect(packageVersion(join(__dirname, '..', 'src', 'cli'))).toBe(pkg.version);
+    expect(packageVersion('/')).toBe('0');
   });
 
   it('launches the `acp` command with no provider: one agent for every CLI, the CLI chosen per session', () => {

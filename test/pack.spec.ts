@@ -111,7 +111,10 @@ describe('the packed tarball', () => {
       const line = runNode(consumer, script) as string;
       // The first line is JSON-RPC (the registry fails an agent that prints anything else on stdout).
       const answer = JSON.parse(line) as { id: number; result: { authMethods: { type?: string }[] } };
-      expect(answer).toMatchObject({ id: 1, result: { protocolVersion: 1 } });
+      expect(answer).toMatchObject({
+        id: 1,
+        result: { protocolVersion: 1, agentInfo: { name: 'cli-subprocess-core', version: entry.version } },
+      });
       expect(answer.result.authMethods.filter((method) => (method.type ?? 'agent') === 'agent').length).toBeGreaterThan(0);
     } finally {
       rmSync(home, { recursive: true, force: true });

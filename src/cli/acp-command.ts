@@ -9,6 +9,7 @@ import { ExecutableNotFoundError } from '../runner/errors';
 import { resolveExecutable } from '../runner/executable';
 import { CLIS } from '../clis';
 import type { CliIo } from './io';
+import { packageVersion } from './package-version';
 import type { AcpCommandOptions } from './session-command';
 
 /** Exit code when the CLI's executable is missing, as for `run`. */
@@ -45,7 +46,12 @@ export async function acpCommand(options: AcpCommandOptions, io: CliIo, historyD
     if (first === undefined) return 2;
     return runLogin({ ...options, provider: first }, io);
   }
-  await serveAcpAgent({ provider, session, historyDir }, io.stdin, io.stdout);
+  // The version an editor shows, and the ACP registry's entry names.
+  await serveAcpAgent(
+    { provider, session, historyDir, agentInfo: { name: 'cli-subprocess-core', version: packageVersion() } },
+    io.stdin,
+    io.stdout,
+  );
   return 0;
 }
 
