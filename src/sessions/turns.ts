@@ -19,6 +19,11 @@ class TurnFeed implements AsyncIterable<AnyEvent> {
     this.wake();
   }
 
+  /** True when it holds events not yet handed out. */
+  holdsEvents(): boolean {
+    return this.items.length > 0;
+  }
+
   /** Ends the feed with `error`, thrown at the next read; answers the events it held and had not handed out. */
   fail(error: Error): AnyEvent[] {
     if (this.ended) return [];
@@ -72,7 +77,8 @@ export class SessionTurns {
 
   /**
    * Sends `prompt` (text or content blocks, as `Session.send` takes) and answers its turn's events, then the end. A prompt the session refuses (a NUL
-   * byte in it, the session over) makes the iteration throw the refusal; later turns are not affected.
+   * byte in it, the session over) makes the iteration throw the refusal; later turns are not affected. A session that ended
+   * between turns gives the next turn how it ended (its `error` and `result`) instead of the refusal.
    */
   send(prompt: SessionPrompt): AsyncIterable<AnyEvent> {
     const feed = new TurnFeed();
@@ -84,10 +90,20 @@ export class SessionTurns {
     } catch (error) {
       sent = Promise.reject(error);
     }
-    sent.catch((error: Error) => {
+    sent.catch(async (error: Error) => {
       // Refused: the feed leaves the open turns, or every later turn's events would go to it.
       const at = this.open.indexOf(feed);
       if (at >= 0) this.open.splice(at, 1);
+      // The session is over (not a prompt it refused while going on: a TypeError): what it said as
+      // it ended between turns (the `error` of a CLI that refused its session for want of
+      // credentials: Qwen Code, Copilot CLI) is this turn's, once its stream is read to the end.
+      if (!(error instanceof TypeError)) {
+        await this.drained;
+        if (feed.holdsEvents() || this.between.length > 0) {
+          for (const event of this.between.splice(0)) feed.push(event);
+          return feed.end();
+        }
+      }
       // What it held came between turns (it was given them as the next turn): the next turn's now.
       const unread = feed.fail(error);
       const next = this.open[0];

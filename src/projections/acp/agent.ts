@@ -368,6 +368,8 @@ export async function serveAcpAgent(options: AcpAgentOptions, input: Readable, o
       if (agent.restart !== null) await restart(sessionId, agent);
       for (const block of arr(params.prompt))
         if (obj(block)) history?.record(sessionId, { update: { sessionUpdate: 'user_message_chunk', content: block } });
+      /** The last error of the turn: what a session that ended before it said. */
+      let ending: Event<'error'> | null = null;
       for await (const event of refusedAsInvalid(agent.turns.send(arr(params.prompt) as unknown as SessionPrompt))) {
         // The CLI's own session id, which a later `session/load` resumes.
         if (event.kind === 'run_started' && event.provider_session_id)
@@ -377,6 +379,7 @@ export async function serveAcpAgent(options: AcpAgentOptions, input: Readable, o
           history?.record(sessionId, { update });
         }
         if (event.kind === 'approval_requested') void approval(sessionId, agent, event);
+        if (event.kind === 'error') ending = event;
         if (event.kind === 'result') {
           const answer = agent.projector.answer(event);
           if ('error' in answer) throw rpcError(answer.error.code, answer.error.message, answer.error.data);
@@ -385,6 +388,9 @@ export async function serveAcpAgent(options: AcpAgentOptions, input: Readable, o
       }
       // Closed meanwhile (`session/close` cancels the turn first): ACP's answer to a cancelled turn.
       if (closed.has(sessionId)) return { stopReason: 'cancelled' };
+      // The session ended before the turn began, for want of credentials (Qwen Code and Copilot CLI
+      // refuse the session itself): ACP's auth-required, as for a turn that failed so.
+      if (ending?.payload.code === 'auth') throw rpcError(ACP_ERRORS.authRequired, ending.payload.message);
       throw rpcError(INTERNAL_ERROR, 'the session ended before the turn did');
     },
   } satisfies Partial<Record<AcpAgentMethod, (params: JsonObject) => Promise<JsonValue> | JsonValue>>;
