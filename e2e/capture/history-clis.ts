@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { SCRIPTED_CHAT_MODEL } from '../scripted/openai-chat';
-import { PI_PROVIDER } from '../scripted/setup';
+import { PI_PROVIDER, QWEN_ONE_SHOT_ARGS } from '../scripted/setup';
 
 /*
  * How a terminal user's one-shot run of each pinned CLI is made, for its own history: the argv (a
@@ -75,19 +75,7 @@ export const HISTORY_CLIS = {
   },
   // As e2e/capture/qwen.ts runs it (yolo: in `-p` the default mode leaves the shell out of the tools).
   qwen: {
-    argv: (prompt: string, resume: string | null) => [
-      '-o',
-      'stream-json',
-      '--auth-type',
-      'openai',
-      '-m',
-      SCRIPTED_CHAT_MODEL,
-      '--approval-mode',
-      'yolo',
-      ...(resume ? ['--resume', resume] : []),
-      '-p',
-      prompt,
-    ],
+    argv: (prompt: string, resume: string | null) => [...QWEN_ONE_SHOT_ARGS, ...(resume ? ['--resume', resume] : []), '-p', prompt],
     sessionId: (stdout: string) => /"session_id":"([^"]+)"/.exec(stdout)?.[1] ?? null,
     store: (home: string) => join(home, '.qwen'),
     keep: 'projects',

@@ -8,23 +8,12 @@
  * (in `-p` the default approval mode leaves `run_shell_command` out of the tools). Set
  * CAPTURE_LOG=1 to print the requests the endpoint received and the CLI's stderr.
  */
-import { SCRIPTED_CHAT_MODEL } from '../scripted/openai-chat';
+import { QWEN_ONE_SHOT_ARGS } from '../scripted/setup';
 import { COMMON_SCENARIOS } from '../scripted/script';
 import { captureOneShots, describeChatRequest } from './run-cli';
 
 captureOneShots(COMMON_SCENARIOS, {
   name: 'qwen',
-  args: (scenario) => [
-    '-p',
-    scenario.prompt,
-    '-o',
-    'stream-json',
-    '--auth-type',
-    'openai',
-    '-m',
-    SCRIPTED_CHAT_MODEL,
-    '--approval-mode',
-    'yolo',
-  ],
+  args: (scenario) => [...QWEN_ONE_SHOT_ARGS, '-p', scenario.prompt],
   describeRequest: describeChatRequest,
 });

@@ -310,6 +310,22 @@ function pointCopilotAt(home: string, serverUrl: string, options: PointOptions):
  * `--provider scripted --model fake-model` (its default provider is Google). `PI_OFFLINE` skips its
  * start-up network calls (update and package checks); `settings.json` turns off its start-up banner.
  */
+/**
+ * Qwen Code's one-shot flags against its scripted endpoint (before `-p <prompt>`): JSON lines, the
+ * openai auth of settings.json, the scripted model, and yolo (in `-p` its default mode leaves the
+ * shell out of the tools).
+ */
+export const QWEN_ONE_SHOT_ARGS: readonly string[] = [
+  '-o',
+  'stream-json',
+  '--auth-type',
+  'openai',
+  '-m',
+  SCRIPTED_CHAT_MODEL,
+  '--approval-mode',
+  'yolo',
+];
+
 export const PI_PROVIDER = 'scripted';
 
 function pointPiAt(home: string, serverUrl: string, options: PointOptions): Record<string, string> {
