@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # The whole test run on a fresh Debian machine, set-up included (what CI runs, through .ci/run):
 # a clean install of the library and of the pinned real CLIs (e2e/), the Debian packages the suites
-# need, then the README's test command (unit suite, then the real-CLI suite), then the unit suite
-# again with code generation from strings banned (where eval is not allowed, the parser runs on
-# closures).
+# need, then the README's test command (unit suite, then the real-CLI suite), then the specs of the
+# model, decoders and history readers again with code generation from strings banned (where eval is
+# not allowed, the parser runs on closures: jest.eval-free.config.ts).
 #
 # Debian packages are installed with apt-get as root, else with `sudo -n` when that works without a
 # password; otherwise the script stops and names the exact command to run.

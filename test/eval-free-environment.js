@@ -6,8 +6,8 @@
  * run with the flag). jest-environment-node reads `createContext` from node:vm when it builds its
  * context, so the constructor makes that one call ban it.
  *
- * Tests that use ajv cannot run here (it compiles validators with `new Function`):
- * test/json-schema.spec.ts is left out of the run, and test/cli.spec.ts skips its two.
+ * Specs whose tools need code generation (ajv, jest-snapshot) are left out: jest.eval-free.config.ts.
+ * test/cli.spec.ts skips its two ajv tests itself (canGenerateCode).
  */
 const vm = require('node:vm');
 const { TestEnvironment } = require('jest-environment-node');
