@@ -78,7 +78,7 @@ export class SessionTurns {
   /**
    * Sends `prompt` (text or content blocks, as `Session.send` takes) and answers its turn's events, then the end. A prompt the session refuses (a NUL
    * byte in it, the session over) makes the iteration throw the refusal; later turns are not affected. A session that ended
-   * between turns gives the next turn how it ended (its `error` and `result`) instead of the refusal.
+   * between turns gives the next turn what it said as it ended (its `error`, say) instead of the refusal.
    */
   send(prompt: SessionPrompt): AsyncIterable<AnyEvent> {
     const feed = new TurnFeed();

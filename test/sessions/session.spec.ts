@@ -421,6 +421,36 @@ describe('SessionTurns', () => {
     await expect(collect(turns.send('After the end.'))).rejects.toThrow('the session is closed');
   });
 
+  it('a session the CLI ended before the first turn (it refused session/new) gives that turn what it said (its auth error), not a refusal', async () => {
+    // wire-auth-refused.jsonl: the plain capture's handshake, then session/new answered -32000, as
+    // Qwen Code and Copilot CLI answer it without credentials (e2e/test/*.acp.spec.ts "without credentials").
+    const session = startSession({
+      provider: 'gemini',
+      executable: AGENT,
+      cwd: dir,
+      killGraceMs: 500,
+      env: { REPLAY_WIRE: join(WIRES, 'wire-auth-refused.jsonl') },
+    });
+    started.push(session);
+    const turns = new SessionTurns(session);
+    await turns.drained;
+    const seen: AnyEvent[] = [];
+    for await (const event of turns.send('Say hello.')) seen.push(event);
+    expect(seen.filter((event) => event.kind === 'error')).toEqual([
+      expect.objectContaining({
+        payload: expect.objectContaining({ code: 'auth', message: expect.stringContaining('Authentication required') }),
+      }),
+    ]);
+    // It ended with no turn open: its last word is the error (no turn to give a result to).
+    expect(seen.at(-1)?.kind).toBe('error');
+    // Given once: the next turn is refused as any turn of a session that is over.
+    await expect(
+      (async () => {
+        for await (const event of turns.send('Again.')) seen.push(event);
+      })(),
+    ).rejects.toThrow('the session is closed');
+  });
+
   it('one NUL prompt wedges an ACP session (fixed): its turn throws the refusal, the next turn gets its events and result', async () => {
     const session = startSession({
       provider: 'gemini',
