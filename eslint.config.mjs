@@ -15,6 +15,7 @@ const LAYERS = [
   ['clis'],
   ['decode'],
   ['history'],
+  ['spend'],
   ['runner'],
   ['sessions', 'http'],
   ['projections', 'scale'],

@@ -15,20 +15,43 @@ import { storedLines, storeFiles } from './store-files';
  * out; an odd line is skipped. Never throws for what it finds on disk.
  */
 export async function listCliSessions(options: ListCliSessionsOptions = {}): Promise<CliSessionRef[]> {
-  const env = options.env ?? process.env;
-  const providers = options.provider === undefined ? HISTORY_CLI_IDS : HISTORY_CLI_IDS.filter((id) => id === options.provider);
   const cwd = options.cwd === undefined ? null : resolve(options.cwd);
   const refs: CliSessionRef[] = [];
-  for (const provider of providers) {
-    const setup = historySetup(provider);
-    for (const file of await storeFiles(setup.root(env), setup.depth, setup.file)) {
-      for (const path of setup.sessions ? await sessionsOf(setup.sessions, file) : [file]) {
-        const ref = await sessionRef(provider, path, file);
-        if (ref !== null && (cwd === null || (ref.cwd !== null && resolve(ref.cwd) === cwd))) refs.push(ref);
-      }
+  for (const { provider, file } of await cliStoreFiles(options)) {
+    for (const ref of await sessionsInFile(provider, file)) {
+      if (cwd === null || (ref.cwd !== null && resolve(ref.cwd) === cwd)) refs.push(ref);
     }
   }
   return refs.sort((a, b) => (b.updated_at ?? '').localeCompare(a.updated_at ?? ''));
+}
+
+/** One file of a CLI's store: a session's file, or a database of many. */
+export interface CliStoreFile {
+  readonly provider: HistoryCli;
+  readonly file: string;
+}
+
+/** The files of every CLI's store (or of `options.provider`'s), as `listCliSessions` finds them, unread. */
+export async function cliStoreFiles(options: Pick<ListCliSessionsOptions, 'provider' | 'env'> = {}): Promise<CliStoreFile[]> {
+  const env = options.env ?? process.env;
+  const providers = options.provider === undefined ? HISTORY_CLI_IDS : HISTORY_CLI_IDS.filter((id) => id === options.provider);
+  const files: CliStoreFile[] = [];
+  for (const provider of providers) {
+    const setup = historySetup(provider);
+    for (const file of await storeFiles(setup.root(env), setup.depth, setup.file)) files.push({ provider, file });
+  }
+  return files;
+}
+
+/** The sessions one store file holds, as `listCliSessions` lists them (unsorted; none when it cannot be read). */
+export async function sessionsInFile(provider: HistoryCli, file: string): Promise<CliSessionRef[]> {
+  const setup = historySetup(provider);
+  const refs: CliSessionRef[] = [];
+  for (const path of setup.sessions ? await sessionsOf(setup.sessions, file) : [file]) {
+    const ref = await sessionRef(provider, path, file);
+    if (ref !== null) refs.push(ref);
+  }
+  return refs;
 }
 
 /** The sessions a store file holds (none when it cannot be read). */

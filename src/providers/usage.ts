@@ -141,6 +141,19 @@ function combine(a: UsageFigures, b: UsageFigures, sign: 1 | -1): UsageFigures {
   return out;
 }
 
+/** `a + b`, field by field: the price of the parts that have one (null only when neither has). */
+export function addUsage(a: UsageFigures, b: UsageFigures): UsageFigures {
+  return combine(a, b, 1);
+}
+
+/**
+ * What `after` adds to `before` (field by field, never below 0; no price when `after` has none):
+ * one update's share of a `UsageTotals` total, read before and after `add`.
+ */
+export function usageIncrease(after: UsageFigures, before: UsageFigures | null): UsageFigures {
+  return before === null ? after : combine(after, before, -1);
+}
+
 /** The inside of a `UsageTotals`, as JSON (`UsageTotals.state`, `UsageTotals.fromState`). */
 export interface UsageState {
   readonly closed: UsageFigures | null;

@@ -1,4 +1,4 @@
-import { claudeProfile, modelUsageFigures, type ClaudeState } from '../providers/claude';
+import { anthropicUsage, claudeProfile, type ClaudeState } from '../providers/claude';
 import { num, obj, str } from '../providers/drafts';
 import type { EventDraft, ProviderProfile } from '../providers/profile';
 import { usageDraft } from '../providers/usage';
@@ -10,13 +10,21 @@ import { noteTime, titleOf, type StoredFormat, type StoredSummary } from './stor
  * 2.1.328). Its `user` and `assistant` lines are the stream-json lines with more keys (`parentUuid`,
  * `isSidechain`, `sessionId` in camelCase, `cwd`, `version`, `gitBranch`), so the live profile reads
  * them; the rest is the transcript's own bookkeeping (`summary`, `queue-operation`, `attachment`,
- * `last-prompt`, `api-request*`, `file-history-snapshot`, the `compact_boundary` system line…),
- * kept as `raw`, but for `cost-state`, the session's running cost, read as usage.
+ * `last-prompt`, `api-request*`, `file-history-snapshot`, the `compact_boundary` system line,
+ * `cost-state`…), kept as `raw`.
+ *
+ * Usage is each API response's `message.usage`, one `delta` per message. The transcript writes one
+ * line per content block, each repeating its message's usage: a message is counted once, on its first
+ * line, by message id and request id (as ccusage counts it). `cost-state`, the process's running
+ * total, is not usage here: it would count the messages a second time, and it says neither when nor
+ * by which model each part was spent (the runner still reads it for a resume's baseline).
  */
 
 interface TranscriptState extends ClaudeState {
   /** The transcript has no init line: the first message line stands for it. */
   started: boolean;
+  /** The messages whose usage was counted, by message id and request id. */
+  counted: Set<string>;
 }
 
 /** Message lines the CLI wrote for itself (command caveats, local command output): not the user's words. */
@@ -53,16 +61,31 @@ function runStarted(line: JsonObject): EventDraft {
   return { kind: 'run_started', payload: { provider_session_id: str(line.sessionId), cwd: str(line.cwd), metadata } };
 }
 
-/** `cost-state`: the session's totals so far (per model, and the price). */
-function costState(line: JsonObject): EventDraft {
-  const figures = modelUsageFigures(obj(line.modelUsage) ?? {});
-  return usageDraft({ ...figures, cost_usd: num(line.totalCostUSD) }, 'cumulative', { native_usage: obj(line.modelUsage) ?? {} });
+/**
+ * An assistant line's usage, the first time its message is seen (none for a later block of it, nor
+ * for a message with no usage). A line's `costUSD` (older versions wrote one) is its price.
+ */
+function messageUsage(line: JsonObject, state: TranscriptState): EventDraft[] {
+  const message = obj(line.message);
+  const usage = obj(message?.usage);
+  if (!message || !usage) return [];
+  const messageId = str(message.id);
+  const requestId = str(line.requestId);
+  if (messageId !== null) {
+    const key = `${messageId}\u0000${requestId ?? ''}`;
+    if (state.counted.has(key)) return [];
+    state.counted.add(key);
+  }
+  const figures = anthropicUsage(usage);
+  if (figures.input_tokens === 0 && figures.output_tokens === 0) return [];
+  const metadata: JsonObject = { native_usage: usage, model: str(message.model), message_id: messageId, request_id: requestId };
+  return [usageDraft({ ...figures, cost_usd: num(line.costUSD) }, 'delta', metadata)];
 }
 
 const profile: ProviderProfile<TranscriptState> = {
   id: 'claude',
   detect: (line) => typeof line.sessionId === 'string' && 'parentUuid' in line,
-  newState: () => ({ ...claudeProfile.newState(), started: false }),
+  newState: () => ({ ...claudeProfile.newState(), started: false, counted: new Set() }),
   sessionId: (line) => str(line.sessionId) ?? str(line.session_id),
   timestamp: (line) => str(line.timestamp),
   decode(line, state) {
@@ -72,15 +95,16 @@ const profile: ProviderProfile<TranscriptState> = {
         // The transcript names the tool's structured output in camelCase; the live lines in snake_case.
         const live =
           line.toolUseResult !== undefined && line.tool_use_result === undefined ? { ...line, tool_use_result: line.toolUseResult } : line;
-        const drafts = withTree(claudeProfile.decode(live, state), line);
+        const drafts = withTree(
+          [...claudeProfile.decode(live, state), ...(line.type === 'assistant' ? messageUsage(line, state) : [])],
+          line,
+        );
         if (state.started || str(line.sessionId) === null) return drafts;
         state.started = true;
         return [runStarted(line), ...drafts];
       }
       case 'system':
         return withTree(claudeProfile.decode(line, state), line);
-      case 'cost-state':
-        return [costState(line)];
       default:
         return [];
     }

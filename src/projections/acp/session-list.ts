@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import { HISTORY_CLI_IDS, isCliId, type HistoryCli } from '../../clis';
 import { listCliSessions, type CliSessionRef } from '../../history';
+import { cliSessionKey, parseCliSessionKey } from '../../history/session-key';
 import type { JsonObject } from '../../schema/json';
 import type { AcpHistory } from './history';
 
@@ -34,15 +35,12 @@ export const SESSION_PAGE_SIZE = 50;
 
 /** The `session/list` id of a CLI's own stored session. */
 export function cliSessionAcpId(provider: HistoryCli, id: string): string {
-  return `${provider}:${id}`;
+  return cliSessionKey(provider, id);
 }
 
 /** The CLI and its session id of a `session/list` id of a CLI's own session; null for any other id (the agent's own). */
 export function parseCliSessionAcpId(sessionId: string): { provider: HistoryCli; id: string } | null {
-  const colon = sessionId.indexOf(':');
-  if (colon <= 0 || colon === sessionId.length - 1) return null;
-  const provider = sessionId.slice(0, colon);
-  return isCliId<HistoryCli>(provider, HISTORY_CLI_IDS) ? { provider, id: sessionId.slice(colon + 1) } : null;
+  return parseCliSessionKey(sessionId);
 }
 
 /** True when a CLI's own sessions are read (its registry file has a `history`). */
