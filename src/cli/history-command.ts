@@ -3,13 +3,13 @@ import { listCliSessions, readCliSession, type CliSessionRef } from '../history'
 import { cliSessionKey, parseCliSessionKey } from '../history/session-key';
 import type { SessionUsage } from '../spend/session-usage';
 import { collectSessions } from '../spend/collect-sessions';
-import { LocalCalendar } from '../spend/local-date';
+import type { LocalCalendar } from '../spend/local-date';
 import { defaultCacheFile } from '../spend/usage-cache';
 import { usageReport, type UsageFiguresJson } from '../spend/usage-report';
 import type { CliIo } from './io';
 import { write } from './io';
 import { eventWriter } from './output-format';
-import { parseReportArgs, type ReportArgs } from './report-args';
+import { calendarFor, parseReportArgs, type ReportArgs } from './report-args';
 import { costText, type UsageDeps } from './usage-command';
 import { UsageError } from './usage-error';
 
@@ -82,7 +82,7 @@ async function showSession(id: string, args: ReportArgs, io: CliIo): Promise<num
 async function listSessions(args: ReportArgs, io: CliIo, deps: UsageDeps): Promise<number> {
   const env = io.env ?? process.env;
   const prices = deps.prices ?? (await import('../spend/price-table')).genaiPriceTable();
-  const calendar = new LocalCalendar(args.timeZone);
+  const calendar = calendarFor(args, env);
   const cwd = args.cwd === undefined ? null : resolve(args.cwd);
   const all = await collectSessions({
     env,

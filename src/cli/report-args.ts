@@ -1,5 +1,5 @@
 import { HISTORY_CLI_IDS, isCliId, type HistoryCli } from '../clis';
-import { dayOption } from '../spend/local-date';
+import { dayOption, LocalCalendar } from '../spend/local-date';
 import { UsageError } from './usage-error';
 
 /** The options `history` and `usage` take (each takes the ones its usage text names). */
@@ -82,4 +82,18 @@ function day(given: Map<string, string>, name: string): string | undefined {
   const parsed = dayOption(value);
   if (parsed === null) throw new UsageError(`${name} takes a date, YYYY-MM-DD or YYYYMMDD; got ${JSON.stringify(value)}`);
   return parsed;
+}
+
+/**
+ * The calendar days are counted in: `--timezone`, else the environment's `TZ` (the one given to the
+ * command, as a test or a host passes it), else the process's local zone.
+ */
+export function calendarFor(args: Pick<ReportArgs, 'timeZone'>, env: NodeJS.ProcessEnv): LocalCalendar {
+  if (args.timeZone !== undefined) return new LocalCalendar(args.timeZone);
+  try {
+    return new LocalCalendar(env.TZ || undefined);
+  } catch {
+    // a TZ that is no IANA name (POSIX rules such as "EST5EDT,…"): the process's own reading of it
+    return new LocalCalendar();
+  }
 }

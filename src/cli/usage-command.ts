@@ -1,11 +1,10 @@
 import type { PriceTable } from '../spend/price-table';
 import { collectSessions, type CollectOptions } from '../spend/collect-sessions';
-import { LocalCalendar } from '../spend/local-date';
 import { defaultCacheFile } from '../spend/usage-cache';
 import { USAGE_GROUPINGS, usageReport, type UsageFiguresJson, type UsageGrouping, type UsageReportJson } from '../spend/usage-report';
 import type { CliIo } from './io';
 import { write } from './io';
-import { parseReportArgs, type ReportArgs } from './report-args';
+import { calendarFor, parseReportArgs, type ReportArgs } from './report-args';
 import { UsageError } from './usage-error';
 
 export const USAGE_COMMAND_HELP = `Usage: cli-subprocess-core usage [daily|monthly|session|model|cli] [options]
@@ -65,7 +64,7 @@ export async function usageCommand(argv: readonly string[], io: CliIo, deps: Usa
     sessions: deps.sessions,
     read: deps.read,
   });
-  const report = usageReport(sessions, grouping, args, new LocalCalendar(args.timeZone));
+  const report = usageReport(sessions, grouping, args, calendarFor(args, env));
   if (args.json) {
     await write(io.stdout, `${JSON.stringify(report)}\n`);
     return 0;
