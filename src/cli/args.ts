@@ -74,6 +74,11 @@ Commands:
                                                page's address with it on stderr
   worker --redis URL [--concurrency N] [--lock S] [--ttl S] [options]
                                                take queued runs from Redis and run them here
+  history [--provider P] [--cwd DIR] [--since D] [--until D] [--json]
+                                               every CLI's stored sessions on this machine, newest first;
+                                               history show <cli>:<session id> prints one (history --help)
+  usage [daily|monthly|session|model|cli] [--since D] [--until D] [--provider P] [--json]
+                                               tokens and cost across every CLI's stored sessions (usage --help)
 
 Options:
   --json             validate: write the normalized events as JSONL to stdout (the report goes to stderr);

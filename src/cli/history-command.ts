@@ -96,7 +96,7 @@ async function listSessions(args: ReportArgs, io: CliIo, deps: UsageDeps): Promi
     .filter(({ ref }) => cwd === null || (ref.cwd !== null && resolve(ref.cwd) === cwd))
     .filter(({ ref }) => inDays(ref, args, calendar))
     .sort((a, b) => (b.ref.updated_at ?? '').localeCompare(a.ref.updated_at ?? ''));
-  const figures = new Map(usageReport(sessions, 'session', {}, calendar).rows.map(({ key, ...row }) => [key, row]));
+  const figures = new Map(usageReport(sessions, 'session', {}, calendar).json.rows.map(({ key, ...row }) => [key, row]));
   const listed = sessions.map((session) => sessionJson(session, figures.get(cliSessionKey(session.ref.provider, session.ref.id))));
   if (args.json) {
     await write(io.stdout, `${JSON.stringify({ sessions: listed })}\n`);

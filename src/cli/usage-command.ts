@@ -1,7 +1,14 @@
 import type { PriceTable } from '../spend/price-table';
 import { collectSessions, type CollectOptions } from '../spend/collect-sessions';
 import { defaultCacheFile } from '../spend/usage-cache';
-import { USAGE_GROUPINGS, usageReport, type UsageFiguresJson, type UsageGrouping, type UsageReportJson } from '../spend/usage-report';
+import {
+  TOTALS_KEY,
+  USAGE_GROUPINGS,
+  usageReport,
+  type UsageFiguresJson,
+  type UsageGrouping,
+  type UsageReport,
+} from '../spend/usage-report';
 import type { CliIo } from './io';
 import { write } from './io';
 import { calendarFor, parseReportArgs, type ReportArgs } from './report-args';
@@ -66,7 +73,7 @@ export async function usageCommand(argv: readonly string[], io: CliIo, deps: Usa
   });
   const report = usageReport(sessions, grouping, args, calendarFor(args, env));
   if (args.json) {
-    await write(io.stdout, `${JSON.stringify(report)}\n`);
+    await write(io.stdout, `${JSON.stringify(report.json)}\n`);
     return 0;
   }
   await write(io.stdout, await usageTable(report, grouping, prices, io));
@@ -76,7 +83,12 @@ export async function usageCommand(argv: readonly string[], io: CliIo, deps: Usa
 const HEADINGS: Record<UsageGrouping, string> = { daily: 'Date', monthly: 'Month', session: 'Session', model: 'Model', cli: 'CLI' };
 
 /** The report as a table for a person, with a line on where computed prices come from. */
-async function usageTable(report: UsageReportJson, grouping: UsageGrouping, prices: PriceTable, io: CliIo): Promise<string> {
+async function usageTable(
+  { json: report, partlyPriced }: UsageReport,
+  grouping: UsageGrouping,
+  prices: PriceTable,
+  io: CliIo,
+): Promise<string> {
   const { renderTable, widthOf } = await import('../terminal/table');
   const { colorEnabled, palette } = await import('../terminal/style');
   const stdout = io.stdout as CliIo['stdout'] & { isTTY?: boolean; columns?: number };
@@ -93,7 +105,7 @@ async function usageTable(report: UsageReportJson, grouping: UsageGrouping, pric
     { heading: 'Cost', align: 'right' as const, drop: 0 },
     { heading: grouping === 'model' ? 'CLIs' : 'Models', align: 'left' as const, drop: 6 },
   ];
-  const cells = (key: string, row: UsageFiguresJson) => [
+  const cells = (key: string, row: UsageFiguresJson, partly: boolean) => [
     key,
     count(row.input_tokens),
     count(row.output_tokens),
@@ -101,19 +113,22 @@ async function usageTable(report: UsageReportJson, grouping: UsageGrouping, pric
     count(row.cache_write_input_tokens),
     count(row.reasoning_output_tokens),
     count(row.total_tokens),
-    costText(row, colors.dim),
+    costText(row, colors.dim) + (partly ? '+' : ''),
     (grouping === 'model' ? row.providers : row.models).join(', '),
   ];
   const table = renderTable(
     columns,
-    report.rows.map((row) => cells(row.key, row)),
-    [cells('Total', report.totals)],
+    report.rows.map((row) => cells(row.key, row, partlyPriced.has(row.key))),
+    [cells('Total', report.totals, partlyPriced.has(TOTALS_KEY))],
     widthOf(stdout),
     colors,
   );
   const computed = report.rows.some((row) => row.cost_source === 'computed' || row.cost_source === 'mixed');
-  const note = computed ? colors.dim(`~ computed from ${prices.version}'s prices: the CLI reported none\n`) : '';
-  return table + note;
+  const notes = [
+    computed ? `~ computed from ${prices.version}'s prices: the CLI reported none` : '',
+    partlyPriced.size > 0 ? '+ and tokens of a model with no price (not in the price table)' : '',
+  ].filter((note) => note !== '');
+  return table + notes.map((note) => `${colors.dim(note)}\n`).join('');
 }
 
 const count = (n: number) => n.toLocaleString('en-US');

@@ -38,6 +38,16 @@ export interface UsageReportJson {
   totals: UsageFiguresJson;
 }
 
+/** A report, and which of its figures leave tokens out of their price. */
+export interface UsageReport {
+  readonly json: UsageReportJson;
+  /** The keys of the rows part of whose tokens have no price (a model the table does not know); `totals` too when they do. */
+  readonly partlyPriced: ReadonlySet<string>;
+}
+
+/** The key `partlyPriced` names the totals by (no row's key: a day, session, model or CLI is never empty). */
+export const TOTALS_KEY = '';
+
 /** Which entries count: local days from `since` to `until` (inclusive, `YYYY-MM-DD`), one CLI. */
 export interface UsageFilter {
   readonly since?: string;
@@ -50,14 +60,14 @@ export const UNKNOWN_MODEL = 'unknown';
 
 /**
  * The entries of `sessions` that pass `filter`, added up by `grouping` into rows (days and months in
- * order, the others largest first) and their totals.
+ * order, the others largest first) and their totals. A price adds up from the entries that have one.
  */
 export function usageReport(
   sessions: readonly SessionUsage[],
   grouping: UsageGrouping,
   filter: UsageFilter,
   calendar: LocalCalendar,
-): UsageReportJson {
+): UsageReport {
   const rows = new Map<string, Sum>();
   const totals = new Sum();
   for (const session of sessions) {
@@ -85,7 +95,9 @@ export function usageReport(
   const ordered = [...rows].map(([key, sum]) => ({ key, ...sum.json() }));
   if (grouping === 'daily' || grouping === 'monthly') ordered.sort((a, b) => a.key.localeCompare(b.key));
   else ordered.sort((a, b) => b.total_tokens - a.total_tokens || a.key.localeCompare(b.key));
-  return { rows: ordered, totals: totals.json() };
+  const partlyPriced = new Set([...rows].filter(([, sum]) => sum.partlyPriced).map(([key]) => key));
+  if (totals.partlyPriced) partlyPriced.add(TOTALS_KEY);
+  return { json: { rows: ordered, totals: totals.json() }, partlyPriced };
 }
 
 /** Entries added up: the usage rules' sum of figures, with where the prices came from. */
@@ -94,8 +106,15 @@ class Sum {
   private readonly sources = new Set<CostSource>();
   private readonly models = new Set<string>();
   private readonly providers = new Set<string>();
+  private unpriced = false;
+
+  /** Some entries have a price and some none: the price covers only part of the tokens. */
+  get partlyPriced(): boolean {
+    return this.unpriced && this.sources.size > 0;
+  }
 
   add(entry: UsageEntry, provider: string): void {
+    if (entry.cost_source === null) this.unpriced = true;
     this.figures = this.figures === null ? entry.figures : addUsage(this.figures, entry.figures);
     if (entry.cost_source !== null) this.sources.add(entry.cost_source);
     if (entry.model !== null) this.models.add(entry.model);

@@ -252,6 +252,11 @@ describe('prices: reported, computed, none', () => {
     expect(table).toMatch(/^claude\s.*~\$\d/m);
     expect(table).toMatch(/^pi\s.*\s\$0\.\d+/m);
     expect(table).toContain('~ computed from test prices 1');
+    // pi's fake-model has its reported price, Copilot's and Qwen's none: the row's price covers part of its tokens.
+    const byModel = stripVTControlCharacters(await usageWith(prices, ['model', '--no-cache']));
+    expect(byModel).toMatch(/^fake-model\s.*\$0\.\d+\+/m);
+    expect(byModel).toMatch(/^Total\s.*\+$/m);
+    expect(byModel).toContain('+ and tokens of a model with no price');
   });
 });
 
