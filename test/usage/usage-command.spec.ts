@@ -160,6 +160,27 @@ describe('usage over every pinned CLI\u2019s stored sessions', () => {
   });
 });
 
+describe('usage with nothing stored, and its help', () => {
+  it('says there is no usage, and --json prints empty rows and zero totals', async () => {
+    const empty = join(home, 'empty');
+    const { io, stdout } = ioFor({ HOME: empty, NO_COLOR: '1' });
+    expect(await run(['usage', '--no-cache'], io)).toBe(0);
+    expect(stdout()).toContain('No usage found');
+    const report = await usageJson(empty, ['monthly', '--no-cache']);
+    expect(report.rows).toEqual([]);
+    expect(report.totals).toMatchObject({ total_tokens: 0, cost_usd: null, cost_source: null, models: [], providers: [] });
+  });
+
+  it('--help prints the command’s own usage; an unknown grouping is a usage error', async () => {
+    const help = ioFor({ HOME: home });
+    expect(await run(['usage', '--help'], help.io)).toBe(0);
+    expect(help.stdout()).toContain('Usage: cli-subprocess-core usage [daily|monthly|session|model|cli]');
+    const wrong = ioFor({ HOME: home });
+    expect(await run(['usage', 'weekly'], wrong.io)).toBe(2);
+    expect(wrong.stderr()).toContain('usage groups by daily, monthly, session, model, cli; got "weekly"');
+  });
+});
+
 describe('Claude Code: one transcript line per content block, each with the message\u2019s usage', () => {
   it('counts a message split across lines once, by message id and request id', async () => {
     const before = await usageJson(home, ['cli', '--no-cache', '--provider', 'claude']);
