@@ -89,8 +89,7 @@ async function listSessions(args: ReportArgs, io: CliIo, deps: UsageDeps): Promi
     provider: args.provider,
     prices,
     cacheFile: args.noCache ? null : defaultCacheFile(env),
-    sessions: deps.sessions,
-    read: deps.read,
+    readFile: deps.readFile,
   });
   const sessions = all
     .filter(({ ref }) => cwd === null || (ref.cwd !== null && resolve(ref.cwd) === cwd))

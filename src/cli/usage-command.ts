@@ -39,7 +39,7 @@ computed, marked ~ (cost_source "computed"); a model the table does not know has
 `;
 
 /** What the command needs besides its streams (tests inject a price table and count reads). */
-export type UsageDeps = Partial<Pick<CollectOptions, 'prices' | 'sessions' | 'read'>>;
+export type UsageDeps = Partial<Pick<CollectOptions, 'prices' | 'readFile'>>;
 
 /** `usage [grouping] [options]`: the table, or `--json`. 0 done, 2 usage error. */
 export async function usageCommand(argv: readonly string[], io: CliIo, deps: UsageDeps = {}): Promise<number> {
@@ -68,8 +68,7 @@ export async function usageCommand(argv: readonly string[], io: CliIo, deps: Usa
     provider: args.provider,
     prices,
     cacheFile: args.noCache ? null : defaultCacheFile(env),
-    sessions: deps.sessions,
-    read: deps.read,
+    readFile: deps.readFile,
   });
   const report = usageReport(sessions, grouping, args, calendarFor(args, env));
   if (args.json) {

@@ -1,10 +1,13 @@
 import { stat } from 'node:fs/promises';
 import { basename, resolve } from 'node:path';
 import { HISTORY_CLI_IDS, historySetup, type HistoryCli, type HistorySetup } from '../clis';
-import { obj } from '../providers/drafts';
+import type { AnyEvent } from '../events/event';
 import { emptySummary, type StoredSummary } from '../stores/stored-format';
+import { parseLine } from '../wire/json-line';
+import { readSession } from './read-session';
 import type { CliSessionRef, ListCliSessionsOptions } from './session-ref';
 import { storedLines, storeFiles } from './store-files';
+import { summarizeLine } from './summarize-line';
 
 /**
  * The sessions the CLIs stored on disk themselves (Claude Code's transcripts, Codex's rollouts with
@@ -66,19 +69,24 @@ async function sessionsOf(sessions: NonNullable<HistorySetup['sessions']>, file:
 /** One stored session's ref, from all its lines (null: unreadable, or not a session of this CLI); `file` holds it. */
 async function sessionRef(provider: HistoryCli, path: string, file: string): Promise<CliSessionRef | null> {
   let summary: StoredSummary;
-  let modified: string;
+  let modified: Date;
   try {
-    [summary, modified] = await Promise.all([summarizeFile(provider, path), stat(file).then((info) => info.mtime.toISOString())]);
+    [summary, modified] = await Promise.all([summarizeFile(provider, path), stat(file).then((info) => info.mtime)]);
   } catch {
     return null;
   }
+  return refOf(provider, path, summary, modified);
+}
+
+/** A session's ref from its summary (null: its lines say nothing of a session); `modified`: its file's time, for what they do not say. */
+function refOf(provider: HistoryCli, path: string, summary: StoredSummary, modified: Date): CliSessionRef | null {
   if (summary.id === null && summary.started_at === null) return null;
   return {
     provider,
     ...summary,
     id: summary.id ?? basename(path, '.jsonl'),
-    started_at: summary.started_at ?? modified,
-    updated_at: summary.updated_at ?? modified,
+    started_at: summary.started_at ?? modified.toISOString(),
+    updated_at: summary.updated_at ?? modified.toISOString(),
     path,
   };
 }
@@ -90,14 +98,32 @@ async function sessionRef(provider: HistoryCli, path: string, file: string): Pro
 async function summarizeFile(provider: HistoryCli, path: string): Promise<StoredSummary> {
   const setup = historySetup(provider);
   const summary = emptySummary();
-  for await (const line of storedLines(setup, path)) {
-    if (line.trim() === '') continue;
+  for await (const line of storedLines(setup, path)) summarizeLine(setup.format, parseLine(line), summary);
+  return summary;
+}
+
+/**
+ * Every session a store file holds, each read once: its events go to `read` as they are decoded,
+ * and its ref comes from the same lines (`listCliSessions` and `readCliSession` would read a file
+ * twice). A session that cannot be read, or whose lines say nothing of one, is left out, as the list
+ * leaves it out.
+ */
+export async function readStoreFile<T>(
+  provider: HistoryCli,
+  file: string,
+  read: (events: AsyncIterable<AnyEvent>) => Promise<T>,
+): Promise<{ ref: CliSessionRef; read: T }[]> {
+  const setup = historySetup(provider);
+  const found: { ref: CliSessionRef; read: T }[] = [];
+  for (const path of setup.sessions ? await sessionsOf(setup.sessions, file) : [file]) {
     try {
-      const value = obj(JSON.parse(line));
-      if (value) setup.format.summarize(value, summary);
+      const summary = emptySummary();
+      const value = await read(readSession({ provider, path }, {}, summary));
+      const ref = refOf(provider, path, summary, (await stat(file)).mtime);
+      if (ref !== null) found.push({ ref, read: value });
     } catch {
-      // not JSON, or a line the fold could not read: the other lines still count
+      // gone or unreadable since it was found: nothing to count
     }
   }
-  return summary;
+  return found;
 }

@@ -3,6 +3,8 @@ import { decoderFor, type DecoderOptions } from '../decode/decoder';
 import type { AnyEvent } from '../events/event';
 import { errorDraft } from '../providers/drafts';
 import { parseLine } from '../wire/json-line';
+import { summarizeLine } from './summarize-line';
+import type { StoredSummary } from '../stores/stored-format';
 import type { CliSessionRef } from './session-ref';
 import { storedLines } from './store-files';
 
@@ -23,6 +25,18 @@ export function readCliSession(
   ref: Pick<CliSessionRef, 'provider' | 'path'>,
   options: ReadCliSessionOptions = {},
 ): AsyncIterable<AnyEvent> {
+  return readSession(ref, options, null);
+}
+
+/**
+ * `readCliSession`, folding each JSON object line into `summary` as it goes (the fold
+ * `listCliSessions` makes of the same lines): a session listed and read in one reading.
+ */
+export function readSession(
+  ref: Pick<CliSessionRef, 'provider' | 'path'>,
+  options: ReadCliSessionOptions,
+  summary: StoredSummary | null,
+): AsyncIterable<AnyEvent> {
   const setup = historySetup(ref.provider);
   const { format } = setup;
   const decoder = decoderFor(format.profile, { ...options, lookAhead: true });
@@ -31,6 +45,7 @@ export function readCliSession(
     for await (const line of storedLines(setup, ref.path)) {
       const value = parseLine(line);
       if (value === undefined && line.trim() !== '') unreadable += 1;
+      if (summary !== null) summarizeLine(format, value, summary);
       yield* decoder.pushParsed(value, line);
     }
     const notes =

@@ -1,10 +1,9 @@
 import type { HistoryCli } from '../clis';
-import type { AnyEvent } from '../events/event';
-import { readCliSession, type CliSessionRef } from '../history';
-import { cliStoreFiles, sessionsInFile } from '../history/list-sessions';
+import type { CliSessionRef } from '../history';
+import { cliStoreFiles, readStoreFile } from '../history/list-sessions';
 import { fileStamp } from './file-stamp';
 import type { PriceTable } from './price-table';
-import { sessionUsage, type SessionUsage } from './session-usage';
+import { sessionUsage, tallySession, type SessionTally, type SessionUsage } from './session-usage';
 import { loadUsageCache, saveUsageCache, type CachedFile } from './usage-cache';
 
 /** Options of `collectSessions`. */
@@ -17,21 +16,25 @@ export interface CollectOptions {
   readonly prices: PriceTable;
   /** The cache's file; null: no cache (every file read, nothing written). */
   readonly cacheFile: string | null;
-  /** The sessions of a store file (default: the history reader's). Tests count the calls. */
-  readonly sessions?: (provider: HistoryCli, file: string) => Promise<CliSessionRef[]>;
-  /** A session's events (default: `readCliSession`). Tests count the calls. */
-  readonly read?: (ref: CliSessionRef) => AsyncIterable<AnyEvent>;
+  /** Reads a store file's sessions (default: the history reader's `readStoreFile`). Tests count the calls. */
+  readonly readFile?: StoreFileReader;
 }
+
+/** Reads every session of one store file, its ref and tally from one reading. */
+export type StoreFileReader = (provider: HistoryCli, file: string) => Promise<{ ref: CliSessionRef; read: SessionTally }[]>;
+
+/** The history reader's: each session's events tallied as they are decoded. */
+export const readStoreUsage: StoreFileReader = (provider, file) => readStoreFile(provider, file, tallySession);
 
 /**
  * Every stored session of the CLIs (or of one), with its turns and usage: a store file whose size
  * and modification time (and its companions': `fileStamp`) are what the cache noted is not read
- * again; the others are read with the history reader, and the cache is written back when one was.
+ * again; the others are read with the history reader (once each: listed and tallied in one reading),
+ * and the cache is written back when one was.
  */
 export async function collectSessions(options: CollectOptions): Promise<SessionUsage[]> {
   const { prices, cacheFile } = options;
-  const sessions = options.sessions ?? sessionsInFile;
-  const read = options.read ?? ((ref: CliSessionRef) => readCliSession(ref));
+  const readFile = options.readFile ?? readStoreUsage;
   const cache = cacheFile === null ? { files: new Map<string, CachedFile>() } : await loadUsageCache(cacheFile, prices.version);
   const folders = new Map<string, Promise<string[]>>();
   const found: SessionUsage[] = [];
@@ -46,14 +49,7 @@ export async function collectSessions(options: CollectOptions): Promise<SessionU
       found.push(...cached.sessions);
       continue;
     }
-    const fresh: SessionUsage[] = [];
-    for (const ref of await sessions(provider, file)) {
-      try {
-        fresh.push(await sessionUsage(ref, read(ref), prices));
-      } catch {
-        // a session that cannot be read (gone since it was listed) counts nothing
-      }
-    }
+    const fresh = (await readFile(provider, file)).map(({ ref, read }) => sessionUsage(ref, read, prices));
     cache.files.set(file, { provider, stamp, sessions: fresh });
     changed = true;
     found.push(...fresh);

@@ -27,13 +27,20 @@ export interface SessionUsage {
   readonly entries: readonly UsageEntry[];
 }
 
+/** What a session's events say of its usage, before its ref is known (its lines are read once for both). */
+export interface SessionTally {
+  readonly turns: number;
+  /** Unpriced when the CLI gave no price; `model` null where the events named none. */
+  readonly entries: readonly UsageEntry[];
+}
+
 /**
  * Reads one session's events into its usage: each `cost_update` added to the session's
  * `UsageTotals` (the usage rules: deltas summed, a cumulative series' last total), and what each
  * added kept as an entry, so entries add up to the session's total and can be grouped by day or
- * model. An entry with no reported price is priced by `prices` (marked `computed`), or has none.
+ * model. An entry's model is the update's own, else the last one the session named.
  */
-export async function sessionUsage(ref: CliSessionRef, events: AsyncIterable<AnyEvent>, prices: PriceTable): Promise<SessionUsage> {
+export async function tallySession(events: AsyncIterable<AnyEvent>): Promise<SessionTally> {
   const totals = new UsageTotals();
   const entries: UsageEntry[] = [];
   let turns = 0;
@@ -57,13 +64,22 @@ export async function sessionUsage(ref: CliSessionRef, events: AsyncIterable<Any
         const added = usageIncrease(after, before);
         if (added.input_tokens === 0 && added.output_tokens === 0 && !added.cost_usd) break;
         const metadata = event.payload.metadata;
-        const spentBy = str(metadata.model) ?? str(obj(metadata.native_usage)?.model) ?? model ?? ref.model;
-        entries.push(priced({ time: event.timestamp.toISOString(), model: spentBy, figures: added, cost_source: null }, prices));
+        const spentBy = str(metadata.model) ?? str(obj(metadata.native_usage)?.model) ?? model;
+        entries.push({ time: event.timestamp.toISOString(), model: spentBy, figures: added, cost_source: null });
         break;
       }
     }
   }
-  return { ref, turns, entries };
+  return { turns, entries };
+}
+
+/**
+ * The session's usage: its tally with the ref's model for an update that named none, each entry
+ * priced (the reported price, else the table's, marked `computed`, else none).
+ */
+export function sessionUsage(ref: CliSessionRef, tally: SessionTally, prices: PriceTable): SessionUsage {
+  const entries = tally.entries.map((entry) => priced(entry.model === null ? { ...entry, model: ref.model } : entry, prices));
+  return { ref, turns: tally.turns, entries };
 }
 
 /** A user message the user wrote: not context a CLI sends as a prompt, nor its own notes, nor a subagent's. */

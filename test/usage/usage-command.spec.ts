@@ -9,6 +9,8 @@ import { run } from '../../src/cli/run';
 import { usageCommand } from '../../src/cli/usage-command';
 import { listCliSessions, readCliSession, type CliSessionRef } from '../../src/history';
 import { UsageTotals, type UsageFigures } from '../../src/providers/usage';
+import type { HistoryCli } from '../../src/clis';
+import { readStoreUsage } from '../../src/spend/collect-sessions';
 import type { PriceTable } from '../../src/spend/price-table';
 import type { UsageReportJson } from '../../src/spend/usage-report';
 import { FIXTURE_CLIS, fixtureHome } from './fixture-home';
@@ -282,25 +284,34 @@ describe('prices: reported, computed, none', () => {
 });
 
 describe('the cache of read files', () => {
+  /** A store file reader that notes each file it is asked to read. */
   function counting() {
     const read: string[] = [];
-    const listed: string[] = [];
     return {
       read,
-      listed,
+      listed: read,
       deps: {
-        read: (ref: CliSessionRef) => {
-          read.push(ref.path);
-          return readCliSession(ref);
-        },
-        sessions: async (provider: Parameters<typeof import('../../src/history/list-sessions').sessionsInFile>[0], file: string) => {
-          listed.push(file);
-          const { sessionsInFile } = await import('../../src/history/list-sessions');
-          return sessionsInFile(provider, file);
+        readFile: (provider: HistoryCli, file: string) => {
+          read.push(file);
+          return readStoreUsage(provider, file);
         },
       },
     };
   }
+
+  it('reads each session file once: listed and tallied in one reading', async () => {
+    // The module object itself (an import's namespace copy cannot be spied on): the store reader calls through it.
+    const fs = require('node:fs') as typeof import('node:fs');
+    const opened = jest.spyOn(fs, 'createReadStream');
+    try {
+      await usageWith(fakePrices([]), ['daily', '--json', '--no-cache']);
+      const files = opened.mock.calls.map(([path]) => String(path)).filter((path) => path.endsWith('.jsonl'));
+      expect(files.length).toBeGreaterThanOrEqual(10);
+      expect(files.length).toBe(new Set(files).size);
+    } finally {
+      opened.mockRestore();
+    }
+  });
 
   it('a second run reads no unchanged file; a file whose size or modification time changed is read again', async () => {
     const prices = fakePrices(['claude-opus-5-5']);
