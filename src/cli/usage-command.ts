@@ -79,6 +79,8 @@ export async function usageCommand(argv: readonly string[], io: CliIo, deps: Usa
   return 0;
 }
 
+const TOTAL_LABEL = 'Total';
+
 const HEADINGS: Record<UsageGrouping, string> = { daily: 'Date', monthly: 'Month', session: 'Session', model: 'Model', cli: 'CLI' };
 
 /** The report as a table for a person, with a line on where computed prices come from. */
@@ -88,7 +90,7 @@ async function usageTable(
   prices: PriceTable,
   io: CliIo,
 ): Promise<string> {
-  const { renderTable, widthOf } = await import('../terminal/table');
+  const { renderTable, widthOf, wrapLines } = await import('../terminal/table');
   const { colorEnabled, palette } = await import('../terminal/style');
   const stdout = io.stdout as CliIo['stdout'] & { isTTY?: boolean; columns?: number };
   const colors = palette(colorEnabled(stdout, io.env ?? process.env));
@@ -113,13 +115,15 @@ async function usageTable(
     count(row.reasoning_output_tokens),
     count(row.total_tokens),
     costText(row, colors.dim) + (partly ? '+' : ''),
-    (grouping === 'model' ? row.providers : row.models).join(', '),
+    // The totals' list would be every model: the rows name them.
+    key === TOTAL_LABEL ? '' : (grouping === 'model' ? row.providers : row.models).join(', '),
   ];
+  const width = widthOf(stdout);
   const table = renderTable(
     columns,
     report.rows.map((row) => cells(row.key, row, partlyPriced.has(row.key))),
-    [cells('Total', report.totals, partlyPriced.has(TOTALS_KEY))],
-    widthOf(stdout),
+    [cells(TOTAL_LABEL, report.totals, partlyPriced.has(TOTALS_KEY))],
+    width,
     colors,
   );
   const computed = report.rows.some((row) => row.cost_source === 'computed' || row.cost_source === 'mixed');
@@ -127,7 +131,7 @@ async function usageTable(
     computed ? `~ computed from ${prices.version}'s prices: the CLI reported none` : '',
     partlyPriced.size > 0 ? '+ and tokens of a model with no price (not in the price table)' : '',
   ].filter((note) => note !== '');
-  return table + notes.map((note) => `${colors.dim(note)}\n`).join('');
+  return table + notes.map((note) => colors.dim(wrapLines(note, width))).join('');
 }
 
 const count = (n: number) => n.toLocaleString('en-US');

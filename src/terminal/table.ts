@@ -60,7 +60,9 @@ export function renderTable(
       .map((index, at) => {
         const text = fit(cells[index] ?? '', sizes[at]);
         const pad = ' '.repeat(Math.max(0, sizes[at] - stringWidth(text)));
-        return columns[index].align === 'right' ? pad + style(text) : style(text) + (at === shown.length - 1 ? '' : pad);
+        // An empty cell gets no style: its codes would keep the line's trailing spaces.
+        const styled = text === '' ? '' : style(text);
+        return columns[index].align === 'right' ? pad + styled : styled + (at === shown.length - 1 ? '' : pad);
       })
       .join('  ')
       .trimEnd();
@@ -84,4 +86,9 @@ export function renderTable(
 function fit(text: string, size: number): string {
   if (stringWidth(text) <= size) return text;
   return `${wrapAnsi(text, size - 1, { hard: true, trim: false, wordWrap: false }).split('\n')[0]}…`;
+}
+
+/** `text` wrapped to `width` columns, each line ending in a new line. */
+export function wrapLines(text: string, width: number): string {
+  return `${wrapAnsi(text, width, { hard: true })}\n`;
 }

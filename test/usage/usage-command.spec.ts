@@ -3,6 +3,7 @@ import { appendFileSync, existsSync, readdirSync, readFileSync, rmSync, statSync
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { stripVTControlCharacters } from 'node:util';
+import stringWidth from 'string-width';
 import type { AnyEvent } from '../../src/events/event';
 import type { CliIo } from '../../src/cli/io';
 import { run } from '../../src/cli/run';
@@ -180,6 +181,27 @@ describe('usage with nothing stored, and its help', () => {
     const wrong = ioFor({ HOME: home });
     expect(await run(['usage', 'weekly'], wrong.io)).toBe(2);
     expect(wrong.stderr()).toContain('usage groups by daily, monthly, session, model, cli; got "weekly"');
+  });
+});
+
+describe('the table', () => {
+  it('fits the terminal’s width (columns left out, the key and cost kept), colour only when asked', async () => {
+    for (const columns of [50, 80, 140]) {
+      const { io, stdout } = ioFor({ HOME: home, TZ: 'UTC', NO_COLOR: '1' }, columns);
+      expect(await run(['usage', 'model', '--no-cache'], io)).toBe(0);
+      const lines = stdout().trimEnd().split('\n');
+      for (const line of lines) expect(stringWidth(line)).toBeLessThanOrEqual(columns);
+      expect(lines[0]).toMatch(/^Model\s.*Cost/);
+      expect(stdout()).toMatch(/^claude-opus-5-5\s/m);
+      expect(stdout()).not.toMatch(/\u001b/);
+    }
+    const wide = ioFor({ HOME: home, TZ: 'UTC', NO_COLOR: '1' }, 140);
+    await run(['usage', 'model', '--no-cache'], wide.io);
+    expect(wide.stdout()).toMatch(/^Model\s+Input\s+Output\s+Cache read\s+Cache write\s+Reasoning\s+Total\s+Cost\s+CLIs$/m);
+    const colored = ioFor({ HOME: home, TZ: 'UTC', FORCE_COLOR: '1' }, 140);
+    await run(['usage', 'model', '--no-cache'], colored.io);
+    expect(colored.stdout()).toMatch(/\u001b\[/);
+    expect(stripVTControlCharacters(colored.stdout())).toBe(wide.stdout());
   });
 });
 
