@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import { listCliSessions, readCliSession, type CliSessionRef } from '../history';
+import { readCliSession, type CliSessionRef } from '../history';
 import { cliSessionKey, parseCliSessionKey } from '../history/session-key';
 import type { SessionUsage } from '../spend/session-usage';
 import { collectSessions } from '../spend/collect-sessions';
@@ -14,7 +14,7 @@ import { costText, type UsageDeps } from './usage-command';
 import { UsageError } from './usage-error';
 
 export const HISTORY_COMMAND_HELP = `Usage: cli-subprocess-core history [options]
-       cli-subprocess-core history show <cli>:<session id> [--json | --format pretty|jsonl] [--verbose]
+       cli-subprocess-core history show <cli>:<session id> [--json | --format pretty|jsonl] [--verbose] [--no-cache]
 
 The sessions the agent CLIs stored on this machine (started here, in a terminal or an editor),
 newest first: the id (<cli>:<session id>, which history show and chat --resume take), when, where,
@@ -39,7 +39,7 @@ export async function historyCommand(argv: readonly string[], io: CliIo, deps: U
   try {
     const show = argv[0] === 'show';
     args = show
-      ? parseReportArgs('history show', argv.slice(1), ['--json', '--format', '--verbose'])
+      ? parseReportArgs('history show', argv.slice(1), ['--json', '--format', '--verbose', '--no-cache'])
       : parseReportArgs('history', argv, ['--provider', '--cwd', '--since', '--until', '--timezone', '--json', '--no-cache']);
     if (args === 'help') {
       await write(io.stdout, HISTORY_COMMAND_HELP);
@@ -49,7 +49,7 @@ export async function historyCommand(argv: readonly string[], io: CliIo, deps: U
     if (!show && args.positionals.length > 0)
       throw new UsageError(`history takes no argument (history show <id> shows one); got ${args.positionals[0]}`);
     if (args.json && args.format === 'pretty') throw new UsageError('--json and --format pretty ask for two formats: give one');
-    if (show) return await showSession(args.positionals[0], args, io);
+    if (show) return await showSession(args.positionals[0], args, io, deps);
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
     io.stderr.write(`cli-subprocess-core: ${error.message}\n\n${HISTORY_COMMAND_HELP}`);
@@ -58,12 +58,11 @@ export async function historyCommand(argv: readonly string[], io: CliIo, deps: U
   return listSessions(args, io, deps);
 }
 
-/** One session as a transcript, or its events as JSON lines. */
-async function showSession(id: string, args: ReportArgs, io: CliIo): Promise<number> {
-  const env = io.env ?? process.env;
+/** One session as a transcript, or its events as JSON lines; found as `history` lists it (through the cache). */
+async function showSession(id: string, args: ReportArgs, io: CliIo, deps: UsageDeps): Promise<number> {
   const key = parseCliSessionKey(id);
-  const refs = await listCliSessions({ env, provider: key?.provider });
-  const ref = refs.find((each) => each.id === (key?.id ?? id));
+  const sessions = await collect({ ...args, provider: key?.provider }, io, deps);
+  const ref = sessions.map((session) => session.ref).find((each) => each.id === (key?.id ?? id));
   if (ref === undefined) {
     io.stderr.write(`cli-subprocess-core: no stored session ${id} (history lists them)\n`);
     return 1;
@@ -78,19 +77,24 @@ async function showSession(id: string, args: ReportArgs, io: CliIo): Promise<num
   return 0;
 }
 
-/** The sessions, newest first: a table, or `--json`. */
-async function listSessions(args: ReportArgs, io: CliIo, deps: UsageDeps): Promise<number> {
+/** Every stored session (of `--provider`), read through the cache unless `--no-cache`. */
+async function collect(args: Pick<ReportArgs, 'provider' | 'noCache'>, io: CliIo, deps: UsageDeps): Promise<SessionUsage[]> {
   const env = io.env ?? process.env;
-  const prices = deps.prices ?? (await import('../spend/price-table')).genaiPriceTable();
-  const calendar = calendarFor(args, env);
-  const cwd = args.cwd === undefined ? null : resolve(args.cwd);
-  const all = await collectSessions({
+  return collectSessions({
     env,
     provider: args.provider,
-    prices,
+    prices: deps.prices ?? (await import('../spend/price-table')).genaiPriceTable(),
     cacheFile: args.noCache ? null : defaultCacheFile(env),
     readFile: deps.readFile,
   });
+}
+
+/** The sessions, newest first: a table, or `--json`. */
+async function listSessions(args: ReportArgs, io: CliIo, deps: UsageDeps): Promise<number> {
+  const env = io.env ?? process.env;
+  const calendar = calendarFor(args, env);
+  const cwd = args.cwd === undefined ? null : resolve(args.cwd);
+  const all = await collect(args, io, deps);
   const sessions = all
     .filter(({ ref }) => cwd === null || (ref.cwd !== null && resolve(ref.cwd) === cwd))
     .filter(({ ref }) => inDays(ref, args, calendar))
