@@ -2,15 +2,13 @@ import { resolve } from 'node:path';
 import { readCliSession, type CliSessionRef } from '../history';
 import { cliSessionKey, parseCliSessionKey } from '../history/session-key';
 import type { SessionUsage } from '../spend/session-usage';
-import { collectSessions } from '../spend/collect-sessions';
 import type { LocalCalendar } from '../spend/local-date';
-import { defaultCacheFile } from '../spend/usage-cache';
 import { usageReport, type UsageFiguresJson } from '../spend/usage-report';
 import type { CliIo } from './io';
 import { write } from './io';
 import { eventWriter } from './output-format';
 import { calendarFor, parseReportArgs, type ReportArgs } from './report-args';
-import { costText, type UsageDeps } from './usage-command';
+import { costText, storedSessions, type UsageDeps } from './usage-command';
 import { UsageError } from './usage-error';
 
 export const HISTORY_COMMAND_HELP = `Usage: cli-subprocess-core history [options]
@@ -61,7 +59,7 @@ export async function historyCommand(argv: readonly string[], io: CliIo, deps: U
 /** One session as a transcript, or its events as JSON lines; found as `history` lists it (through the cache). */
 async function showSession(id: string, args: ReportArgs, io: CliIo, deps: UsageDeps): Promise<number> {
   const key = parseCliSessionKey(id);
-  const sessions = await collect({ ...args, provider: key?.provider }, io, deps);
+  const { sessions } = await storedSessions({ ...args, provider: key?.provider }, io, deps);
   const ref = sessions.map((session) => session.ref).find((each) => each.id === (key?.id ?? id));
   if (ref === undefined) {
     io.stderr.write(`cli-subprocess-core: no stored session ${id} (history lists them)\n`);
@@ -77,24 +75,12 @@ async function showSession(id: string, args: ReportArgs, io: CliIo, deps: UsageD
   return 0;
 }
 
-/** Every stored session (of `--provider`), read through the cache unless `--no-cache`. */
-async function collect(args: Pick<ReportArgs, 'provider' | 'noCache'>, io: CliIo, deps: UsageDeps): Promise<SessionUsage[]> {
-  const env = io.env ?? process.env;
-  return collectSessions({
-    env,
-    provider: args.provider,
-    prices: deps.prices ?? (await import('../spend/price-table')).genaiPriceTable(),
-    cacheFile: args.noCache ? null : defaultCacheFile(env),
-    readFile: deps.readFile,
-  });
-}
-
 /** The sessions, newest first: a table, or `--json`. */
 async function listSessions(args: ReportArgs, io: CliIo, deps: UsageDeps): Promise<number> {
   const env = io.env ?? process.env;
   const calendar = calendarFor(args, env);
   const cwd = args.cwd === undefined ? null : resolve(args.cwd);
-  const all = await collect(args, io, deps);
+  const { sessions: all } = await storedSessions(args, io, deps);
   const sessions = all
     .filter(({ ref }) => cwd === null || (ref.cwd !== null && resolve(ref.cwd) === cwd))
     .filter(({ ref }) => inDays(ref, args, calendar))

@@ -1,4 +1,5 @@
 import type { PriceTable } from '../spend/price-table';
+import type { SessionUsage } from '../spend/session-usage';
 import { collectSessions, type CollectOptions } from '../spend/collect-sessions';
 import { defaultCacheFile } from '../spend/usage-cache';
 import {
@@ -61,6 +62,25 @@ export async function usageCommand(argv: readonly string[], io: CliIo, deps: Usa
     io.stderr.write(`cli-subprocess-core: ${error.message}\n\n${USAGE_COMMAND_HELP}`);
     return 2;
   }
+  const { sessions, prices } = await storedSessions(args, io, deps);
+  const report = usageReport(sessions, grouping, args, calendarFor(args, io.env ?? process.env));
+  if (args.json) {
+    await write(io.stdout, `${JSON.stringify(report.json)}\n`);
+    return 0;
+  }
+  await write(io.stdout, await usageTable(report, grouping, prices, io));
+  return 0;
+}
+
+/**
+ * Every stored session (of `--provider`) with its usage, read through the cache unless `--no-cache`
+ * (`usage` and `history` alike), and the prices it was read with.
+ */
+export async function storedSessions(
+  args: Pick<ReportArgs, 'provider' | 'noCache'>,
+  io: CliIo,
+  deps: UsageDeps,
+): Promise<{ sessions: SessionUsage[]; prices: PriceTable }> {
   const env = io.env ?? process.env;
   const prices = deps.prices ?? (await import('../spend/price-table')).genaiPriceTable();
   const sessions = await collectSessions({
@@ -70,13 +90,7 @@ export async function usageCommand(argv: readonly string[], io: CliIo, deps: Usa
     cacheFile: args.noCache ? null : defaultCacheFile(env),
     readFile: deps.readFile,
   });
-  const report = usageReport(sessions, grouping, args, calendarFor(args, env));
-  if (args.json) {
-    await write(io.stdout, `${JSON.stringify(report.json)}\n`);
-    return 0;
-  }
-  await write(io.stdout, await usageTable(report, grouping, prices, io));
-  return 0;
+  return { sessions, prices };
 }
 
 const TOTAL_LABEL = 'Total';
