@@ -163,6 +163,30 @@ describe('usage over every pinned CLI\u2019s stored sessions', () => {
   });
 });
 
+describe('a running total across midnight', () => {
+  it('counts what each update added on its own day: a Codex session\u2019s second total, the next day, adds only its difference', async () => {
+    const [tool] = (await listCliSessions({ provider: 'codex', env: { HOME: home } })).filter(
+      (ref) => ref.title === 'Run echo hello-from-tool.',
+    );
+    const lines = readFileSync(tool.path, 'utf8').split('\n');
+    const last = lines.map((line, index) => [line, index] as const).filter(([line]) => line.includes('"token_count"'))[1][1];
+    const moved = JSON.parse(lines[last]) as { timestamp: string };
+    moved.timestamp = '2026-12-08T09:00:00.000Z';
+    lines[last] = JSON.stringify(moved);
+    writeFileSync(tool.path, lines.join('\n'));
+
+    const updates = (await eventsOf(tool)).filter((event) => event.kind === 'cost_update');
+    const [first, second] = updates.map((event) => event.payload);
+    expect(second.input_tokens).toBeGreaterThan(first.input_tokens);
+    const report = await usageJson(home, ['daily', '--provider', 'codex', '--no-cache']);
+    expect(report.rows.map((row) => row.key)).toEqual(['2026-12-07', '2026-12-08']);
+    expect(report.rows[1].input_tokens).toBe(second.input_tokens - first.input_tokens);
+    expect(report.rows[1].output_tokens).toBe(second.output_tokens - first.output_tokens);
+    expect(report.rows[0].input_tokens + report.rows[1].input_tokens).toBe(report.totals.input_tokens);
+    expect(report.totals).toEqual((await usageJson(home, ['monthly', '--provider', 'codex', '--no-cache'])).totals);
+  });
+});
+
 describe('usage with nothing stored, and its help', () => {
   it('says there is no usage, and --json prints empty rows and zero totals', async () => {
     const empty = join(home, 'empty');
