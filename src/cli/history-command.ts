@@ -137,7 +137,7 @@ function sessionJson(session: SessionUsage, figures: UsageFiguresJson | undefine
 
 /** The sessions as a table for a person. */
 async function historyTable(sessions: readonly SessionJson[], calendar: LocalCalendar, env: NodeJS.ProcessEnv, io: CliIo): Promise<string> {
-  const { renderTable, widthOf } = await import('../terminal/table');
+  const { plain, renderTable, widthOf } = await import('../terminal/table');
   const { colorEnabled, palette } = await import('../terminal/style');
   const stdout = io.stdout as CliIo['stdout'] & { isTTY?: boolean; columns?: number };
   const colors = palette(colorEnabled(stdout, env));
@@ -152,14 +152,14 @@ async function historyTable(sessions: readonly SessionJson[], calendar: LocalCal
     { heading: 'Cost', align: 'right' as const, drop: 1 },
   ];
   const rows = sessions.map((session) => [
-    session.id,
+    plain(session.id),
     session.updated_at === null ? '' : when(session.updated_at, calendar),
     String(session.turns),
     session.total_tokens.toLocaleString('en-US'),
     session.total_tokens === 0 && session.cost_usd === null ? '' : costText(session, colors.dim),
   ]);
   // The title and folder on a line of their own: a table of both beside a session id leaves them no room.
-  const details = sessions.map((session) => [session.title ?? '', where(session.cwd)].filter((part) => part !== '').join(' · '));
+  const details = sessions.map((session) => plain([session.title ?? '', where(session.cwd)].filter((part) => part !== '').join(' · ')));
   return renderTable(columns, rows, [], widthOf(stdout), colors, details);
 }
 

@@ -104,7 +104,7 @@ async function usageTable(
   prices: PriceTable,
   io: CliIo,
 ): Promise<string> {
-  const { renderTable, widthOf, wrapLines } = await import('../terminal/table');
+  const { plain, renderTable, widthOf, wrapLines } = await import('../terminal/table');
   const { colorEnabled, palette } = await import('../terminal/style');
   const stdout = io.stdout as CliIo['stdout'] & { isTTY?: boolean; columns?: number };
   const colors = palette(colorEnabled(stdout, io.env ?? process.env));
@@ -121,7 +121,7 @@ async function usageTable(
     { heading: grouping === 'model' ? 'CLIs' : 'Models', align: 'left' as const, drop: 6 },
   ];
   const cells = (key: string, row: UsageFiguresJson, partly: boolean) => [
-    key,
+    plain(key),
     count(row.input_tokens),
     count(row.output_tokens),
     count(row.cache_read_input_tokens),
@@ -130,7 +130,7 @@ async function usageTable(
     count(row.total_tokens),
     costText(row, colors.dim) + (partly ? '+' : ''),
     // The totals' list would be every model: the rows name them.
-    key === TOTAL_LABEL ? '' : (grouping === 'model' ? row.providers : row.models).join(', '),
+    key === TOTAL_LABEL ? '' : plain((grouping === 'model' ? row.providers : row.models).join(', ')),
   ];
   const width = widthOf(stdout);
   const table = renderTable(

@@ -92,3 +92,8 @@ function fit(text: string, size: number): string {
 export function wrapLines(text: string, width: number): string {
   return `${wrapAnsi(text, width, { hard: true })}\n`;
 }
+
+/** `text` from a stored file without its control characters (an escape sequence in a prompt must not drive the terminal). */
+export function plain(text: string): string {
+  return text.replace(/[\u0000-\u001f\u007f-\u009f]+/g, ' ');
+}

@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { rmSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { PassThrough } from 'node:stream';
 import { stripVTControlCharacters } from 'node:util';
 import stringWidth from 'string-width';
@@ -101,6 +101,19 @@ describe('history', () => {
     const colored = await cli(['history', '--no-cache'], { FORCE_COLOR: '1' }, 100);
     expect(colored.stdout).toMatch(/\u001b\[/);
     expect(stripVTControlCharacters(colored.stdout)).toBe((await cli(['history', '--no-cache'], { NO_COLOR: '1' }, 100)).stdout);
+  });
+
+  it('prints no control character a stored prompt holds (an escape sequence must not drive the terminal)', async () => {
+    const [claude] = (await listed(['--provider', 'claude'])).filter((session) => session.title === 'Run echo hello-from-tool.');
+    const text = readFileSync(claude.path, 'utf8');
+    writeFileSync(claude.path, text.replaceAll('Run echo hello-from-tool.', 'Run echo \\u001b]0;owned\\u0007hello.'));
+    try {
+      const { stdout } = await cli(['history', '--provider', 'claude', '--no-cache'], { NO_COLOR: '1' }, 120);
+      expect(stdout).toContain(']0;owned hello.');
+      expect(stdout).not.toMatch(/[\u0000-\u0009\u000b-\u001f]/);
+    } finally {
+      writeFileSync(claude.path, text);
+    }
   });
 
   it('takes no argument but show, and says so', async () => {
