@@ -1,7 +1,7 @@
 import type { HistoryCli } from '../clis';
 import type { CliSessionRef } from '../history';
 import { cliStoreFiles, readStoreFile } from '../history/list-sessions';
-import { fileStamp } from './file-stamp';
+import { fileStamp, type FolderListings } from './file-stamp';
 import type { PriceTable } from './price-table';
 import { sessionUsage, tallySession, type SessionTally, type SessionUsage } from './session-usage';
 import { loadUsageCache, saveUsageCache, type CachedFile } from './usage-cache';
@@ -36,7 +36,7 @@ export async function collectSessions(options: CollectOptions): Promise<SessionU
   const { prices, cacheFile } = options;
   const readFile = options.readFile ?? readStoreUsage;
   const cache = cacheFile === null ? { files: new Map<string, CachedFile>() } : await loadUsageCache(cacheFile, prices.version);
-  const folders = new Map<string, Promise<string[]>>();
+  const folders: FolderListings = new Map();
   const found: SessionUsage[] = [];
   const seen = new Set<string>();
   let changed = false;
