@@ -36,6 +36,8 @@ interface Scenario {
   runs: Run[];
   /** The runs are turns of one interactive session (`startSession`), for a CLI whose one-shot mode cannot resume. */
   session?: boolean;
+  /** Arguments before each run's own (a model the CLI's default is not). */
+  args?: readonly string[];
 }
 
 const TOOL: Run = {
@@ -47,9 +49,15 @@ const TWO_TURNS: Run[] = [
   { prompt: 'Say two.', script: [{ text: 'two' }] },
 ];
 
+/** A tool call, then a second turn in the same session: the usage comparison's Claude Code sessions. */
+const TOOL_THEN_TURN: Run[] = [TOOL, TWO_TURNS[1]];
+
 const SCENARIOS: Scenario[] = [
   { name: 'claude-tool', cli: 'claude', runs: [TOOL] },
   { name: 'claude-two-turns', cli: 'claude', runs: TWO_TURNS },
+  // Priced by ccusage too (its table lacks Claude Code's default, claude-opus-5-5): e2e/test/usage-ccusage.spec.ts.
+  { name: 'claude-sonnet', cli: 'claude', runs: TOOL_THEN_TURN, args: ['--model', 'claude-sonnet-4-5'] },
+  { name: 'claude-opus', cli: 'claude', runs: TOOL_THEN_TURN },
   { name: 'codex-tool', cli: 'codex', runs: [TOOL] },
   { name: 'codex-two-turns', cli: 'codex', runs: TWO_TURNS },
   { name: 'gemini-tool', cli: 'gemini', runs: [TOOL] },
@@ -88,7 +96,7 @@ async function capture(scenario: Scenario): Promise<void> {
       await drained;
     }
     for (const run of scenario.session ? [] : scenario.runs) {
-      const result = await runCli(scripted.executable, cli.argv(run.prompt, id), {
+      const result = await runCli(scripted.executable, [...(scenario.args ?? []), ...cli.argv(run.prompt, id)], {
         cwd: scripted.cwd,
         // The registry's switches, as `startRun` sets them (without KILO_NO_DAEMON `kilo run` may wait on its daemon).
         env: { ...cliDefinition(scenario.cli).env.set, ...scripted.env },

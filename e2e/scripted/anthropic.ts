@@ -29,6 +29,11 @@ import { jsonBody, sendJson, sendSse, startScriptedServer, startSse, type Script
 const INPUT_TOKENS = 120;
 const CACHE_READ_TOKENS = 64;
 const CACHE_CREATION_TOKENS = 32;
+/**
+ * The cache writes by lifetime, as the API breaks them down beside the total: without it Claude Code
+ * stores zeros there, which ccusage reads as the writes (docs/usage-vs-ccusage.md).
+ */
+const CACHE_CREATION = { ephemeral_5m_input_tokens: CACHE_CREATION_TOKENS, ephemeral_1h_input_tokens: 0 };
 
 /** Anthropic's error `type` for an HTTP status, as its API names them. */
 function errorType(status: number): string {
@@ -98,6 +103,7 @@ async function streamMessage(response: ServerResponse, id: string, model: string
           input_tokens: INPUT_TOKENS,
           cache_creation_input_tokens: CACHE_CREATION_TOKENS,
           cache_read_input_tokens: CACHE_READ_TOKENS,
+          cache_creation: CACHE_CREATION,
           output_tokens: 1,
         },
       },
@@ -158,6 +164,7 @@ async function streamMessage(response: ServerResponse, id: string, model: string
         input_tokens: INPUT_TOKENS,
         cache_creation_input_tokens: CACHE_CREATION_TOKENS,
         cache_read_input_tokens: CACHE_READ_TOKENS,
+        cache_creation: CACHE_CREATION,
         output_tokens: Math.max(outputTokens, 1),
       },
     },
