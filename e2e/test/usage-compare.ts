@@ -1,0 +1,160 @@
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { E2E_BIN } from '../scripted/setup';
+
+/*
+ * `usage daily --json` of this project beside `ccusage daily --json` (npm `ccusage`, pinned in
+ * e2e/package.json) over one HOME: each run, each day's figures put in the same terms, and the
+ * side-by-side table of docs/usage-vs-ccusage.md. Used by usage-ccusage.spec.ts, the script
+ * scripts/usage-vs-ccusage.ts and the bench bench/usage-vs-ccusage.ts.
+ *
+ * ccusage 20.0.24 (a native binary behind a Node launcher; no install script needed: the launcher
+ * makes it executable) reads every agent CLI it knows under HOME in its top-level `daily`, Claude
+ * Code's `~/.claude/projects` and `~/.config/claude/projects` (or CLAUDE_CONFIG_DIR) and Codex's
+ * `~/.codex/sessions` (or CODEX_HOME) among them; `ccusage claude daily` and `ccusage codex daily`
+ * report one each. Its days are those of the local time zone (TZ, or `--timezone`), and `--offline`
+ * prices with the LiteLLM table built into it instead of fetching the current one.
+ */
+
+const run = promisify(execFile);
+
+/** The pinned ccusage's launcher. */
+export const CCUSAGE = join(E2E_BIN, 'ccusage');
+
+/** One model of a ccusage day. */
+export interface CcusageModel {
+  modelName: string;
+  inputTokens: number;
+  outputTokens: number;
+  cacheCreationTokens: number;
+  cacheReadTokens: number;
+  cost: number;
+  /** The model is not in its price table: `cost` is 0. */
+  missingPricing?: boolean;
+}
+
+/** One day of `ccusage daily --json` (its `daily` array). Its input leaves cache reads and writes out. */
+export interface CcusageDay {
+  period: string;
+  inputTokens: number;
+  outputTokens: number;
+  cacheCreationTokens: number;
+  cacheReadTokens: number;
+  totalTokens: number;
+  totalCost: number;
+  modelsUsed: string[];
+  modelBreakdowns: CcusageModel[];
+}
+
+/** One row of `usage daily --json`: its input counts cache reads and writes in (src/providers/usage.ts). */
+export interface UsageRow {
+  key: string;
+  input_tokens: number;
+  output_tokens: number;
+  cache_read_input_tokens: number;
+  cache_write_input_tokens: number;
+  reasoning_output_tokens: number;
+  total_tokens: number;
+  cost_usd: number | null;
+  cost_source: 'reported' | 'computed' | 'mixed' | null;
+  models: string[];
+  providers: string[];
+}
+
+/** The environment both run in: only HOME, the time zone their days are in, and PATH. */
+export function reportEnv(home: string, timeZone: string): NodeJS.ProcessEnv {
+  return { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: home, TZ: timeZone, LANG: 'C.UTF-8' };
+}
+
+/** `ccusage daily --json --offline` in `env`: its days. */
+export async function ccusageDaily(env: NodeJS.ProcessEnv): Promise<CcusageDay[]> {
+  const { stdout } = await run(process.execPath, [CCUSAGE, 'daily', '--json', '--offline'], { env, maxBuffer: 256 * 2 ** 20 });
+  return (JSON.parse(stdout) as { daily: CcusageDay[] }).daily;
+}
+
+/** `usage daily --json` of the command-line program `mainJs` (a build's cli/main.js) in `env`: its rows. */
+export async function usageDaily(mainJs: string, env: NodeJS.ProcessEnv): Promise<UsageRow[]> {
+  const { stdout } = await run(process.execPath, [mainJs, 'usage', 'daily', '--json'], { env, maxBuffer: 256 * 2 ** 20 });
+  return (JSON.parse(stdout) as { rows: UsageRow[] }).rows;
+}
+
+/** Token counts in this project's terms (input with the cache in it). */
+export interface Tokens {
+  input_tokens: number;
+  cache_read_input_tokens: number;
+  cache_write_input_tokens: number;
+  output_tokens: number;
+  total_tokens: number;
+}
+
+/** A ccusage day in this project's terms: its input plus the cache reads and writes it leaves out. */
+export function ccusageTokens(day: CcusageDay): Tokens {
+  return {
+    input_tokens: day.inputTokens + day.cacheReadTokens + day.cacheCreationTokens,
+    cache_read_input_tokens: day.cacheReadTokens,
+    cache_write_input_tokens: day.cacheCreationTokens,
+    output_tokens: day.outputTokens,
+    total_tokens: day.totalTokens,
+  };
+}
+
+/** A usage row's token counts. */
+export function usageTokens(row: UsageRow): Tokens {
+  const { input_tokens, cache_read_input_tokens, cache_write_input_tokens, output_tokens, total_tokens } = row;
+  return { input_tokens, cache_read_input_tokens, cache_write_input_tokens, output_tokens, total_tokens };
+}
+
+/** One day of both. */
+export interface DayComparison {
+  day: string;
+  usage: UsageRow | undefined;
+  ccusage: CcusageDay | undefined;
+  /** The models of the day ccusage has no price for. */
+  unpricedByCcusage: string[];
+  /** Both priced every model of the day: their costs are comparable. */
+  bothPrice: boolean;
+  /** (usage − ccusage) / ccusage, where both price the day. */
+  costDifference: number | null;
+}
+
+/** Both reports' days, side by side, in day order. */
+export function compareDays(usage: readonly UsageRow[], ccusage: readonly CcusageDay[]): DayComparison[] {
+  const days = [...new Set([...usage.map((row) => row.key), ...ccusage.map((day) => day.period)])].sort();
+  return days.map((day) => {
+    const ours = usage.find((row) => row.key === day);
+    const theirs = ccusage.find((entry) => entry.period === day);
+    const unpricedByCcusage = (theirs?.modelBreakdowns ?? []).filter((model) => model.missingPricing).map((model) => model.modelName);
+    const bothPrice = ours?.cost_usd != null && theirs !== undefined && unpricedByCcusage.length === 0;
+    const costDifference = bothPrice ? (ours.cost_usd! - theirs.totalCost) / theirs.totalCost : null;
+    return { day, usage: ours, ccusage: theirs, unpricedByCcusage, bothPrice, costDifference };
+  });
+}
+
+const usd = (value: number | null | undefined): string => (value == null ? 'no price' : `$${value.toFixed(6)}`);
+const tokens = (value: number | undefined): string => (value === undefined ? '–' : value.toLocaleString('en-US'));
+
+/** The side-by-side table (Markdown): per day, tokens in this project's terms and cost, each side. */
+export function comparisonTable(days: readonly DayComparison[]): string {
+  const lines = [
+    '| day | models | input (cache incl.) usage / ccusage | cache read | cache write | output | total usage / ccusage | cost usage | cost ccusage | difference |',
+    '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
+  ];
+  for (const { day, usage, ccusage, unpricedByCcusage, costDifference } of days) {
+    const ours = usage && usageTokens(usage);
+    const theirs = ccusage && ccusageTokens(ccusage);
+    const pair = (key: keyof Tokens) => {
+      const [a, b] = [ours?.[key], theirs?.[key]];
+      return a === b ? tokens(a) : `${tokens(a)} / ${tokens(b)}`;
+    };
+    const models = [...new Set([...(usage?.models ?? []), ...(ccusage?.modelsUsed ?? [])])].sort().join(', ');
+    const ccusageCost =
+      ccusage &&
+      (unpricedByCcusage.length ? `${usd(ccusage.totalCost)} (no price: ${unpricedByCcusage.join(', ')})` : usd(ccusage.totalCost));
+    const difference = costDifference === null ? '–' : `${(costDifference * 100).toFixed(3)} %`;
+    lines.push(
+      `| ${day} | ${models} | ${pair('input_tokens')} | ${pair('cache_read_input_tokens')} | ${pair('cache_write_input_tokens')} | ${pair('output_tokens')} | ${pair('total_tokens')} | ${usd(usage?.cost_usd)}${usage?.cost_source ? ` (${usage.cost_source})` : ''} | ${ccusageCost ?? '–'} | ${difference} |`,
+    );
+  }
+  return lines.join('\n');
+}
