@@ -1,7 +1,8 @@
 /**
  * Every bench, one after the other, each in its own process (so that one's heap and JIT state do not
  * weigh on the next): `npm run bench` (each bench's report) or `npm run bench -- --json` (one JSON
- * object, each bench's own JSON object under its name: `run`, `decode`, `cli_validate`, `scale`).
+ * object, each bench's own JSON object under its name: `run`, `decode`, `cli_validate`, `scale`,
+ * `usage_vs_ccusage`; the last two say `skipped` without redis-server or ccusage).
  *   node -r ts-node/register/transpile-only bench/all.ts [--json]
  * The BENCH_* variables and `--json` reach every bench. Every bench runs even when one fails; the exit
  * code is 1 when one did (scale.ts when it could not measure: a phase timed out, a run did not
@@ -19,6 +20,7 @@ const BENCHES = [
   { name: 'decode', file: 'decode.ts', exposeGc: true },
   { name: 'cli_validate', file: 'cli-validate.ts', exposeGc: true },
   { name: 'scale', file: 'scale.ts', exposeGc: false },
+  { name: 'usage_vs_ccusage', file: 'usage-vs-ccusage.ts', exposeGc: false },
 ] as const;
 
 const results: Record<string, unknown> = {};
