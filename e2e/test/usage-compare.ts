@@ -132,29 +132,35 @@ export function compareDays(usage: readonly UsageRow[], ccusage: readonly Ccusag
 }
 
 const usd = (value: number | null | undefined): string => (value == null ? 'no price' : `$${value.toFixed(6)}`);
-const tokens = (value: number | undefined): string => (value === undefined ? '–' : value.toLocaleString('en-US'));
+const count = (value: number | undefined): string => (value === undefined ? '–' : value.toLocaleString('en-US'));
 
-/** The side-by-side table (Markdown): per day, tokens in this project's terms and cost, each side. */
+/**
+ * The side-by-side table (Markdown), a row per day: each side's tokens (ccusage's input written as
+ * its own input + cache reads + cache writes, the sum ours counts as input), cost, and the cost's
+ * difference where both price every model of the day.
+ */
 export function comparisonTable(days: readonly DayComparison[]): string {
   const lines = [
-    '| day | models | input (cache incl.) usage / ccusage | cache read | cache write | output | total usage / ccusage | cost usage | cost ccusage | difference |',
-    '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
+    '| day | models | input: usage | input: ccusage (its input + cache read + cache write) | output: usage / ccusage | total: usage / ccusage | cost: usage | cost: ccusage | difference |',
+    '| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
   ];
   for (const { day, usage, ccusage, unpricedByCcusage, costDifference } of days) {
-    const ours = usage && usageTokens(usage);
-    const theirs = ccusage && ccusageTokens(ccusage);
-    const pair = (key: keyof Tokens) => {
-      const [a, b] = [ours?.[key], theirs?.[key]];
-      return a === b ? tokens(a) : `${tokens(a)} / ${tokens(b)}`;
-    };
     const models = [...new Set([...(usage?.models ?? []), ...(ccusage?.modelsUsed ?? [])])].sort().join(', ');
-    const ccusageCost =
-      ccusage &&
-      (unpricedByCcusage.length ? `${usd(ccusage.totalCost)} (no price: ${unpricedByCcusage.join(', ')})` : usd(ccusage.totalCost));
-    const difference = costDifference === null ? '–' : `${(costDifference * 100).toFixed(3)} %`;
-    lines.push(
-      `| ${day} | ${models} | ${pair('input_tokens')} | ${pair('cache_read_input_tokens')} | ${pair('cache_write_input_tokens')} | ${pair('output_tokens')} | ${pair('total_tokens')} | ${usd(usage?.cost_usd)}${usage?.cost_source ? ` (${usage.cost_source})` : ''} | ${ccusageCost ?? '–'} | ${difference} |`,
-    );
+    const theirInput = ccusage
+      ? `${count(ccusageTokens(ccusage).input_tokens)} (${[ccusage.inputTokens, ccusage.cacheReadTokens, ccusage.cacheCreationTokens].map(count).join(' + ')})`
+      : '–';
+    const cells = [
+      day,
+      models,
+      count(usage?.input_tokens),
+      theirInput,
+      `${count(usage?.output_tokens)} / ${count(ccusage?.outputTokens)}`,
+      `${count(usage?.total_tokens)} / ${count(ccusage?.totalTokens)}`,
+      `${usd(usage?.cost_usd)}${usage?.cost_source ? ` (${usage.cost_source})` : ''}`,
+      ccusage ? usd(ccusage.totalCost) + (unpricedByCcusage.length ? ` (no price for ${unpricedByCcusage.join(', ')})` : '') : '–',
+      costDifference === null ? '–' : `${(costDifference * 100).toFixed(3)} %`,
+    ];
+    lines.push(`| ${cells.join(' | ')} |`);
   }
   return lines.join('\n');
 }
