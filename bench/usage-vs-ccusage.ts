@@ -48,7 +48,7 @@ async function timed<T>(command: () => Promise<T>): Promise<Timed<T>> {
 }
 
 /** Copies of the captured sessions, round robin, until `TARGET_BYTES` are written. */
-function writeHistory(home: string): { files: number; bytes: number } {
+function writeLargeHistory(home: string): { files: number; bytes: number } {
   const sources: CapturedSession[] = [
     capturedSession('claude', 'sonnet'),
     capturedSession('claude', 'opus'),
@@ -98,7 +98,7 @@ async function main(): Promise<void> {
   try {
     log(`writing ${TARGET_BYTES / 2 ** 20} MB of history into ${home}`);
     const generating = process.hrtime.bigint();
-    const history = writeHistory(home);
+    const history = writeLargeHistory(home);
     const generation_ms = Math.round(Number(process.hrtime.bigint() - generating) / 1e6);
     const env = reportEnv(home, 'UTC');
     const usage = () =>
