@@ -49,6 +49,11 @@ const TWO_TURNS: Run[] = [
   { prompt: 'Say two.', script: [{ text: 'two' }] },
 ];
 
+/** Reasoning, then a second turn: reasoning tokens in Codex's usage (e2e/test/usage-ccusage.spec.ts). */
+const THINKING: Run[] = [
+  { prompt: 'What is six times seven?', script: [{ thinking: 'Six times seven is forty-two.', text: 'The answer is 42.' }] },
+  { prompt: 'Say two.', script: [{ text: 'two' }] },
+];
 /** A tool call, then a second turn in the same session: the usage comparison's Claude Code sessions. */
 const TOOL_THEN_TURN: Run[] = [TOOL, TWO_TURNS[1]];
 
@@ -60,6 +65,7 @@ const SCENARIOS: Scenario[] = [
   { name: 'claude-opus', cli: 'claude', runs: TOOL_THEN_TURN },
   { name: 'codex-tool', cli: 'codex', runs: [TOOL] },
   { name: 'codex-two-turns', cli: 'codex', runs: TWO_TURNS },
+  { name: 'codex-thinking', cli: 'codex', runs: THINKING },
   { name: 'gemini-tool', cli: 'gemini', runs: [TOOL] },
   { name: 'gemini-two-turns', cli: 'gemini', runs: TWO_TURNS },
   { name: 'qwen-tool', cli: 'qwen', runs: [TOOL] },
