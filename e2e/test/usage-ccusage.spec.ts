@@ -21,7 +21,8 @@ import { COMPARISON_SESSIONS, dayIn, writeHistory } from './usage-history';
  * ccusage prices, and its default claude-opus-5-5, which it does not) and Codex (gpt-5.5) stored
  * themselves, on five days. Tokens must agree exactly once put in the same terms (ccusage's input
  * leaves the cache out, ours counts it in), and cost within 1% wherever both price every model of
- * the day. Both run in a time zone east of UTC, where one session of the UTC evening is the next day.
+ * the day; the same for each CLI alone (`--provider`, `ccusage claude|codex daily`), Codex's reasoning
+ * tokens too. Both run in a time zone east of UTC, where one session of the UTC evening is the next day.
  * USAGE_VS_CCUSAGE_TABLE=1 prints the side-by-side table (scripts/usage-vs-ccusage.ts prints it too).
  */
 
@@ -83,5 +84,27 @@ describe('usage daily --json agrees with ccusage over the same Claude Code and C
   it('answers the same from its cache on a second run', async () => {
     const again = await usageDaily(join(build.dir, 'cli/main.js'), reportEnv(home, TIME_ZONE));
     expect(again).toEqual(ours);
+  });
+});
+
+describe.each(['claude', 'codex'] as const)('usage daily --json --provider %s agrees with ccusage’s report of that CLI alone', (cli) => {
+  it("counts the same tokens each day (Codex's reasoning too) and the same cost", async () => {
+    const env = reportEnv(home, TIME_ZONE);
+    const [ours, theirs] = await Promise.all([usageDaily(join(build.dir, 'cli/main.js'), env, cli), ccusageDaily(env, cli)]);
+    const days = [
+      ...new Set(COMPARISON_SESSIONS.filter((session) => session.cli === cli).map((session) => dayIn(new Date(session.start), TIME_ZONE))),
+    ];
+    expect(ours.map((row) => row.key)).toEqual(days.sort());
+    expect(theirs.map((day) => day.period)).toEqual(days);
+    for (const { day, usage, ccusage, unpricedByCcusage, costDifference } of compareDays(ours, theirs)) {
+      expect({ day, providers: usage!.providers }).toEqual({ day, providers: [cli] });
+      expect({ day, tokens: usageTokens(usage!) }).toEqual({ day, tokens: ccusageTokens(ccusage!) });
+      // Only `ccusage codex daily` reports reasoning tokens.
+      if (cli === 'codex')
+        expect({ day, reasoning: usage!.reasoning_output_tokens }).toEqual({ day, reasoning: ccusage!.reasoningOutputTokens });
+      if (unpricedByCcusage.length === 0)
+        expect({ day, within1Percent: Math.abs(costDifference!) < 0.01 }).toEqual({ day, within1Percent: true });
+    }
+    if (cli === 'codex') expect(ours.some((row) => row.reasoning_output_tokens > 0)).toBe(true);
   });
 });

@@ -2,6 +2,7 @@ import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { E2E_BIN } from '../scripted/setup';
+import type { UsageCli } from './usage-history';
 
 /*
  * `usage daily --json` of this project beside `ccusage daily --json` (npm `ccusage`, pinned in
@@ -34,17 +35,29 @@ export interface CcusageModel {
   missingPricing?: boolean;
 }
 
-/** One day of `ccusage daily --json` (its `daily` array). Its input leaves cache reads and writes out. */
+/**
+ * One day of `ccusage daily --json` (its `daily` array), or of `ccusage claude|codex daily --json`
+ * put in the same shape. Its input leaves cache reads and writes out.
+ */
 export interface CcusageDay {
   period: string;
   inputTokens: number;
   outputTokens: number;
   cacheCreationTokens: number;
   cacheReadTokens: number;
+  /** Only `ccusage codex daily` reports them (part of the output). */
+  reasoningOutputTokens?: number;
   totalTokens: number;
   totalCost: number;
   modelsUsed: string[];
   modelBreakdowns: CcusageModel[];
+}
+
+/** A day as each of ccusage's reports prints it: `daily` (`period`), `claude daily` (`date`), `codex daily` (`date`, `costUSD`, `models`). */
+interface PrintedDay extends Partial<CcusageDay> {
+  date?: string;
+  costUSD?: number;
+  models?: Record<string, Omit<CcusageModel, 'modelName' | 'cost'>>;
 }
 
 /** One row of `usage daily --json`: its input counts cache reads and writes in (src/providers/usage.ts). */
@@ -67,15 +80,33 @@ export function reportEnv(home: string, timeZone: string): NodeJS.ProcessEnv {
   return { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: home, TZ: timeZone, LANG: 'C.UTF-8' };
 }
 
-/** `ccusage daily --json --offline` in `env`: its days. */
-export async function ccusageDaily(env: NodeJS.ProcessEnv): Promise<CcusageDay[]> {
-  const { stdout } = await run(process.execPath, [CCUSAGE, 'daily', '--json', '--offline'], { env, maxBuffer: 256 * 2 ** 20 });
-  return (JSON.parse(stdout) as { daily: CcusageDay[] }).daily;
+/**
+ * `ccusage daily --json --offline` in `env` (every agent it finds), or `ccusage <cli> daily …` (one
+ * CLI's): its days.
+ */
+export async function ccusageDaily(env: NodeJS.ProcessEnv, cli?: UsageCli): Promise<CcusageDay[]> {
+  const args = [CCUSAGE, ...(cli ? [cli] : []), 'daily', '--json', '--offline'];
+  const { stdout } = await run(process.execPath, args, { env, maxBuffer: 256 * 2 ** 20 });
+  return (JSON.parse(stdout) as { daily: PrintedDay[] }).daily.map((day) => ({
+    period: day.period ?? day.date ?? '',
+    inputTokens: day.inputTokens ?? 0,
+    outputTokens: day.outputTokens ?? 0,
+    cacheCreationTokens: day.cacheCreationTokens ?? 0,
+    cacheReadTokens: day.cacheReadTokens ?? 0,
+    reasoningOutputTokens: day.reasoningOutputTokens,
+    totalTokens: day.totalTokens ?? 0,
+    totalCost: day.totalCost ?? day.costUSD ?? 0,
+    modelsUsed: day.modelsUsed ?? Object.keys(day.models ?? {}),
+    // `codex daily` prices the day as a whole: its models carry no cost of their own.
+    modelBreakdowns:
+      day.modelBreakdowns ?? Object.entries(day.models ?? {}).map(([modelName, model]) => ({ ...model, modelName, cost: 0 })),
+  }));
 }
 
-/** `usage daily --json` of the command-line program `mainJs` (a build's cli/main.js) in `env`: its rows. */
-export async function usageDaily(mainJs: string, env: NodeJS.ProcessEnv): Promise<UsageRow[]> {
-  const { stdout } = await run(process.execPath, [mainJs, 'usage', 'daily', '--json'], { env, maxBuffer: 256 * 2 ** 20 });
+/** `usage daily --json [--provider <cli>]` of the command-line program `mainJs` (a build's cli/main.js) in `env`: its rows. */
+export async function usageDaily(mainJs: string, env: NodeJS.ProcessEnv, cli?: UsageCli): Promise<UsageRow[]> {
+  const args = [mainJs, 'usage', 'daily', '--json', ...(cli ? ['--provider', cli] : [])];
+  const { stdout } = await run(process.execPath, args, { env, maxBuffer: 256 * 2 ** 20 });
   return (JSON.parse(stdout) as { rows: UsageRow[] }).rows;
 }
 

@@ -101,7 +101,8 @@ export interface PlacedSession {
 
 /**
  * The comparison's history: Claude Code's sessions with `claude-sonnet-4-5` (which ccusage prices)
- * and with its default `claude-opus-5-5` (which it does not), Codex's with `gpt-5.5`, over five days:
+ * and with its default `claude-opus-5-5` (which it does not), Codex's with `gpt-5.5` (one with
+ * reasoning), over five days:
  * one of Claude Code alone, one of Codex alone, one of both, one with the model ccusage has no price
  * for, and one session late in the UTC evening, which is the next day east of UTC.
  */
@@ -109,7 +110,7 @@ export const COMPARISON_SESSIONS: readonly PlacedSession[] = [
   { cli: 'claude', scenario: 'sonnet', start: '2026-11-02T09:00:00.000Z' },
   { cli: 'claude', scenario: 'sonnet', start: '2026-11-02T10:30:00.000Z' },
   { cli: 'codex', scenario: 'tool', start: '2026-11-03T09:00:00.000Z' },
-  { cli: 'codex', scenario: 'two-turns', start: '2026-11-03T11:00:00.000Z' },
+  { cli: 'codex', scenario: 'thinking', start: '2026-11-03T11:00:00.000Z' },
   { cli: 'claude', scenario: 'sonnet', start: '2026-11-04T08:00:00.000Z' },
   { cli: 'codex', scenario: 'two-turns', start: '2026-11-04T08:30:00.000Z' },
   { cli: 'claude', scenario: 'opus', start: '2026-11-05T09:00:00.000Z' },
