@@ -53,6 +53,7 @@ function writeLargeHistory(home: string): { files: number; bytes: number } {
     capturedSession('claude', 'sonnet'),
     capturedSession('claude', 'opus'),
     capturedSession('codex', 'tool'),
+    capturedSession('codex', 'thinking'),
     capturedSession('codex', 'two-turns'),
   ];
   const first = Date.UTC(2026, 0, 1, 8);
