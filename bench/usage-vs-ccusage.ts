@@ -19,7 +19,16 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { privateBuild } from '../test/build-copy';
 import { CCUSAGE, ccusageTokens, reportEnv, usageTokens, type CcusageDay, type Tokens, type UsageRow } from '../e2e/test/usage-compare';
-import { capturedSession, writeSessionCopy, type CapturedSession } from '../e2e/test/usage-history';
+import {
+  capturedSession,
+  CODEX_THINKING,
+  CODEX_TOOL,
+  CODEX_TWO_TURNS,
+  OPUS,
+  SONNET,
+  writeSessionCopy,
+  type CapturedSession,
+} from '../e2e/test/usage-history';
 
 const asJson = process.argv.includes('--json');
 const TARGET_BYTES = (Number(process.env.BENCH_USAGE_MB) || 1024) * 2 ** 20;
@@ -50,11 +59,11 @@ async function timed<T>(command: () => Promise<T>): Promise<Timed<T>> {
 /** Copies of the captured sessions, round robin, until `TARGET_BYTES` are written. */
 function writeLargeHistory(home: string): { files: number; bytes: number } {
   const sources: CapturedSession[] = [
-    capturedSession('claude', 'sonnet'),
-    capturedSession('claude', 'opus'),
-    capturedSession('codex', 'tool'),
-    capturedSession('codex', 'thinking'),
-    capturedSession('codex', 'two-turns'),
+    capturedSession('claude', SONNET),
+    capturedSession('claude', OPUS),
+    capturedSession('codex', CODEX_TOOL),
+    capturedSession('codex', CODEX_THINKING),
+    capturedSession('codex', CODEX_TWO_TURNS),
   ];
   const first = Date.UTC(2026, 0, 1, 8);
   let bytes = 0;

@@ -4,7 +4,7 @@
  * Usage (from the project root): npx ts-node --transpile-only e2e/capture/history.ts [claude|codex…]
  * Each scenario runs the CLI's one-shot mode in a fresh HOME and cwd (a second run resumes the
  * first session) and copies the store it wrote, with its layout, to
- * test/fixtures/history/<cli>/<scenario>/ (Claude: `projects/…`, the CLAUDE_CONFIG_DIR layout;
+ * test/fixtures/history/<cli>/<scenario>/ (the usage comparison's to test/fixtures/usage-vs-ccusage/) (Claude: `projects/…`, the CLAUDE_CONFIG_DIR layout;
  * Codex: `sessions/YYYY/MM/DD/rollout-*.jsonl`, the CODEX_HOME layout; Gemini CLI:
  * `.gemini/tmp/<project>/{.project_root,chats/session-*.jsonl}`, the GEMINI_CLI_HOME layout (a
  * HOME); Qwen Code: `projects/<cwd slug>/chats/<id>.jsonl`, the QWEN_HOME layout; Copilot CLI:
@@ -38,6 +38,8 @@ interface Scenario {
   session?: boolean;
   /** Arguments before each run's own (a model the CLI's default is not). */
   args?: readonly string[];
+  /** The folder under test/fixtures it goes to (default `history`, which the history and usage specs read whole). */
+  folder?: string;
 }
 
 const TOOL: Run = {
@@ -54,6 +56,8 @@ const THINKING: Run[] = [
   { prompt: 'What is six times seven?', script: [{ thinking: 'Six times seven is forty-two.', text: 'The answer is 42.' }] },
   { prompt: 'Say two.', script: [{ text: 'two' }] },
 ];
+/** Where the usage comparison's own captures go (test/fixtures/usage-vs-ccusage/<cli>/<scenario>/). */
+const USAGE_VS_CCUSAGE = 'usage-vs-ccusage';
 /** A tool call, then a second turn in the same session: the usage comparison's Claude Code sessions. */
 const TOOL_THEN_TURN: Run[] = [TOOL, TWO_TURNS[1]];
 
@@ -61,11 +65,12 @@ const SCENARIOS: Scenario[] = [
   { name: 'claude-tool', cli: 'claude', runs: [TOOL] },
   { name: 'claude-two-turns', cli: 'claude', runs: TWO_TURNS },
   // Priced by ccusage too (its table lacks Claude Code's default, claude-opus-5-5): e2e/test/usage-ccusage.spec.ts.
-  { name: 'claude-sonnet', cli: 'claude', runs: TOOL_THEN_TURN, args: ['--model', 'claude-sonnet-4-5'] },
-  { name: 'claude-opus', cli: 'claude', runs: TOOL_THEN_TURN },
+  // The scripted endpoint now breaks cache writes down: those sessions' stores go to a folder of their own.
+  { name: 'claude-sonnet', cli: 'claude', runs: TOOL_THEN_TURN, args: ['--model', 'claude-sonnet-4-5'], folder: USAGE_VS_CCUSAGE },
+  { name: 'claude-opus', cli: 'claude', runs: TOOL_THEN_TURN, folder: USAGE_VS_CCUSAGE },
   { name: 'codex-tool', cli: 'codex', runs: [TOOL] },
   { name: 'codex-two-turns', cli: 'codex', runs: TWO_TURNS },
-  { name: 'codex-thinking', cli: 'codex', runs: THINKING },
+  { name: 'codex-thinking', cli: 'codex', runs: THINKING, folder: USAGE_VS_CCUSAGE },
   { name: 'gemini-tool', cli: 'gemini', runs: [TOOL] },
   { name: 'gemini-two-turns', cli: 'gemini', runs: TWO_TURNS },
   { name: 'qwen-tool', cli: 'qwen', runs: [TOOL] },
@@ -113,7 +118,7 @@ async function capture(scenario: Scenario): Promise<void> {
       if (result.exit.code !== 0) process.stdout.write(result.stderr.slice(0, 2000));
     }
     const from = join(cli.store(scripted.home), cli.keep);
-    const to = join(FIXTURES, 'history', scenario.cli, scenario.name.replace(`${scenario.cli}-`, ''));
+    const to = join(FIXTURES, scenario.folder ?? 'history', scenario.cli, scenario.name.replace(`${scenario.cli}-`, ''));
     rmSync(to, { recursive: true, force: true });
     if (!existsSync(from)) throw new Error(`${scenario.name}: no ${from}`);
     cpSync(from, join(to, cli.keep), { recursive: true, filter: cli.keepFile });

@@ -5,14 +5,15 @@ import { basename, dirname, join } from 'node:path';
 /*
  * A HOME of Claude Code and Codex history for the usage comparison (usage-ccusage.spec.ts, the
  * script scripts/usage-vs-ccusage.ts and the 1 GB bench bench/usage-vs-ccusage.ts): copies of the
- * sessions the pinned CLIs stored themselves (test/fixtures/history, e2e/capture/history.ts), each
+ * sessions the pinned CLIs stored themselves (test/fixtures/history and test/fixtures/usage-vs-ccusage,
+ * captured by e2e/capture/history.ts), each
  * with new ids and its times moved, written where each CLI keeps them under HOME. A copy is the
  * captured text with strings replaced, never JSON parsed and printed again: the lines keep the
  * CLIs' own compact form, which ccusage needs (it picks its lines by substrings such as
  * `"type":"assistant"`).
  */
 
-const HISTORY = join(__dirname, '..', '..', 'test', 'fixtures', 'history');
+const FIXTURES = join(__dirname, '..', '..', 'test', 'fixtures');
 
 /** The CLIs both tools read. */
 export type UsageCli = 'claude' | 'codex';
@@ -20,15 +21,15 @@ export type UsageCli = 'claude' | 'codex';
 /** One captured session file and the CLI that wrote it. */
 export interface CapturedSession {
   cli: UsageCli;
-  /** The file, under test/fixtures/history/<cli>/<scenario>/. */
+  /** The file, under test/fixtures/<folder>/<cli>/<scenario>/. */
   path: string;
   /** Its text, read once. */
   text: string;
 }
 
-/** Every session file of one captured scenario (`claude/sonnet`, `codex/tool`…). */
-export function capturedSession(cli: UsageCli, scenario: string): CapturedSession {
-  const root = join(HISTORY, cli, scenario);
+/** The one session file of a captured scenario: `fixture` is its folder under test/fixtures (`usage-vs-ccusage/claude/sonnet`). */
+export function capturedSession(cli: UsageCli, fixture: string): CapturedSession {
+  const root = join(FIXTURES, fixture);
   const files = walk(root).filter((path) => path.endsWith('.jsonl'));
   if (files.length !== 1) throw new Error(`${root}: expected one session file, found ${files.length}`);
   return { cli, path: files[0], text: readFileSync(files[0], 'utf8') };
@@ -92,12 +93,19 @@ export function writeSessionCopy(session: CapturedSession, home: string, tag: st
   return path;
 }
 
-/** A session placed in the comparison's HOME: which capture, and when it starts. */
+/** A session placed in the comparison's HOME: which capture (its folder under test/fixtures), and when it starts. */
 export interface PlacedSession {
   cli: UsageCli;
-  scenario: string;
+  fixture: string;
   start: string;
 }
+
+/** The captures copied: Claude Code's with claude-sonnet-4-5 and with its default, Codex's. */
+export const SONNET = 'usage-vs-ccusage/claude/sonnet';
+export const OPUS = 'usage-vs-ccusage/claude/opus';
+export const CODEX_THINKING = 'usage-vs-ccusage/codex/thinking';
+export const CODEX_TOOL = 'history/codex/tool';
+export const CODEX_TWO_TURNS = 'history/codex/two-turns';
 
 /**
  * The comparison's history: Claude Code's sessions with `claude-sonnet-4-5` (which ccusage prices)
@@ -107,24 +115,23 @@ export interface PlacedSession {
  * for, and one session late in the UTC evening, which is the next day east of UTC.
  */
 export const COMPARISON_SESSIONS: readonly PlacedSession[] = [
-  { cli: 'claude', scenario: 'sonnet', start: '2026-11-02T09:00:00.000Z' },
-  { cli: 'claude', scenario: 'sonnet', start: '2026-11-02T10:30:00.000Z' },
-  { cli: 'codex', scenario: 'tool', start: '2026-11-03T09:00:00.000Z' },
-  { cli: 'codex', scenario: 'thinking', start: '2026-11-03T11:00:00.000Z' },
-  { cli: 'claude', scenario: 'sonnet', start: '2026-11-04T08:00:00.000Z' },
-  { cli: 'codex', scenario: 'two-turns', start: '2026-11-04T08:30:00.000Z' },
-  { cli: 'claude', scenario: 'opus', start: '2026-11-05T09:00:00.000Z' },
-  { cli: 'codex', scenario: 'tool', start: '2026-11-05T09:30:00.000Z' },
-  { cli: 'claude', scenario: 'sonnet', start: '2026-11-05T23:30:00.000Z' },
+  { cli: 'claude', fixture: SONNET, start: '2026-11-02T09:00:00.000Z' },
+  { cli: 'claude', fixture: SONNET, start: '2026-11-02T10:30:00.000Z' },
+  { cli: 'codex', fixture: CODEX_TOOL, start: '2026-11-03T09:00:00.000Z' },
+  { cli: 'codex', fixture: CODEX_THINKING, start: '2026-11-03T11:00:00.000Z' },
+  { cli: 'claude', fixture: SONNET, start: '2026-11-04T08:00:00.000Z' },
+  { cli: 'codex', fixture: CODEX_TWO_TURNS, start: '2026-11-04T08:30:00.000Z' },
+  { cli: 'claude', fixture: OPUS, start: '2026-11-05T09:00:00.000Z' },
+  { cli: 'codex', fixture: CODEX_TOOL, start: '2026-11-05T09:30:00.000Z' },
+  { cli: 'claude', fixture: SONNET, start: '2026-11-05T23:30:00.000Z' },
 ];
 
 /** Writes `sessions` into `home` (each copy its own ids); answers the files written. */
 export function writeHistory(home: string, sessions: readonly PlacedSession[] = COMPARISON_SESSIONS): string[] {
   const captured = new Map<string, CapturedSession>();
   return sessions.map((placed, index) => {
-    const key = `${placed.cli}/${placed.scenario}`;
-    if (!captured.has(key)) captured.set(key, capturedSession(placed.cli, placed.scenario));
-    return writeSessionCopy(captured.get(key)!, home, `copy${index}`, new Date(placed.start));
+    if (!captured.has(placed.fixture)) captured.set(placed.fixture, capturedSession(placed.cli, placed.fixture));
+    return writeSessionCopy(captured.get(placed.fixture)!, home, `copy${index}`, new Date(placed.start));
   });
 }
 
