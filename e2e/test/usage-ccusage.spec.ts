@@ -88,7 +88,7 @@ describe('usage daily --json agrees with ccusage over the same Claude Code and C
 });
 
 describe.each(['claude', 'codex'] as const)('usage daily --json --provider %s agrees with ccusage’s report of that CLI alone', (cli) => {
-  it("counts the same tokens each day (Codex's reasoning too) and the same cost", async () => {
+  it("counts the same tokens each day and the same cost (and Codex's reasoning tokens)", async () => {
     const env = reportEnv(home, TIME_ZONE);
     const [ours, theirs] = await Promise.all([usageDaily(join(build.dir, 'cli/main.js'), env, cli), ccusageDaily(env, cli)]);
     const days = [

@@ -6,8 +6,8 @@ import { basename, dirname, join } from 'node:path';
  * A HOME of Claude Code and Codex history for the usage comparison (usage-ccusage.spec.ts, the
  * script scripts/usage-vs-ccusage.ts and the 1 GB bench bench/usage-vs-ccusage.ts): copies of the
  * sessions the pinned CLIs stored themselves (test/fixtures/history and test/fixtures/usage-vs-ccusage,
- * captured by e2e/capture/history.ts), each
- * with new ids and its times moved, written where each CLI keeps them under HOME. A copy is the
+ * captured by e2e/capture/history.ts), each with new ids and its times moved, written where each
+ * CLI keeps them under HOME. A copy is the
  * captured text with strings replaced, never JSON parsed and printed again: the lines keep the
  * CLIs' own compact form, which ccusage needs (it picks its lines by substrings such as
  * `"type":"assistant"`).
@@ -110,9 +110,9 @@ export const CODEX_TWO_TURNS = 'history/codex/two-turns';
 /**
  * The comparison's history: Claude Code's sessions with `claude-sonnet-4-5` (which ccusage prices)
  * and with its default `claude-opus-5-5` (which it does not), Codex's with `gpt-5.5` (one with
- * reasoning), over five days:
- * one of Claude Code alone, one of Codex alone, one of both, one with the model ccusage has no price
- * for, and one session late in the UTC evening, which is the next day east of UTC.
+ * reasoning), over five days: one of Claude Code alone, one of Codex alone, one of both, one with the
+ * model ccusage has no price for, and one session late in the UTC evening, which is the next day
+ * east of UTC.
  */
 export const COMPARISON_SESSIONS: readonly PlacedSession[] = [
   { cli: 'claude', fixture: SONNET, start: '2026-11-02T09:00:00.000Z' },
