@@ -1,10 +1,14 @@
 import type { HistoryCli } from '../clis';
 import type { CliSessionRef } from '../history';
 import { cliStoreFiles, readStoreFile } from '../history/list-sessions';
+import { mapInOrder } from './map-in-order';
 import { fileStamp, type FolderListings } from './file-stamp';
 import type { PriceTable } from './price-table';
 import { sessionUsage, tallySession, type SessionTally, type SessionUsage } from './session-usage';
 import { loadUsageCache, saveUsageCache, type CachedFile } from './usage-cache';
+
+/** How many store files are read at the same time. */
+const READS_AT_ONCE = 8;
 
 /** Options of `collectSessions`. */
 export interface CollectOptions {
@@ -37,23 +41,23 @@ export async function collectSessions(options: CollectOptions): Promise<SessionU
   const readFile = options.readFile ?? readStoreUsage;
   const cache = cacheFile === null ? { files: new Map<string, CachedFile>() } : await loadUsageCache(cacheFile, prices.version);
   const folders: FolderListings = new Map();
-  const found: SessionUsage[] = [];
   const seen = new Set<string>();
   let changed = false;
-  for (const { provider, file } of await cliStoreFiles({ provider: options.provider, env: options.env })) {
+  const files = await cliStoreFiles({ provider: options.provider, env: options.env });
+  // Each file's sessions, in the files' order; several files are read at once: one at a time, the
+  // process waited on the disk a third of the time (measured over 100 MB of Claude Code and Codex history).
+  const sessions = await mapInOrder(files, READS_AT_ONCE, async ({ provider, file }): Promise<readonly SessionUsage[]> => {
     seen.add(file);
     const stamp = await fileStamp(file, folders);
-    if (stamp === null) continue;
+    if (stamp === null) return [];
     const cached = cache.files.get(file);
-    if (cached !== undefined && cached.stamp === stamp && cached.provider === provider) {
-      found.push(...cached.sessions);
-      continue;
-    }
+    if (cached !== undefined && cached.stamp === stamp && cached.provider === provider) return cached.sessions;
     const fresh = (await readFile(provider, file)).map(({ ref, read }) => sessionUsage(ref, read, prices));
     cache.files.set(file, { provider, stamp, sessions: fresh });
     changed = true;
-    found.push(...fresh);
-  }
+    return fresh;
+  });
+  const found = sessions.flat();
   // A file of a CLI read this time that is gone leaves the cache; other CLIs' entries stay.
   for (const [file, cached] of cache.files)
     if (!seen.has(file) && (options.provider === undefined || cached.provider === options.provider)) {
