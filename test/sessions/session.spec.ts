@@ -422,14 +422,14 @@ describe('SessionTurns', () => {
   });
 
   it('a session the CLI ended before the first turn (it refused session/new) gives that turn what it said (its auth error), not a refusal', async () => {
-    // wire-auth-refused.jsonl: the plain capture's handshake, then session/new answered -32000, as
+    // refused-session-new.jsonl (not a wire-* capture with goldens): the plain capture's handshake, then session/new answered -32000, as
     // Qwen Code and Copilot CLI answer it without credentials (e2e/test/*.acp.spec.ts "without credentials").
     const session = startSession({
       provider: 'gemini',
       executable: AGENT,
       cwd: dir,
       killGraceMs: 500,
-      env: { REPLAY_WIRE: join(WIRES, 'wire-auth-refused.jsonl') },
+      env: { REPLAY_WIRE: join(WIRES, 'refused-session-new.jsonl') },
     });
     started.push(session);
     const turns = new SessionTurns(session);
