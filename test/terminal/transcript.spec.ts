@@ -120,7 +120,12 @@ describe('approvals, errors and the closing line', () => {
       details: { tool_name: 'Write', input },
       metadata: { tool_call_id: 'w' },
     });
-    expect(render([started, asked]).split('\n').slice(1)).toEqual(['? approval asked: Write note.txt', '    @@ -1,0 +1,1 @@', '    +hello', '']);
+    expect(render([started, asked]).split('\n').slice(1)).toEqual([
+      '? approval asked: Write note.txt',
+      '    @@ -1,0 +1,1 @@',
+      '    +hello',
+      '',
+    ]);
     const call = event('tool_use', { tool_name: 'Write', tool_call_id: 'w', input });
     expect(render([started, call, asked]).split('\n').slice(1)).toEqual([
       '● Write note.txt',
