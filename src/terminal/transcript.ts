@@ -151,7 +151,13 @@ export class Transcript {
         const details = p.details;
         const toolName = str(details.tool_name) ?? str(details.toolName) ?? p.subject;
         const input = obj(details.input) ?? obj(details.tool_input) ?? details;
-        const gist = toolName !== null ? toolGist(toolName, input, {}, this.cwd) : { line: 'a request', diff: [] };
+        // An ACP CLI asks with its tool call (`session/request_permission`'s `toolCall`): its own kind, title and diffs.
+        const acpCall = obj(details.toolCall);
+        const gist = acpCall
+          ? toolGist(toolName, obj(acpCall.rawInput) ?? {}, acpCall, this.cwd)
+          : toolName !== null
+            ? toolGist(toolName, input, {}, this.cwd)
+            : { line: 'a request', diff: [] };
         // The edit's diff, unless its tool call already showed it (the CLIs here send the call first).
         const callId = str(p.metadata.tool_call_id);
         const diff = callId !== null && this.diffShown.has(callId) ? [] : this.diffBlock(gist.diff);

@@ -136,6 +136,28 @@ describe('approvals, errors and the closing line', () => {
     ]);
   });
 
+  it("an ACP CLI's approval: the gist and diff of its tool call (Gemini CLI sends no raw input)", () => {
+    const asked = event('approval_requested', {
+      approval_id: '1',
+      subject: 'Writing to note.txt',
+      details: {
+        toolCall: {
+          toolCallId: 'g',
+          title: 'Writing to note.txt',
+          kind: 'edit',
+          content: [{ type: 'diff', path: '/repo/note.txt', oldText: '', newText: 'hello\n' }],
+        },
+      },
+      metadata: { tool_call_id: 'g' },
+    });
+    expect(render([started, asked]).split('\n').slice(1)).toEqual([
+      '? approval asked: Writing to note.txt',
+      '    @@ -1,0 +1,1 @@',
+      '    +hello',
+      '',
+    ]);
+  });
+
   it('status, duration, turns, tokens with the cache, and the cost (or that none was reported)', () => {
     const usage = (cost: number | null) =>
       event('cost_update', {
