@@ -73,12 +73,6 @@ export async function chatCommand(argv: readonly string[], io: CliIo): Promise<n
     io.stdout.write(CHAT_USAGE);
     return 0;
   }
-  const input = io.stdin as CliIo['stdin'] & { isTTY?: boolean };
-  const output = io.stdout as CliIo['stdout'] & { isTTY?: boolean };
-  if (input.isTTY !== true || output.isTTY !== true) {
-    io.stderr.write('cli-subprocess-core: chat needs a terminal (stdin and stdout); in a pipe, use the session command\n');
-    return 2;
-  }
   // The terminal code loads only here: the package root and the other commands never pay for it.
   const [{ runChat }, { parseResumeId }] = await Promise.all([import('../terminal/chat'), import('../terminal/resume-id')]);
   let resume;
@@ -87,6 +81,12 @@ export async function chatCommand(argv: readonly string[], io: CliIo): Promise<n
   } catch (error) {
     if (!(error instanceof TypeError)) throw error;
     io.stderr.write(`cli-subprocess-core: ${error.message}\n`);
+    return 2;
+  }
+  const input = io.stdin as CliIo['stdin'] & { isTTY?: boolean };
+  const output = io.stdout as CliIo['stdout'] & { isTTY?: boolean };
+  if (input.isTTY !== true || output.isTTY !== true) {
+    io.stderr.write('cli-subprocess-core: chat needs a terminal (stdin and stdout); in a pipe, use the session command\n');
     return 2;
   }
   return runChat(
