@@ -3,7 +3,8 @@
  * scripted endpoints: one chat per CLI walks every step a person takes. A question answered; a
  * write asked and denied with `n` (no file); an edit asked, its diff shown, allowed with `y` (the
  * file there); Ctrl-C during a slow answer (the turn ends, the prompt returns); a question the
- * model sees the earlier turns with; `/model` (the next request names the model); `/cost`;
+ * model sees the earlier turns with; `/model` (the next request names the model); `/new` (a
+ * session that knows nothing of the first); `/cost` over both; `/help` and Ctrl-C at the prompt;
  * Ctrl-D (the chat exits 0 and no process of it is left). `UPDATE_SCREENS=1` writes each chat's
  * screen to docs/chat-screens/<cli>.txt.
  */
@@ -106,14 +107,14 @@ describe('cli-subprocess-core chat in a terminal, with the real CLIs', () => {
   afterEach(async () => {
     for (const { cli, terminal } of open.splice(0)) {
       // A chat a failed test left: its processes go with the terminal, before their folders do.
-      const tree = terminal.exitStatus() === null ? snapshotTree(terminal.panePid()) : [];
+      const tree = terminal.exited() === null ? snapshotTree(terminal.pid) : [];
       terminal.kill();
       await waitFor('the chat to be gone', () => stillRunning(tree).length === 0, 20_000).catch(() => undefined);
       await cli.close();
     }
   });
 
-  it.each(CASES)('$name: answer, deny (n), allow an edit (y), Ctrl-C a slow answer, a follow-up, /model, /cost, Ctrl-D', async (chat) => {
+  it.each(CASES)('$name: answer, deny (n), allow an edit (y), Ctrl-C a slow answer, a follow-up, /model, /new, /cost, Ctrl-D', async (chat) => {
     const played = new PlayedScript();
     const cli = await startScriptedCli(chat.name, played.script);
     const streaming = () => cli.server.requests.filter((request) => request.url.includes(chat.streamingPath));
@@ -135,6 +136,12 @@ describe('cli-subprocess-core chat in a terminal, with the real CLIs', () => {
       terminal.typeLine(chat.name);
     }
     await terminal.waitFor('the prompt', promptAfter('/help lists the commands'));
+
+    // /help; Ctrl-C on an empty prompt only says how to leave.
+    terminal.typeLine('/help');
+    await terminal.waitFor('the help', promptAfter('/cost        the tokens and cost of this chat so far'));
+    terminal.keys('C-c');
+    await terminal.waitFor('the hint', promptAfter('(Ctrl-C again or Ctrl-D to leave)'));
 
     // A question answered.
     played.next({ text: 'Hello from the scripted model.' });
@@ -189,21 +196,28 @@ describe('cli-subprocess-core chat in a terminal, with the real CLIs', () => {
     expect(switched).toHaveLength((chat.beforeSwitchedTurn?.length ?? 0) + 1);
     expect(chat.modelOf(switched[switched.length - 1])).toContain(chat.model);
 
-    // /cost: the chat's tokens (and its price, or that none was reported).
+    // /new: a new session of the same CLI, which knows nothing of the first.
+    terminal.typeLine('/new');
+    await terminal.waitFor('the new session', (screen) => count(screen, '· a new session\n') === 2 && promptAfter('a new session')(screen));
+    played.next({ text: 'A fresh start.' });
+    terminal.typeLine('Is this a new session?');
+    await terminal.waitFor('the new session answer', promptAfter('A fresh start.'));
+    expect(JSON.stringify(streaming().at(-1)?.body)).not.toContain('Hello from the scripted model.');
+
+    // /cost: the chat's tokens over both sessions (and their price, or that none was reported).
     terminal.typeLine('/cost');
-    await terminal.waitFor('the cost', promptAfter(/This chat: [\d,]+ in \/ [\d,]+ out tokens/));
+    await terminal.waitFor('the cost', promptAfter(/This chat \(2 sessions\): [\d,]+ in \/ [\d,]+ out tokens/));
 
     // Ctrl-D leaves: exit 0, no process of the chat left.
-    const tree: ProcessRef[] = snapshotTree(terminal.panePid());
+    const tree: ProcessRef[] = snapshotTree(terminal.pid);
     expect(tree.length).toBeGreaterThan(1);
     terminal.keys('C-d');
-    const status = await terminal.waitFor('the chat to exit', () => terminal.exitStatus() !== null && { code: terminal.exitStatus() });
-    expect(status.code).toBe(0);
+    expect(await terminal.waitFor('the chat to exit', () => terminal.exited())).toEqual({ code: 0, signal: null });
     expect(stillRunning(tree)).toEqual([]);
 
     const screen = terminal.screen();
     // Each turn closed by its line, once.
-    expect(count(screen, '✓ completed')).toBe(5);
+    expect(count(screen, '✓ completed')).toBe(6);
     expect(count(screen, '✗ aborted')).toBe(1);
     if (process.env.UPDATE_SCREENS === '1') {
       mkdirSync(join(repoRoot, 'docs', 'chat-screens'), { recursive: true });

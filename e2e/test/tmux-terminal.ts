@@ -3,8 +3,8 @@
  * pane running the command, keys sent with `send-keys` and the screen read with `capture-pane`.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { constants, tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 /** What the pane runs, and in what terminal. */
@@ -27,6 +27,8 @@ export class TmuxTerminal {
   private readonly socket = `csc-e2e-${process.pid}-${++servers}`;
   private readonly dir = mkdtempSync(join(tmpdir(), 'tmux-terminal-'));
   private readonly target = 'main';
+  /** The pane's command (`env` executes it in place). */
+  readonly pid: number;
 
   constructor(command: TmuxCommand) {
     const config = join(this.dir, 'tmux.conf');
@@ -51,6 +53,7 @@ export class TmuxTerminal {
       ...env,
       ...command.argv,
     );
+    this.pid = Number(this.tmux('display-message', '-p', '-t', this.target, '#{pane_pid}').trim());
   }
 
   /** Sends keys by tmux's names (`Enter`, `C-c`, `C-d`, `Up`) or single characters. */
@@ -69,15 +72,15 @@ export class TmuxTerminal {
     return this.tmux('capture-pane', '-p', '-J', '-S', '-', '-t', this.target).replace(/\n+$/, '\n');
   }
 
-  /** The process the pane runs (the command itself: `env` executes it in place). */
-  panePid(): number {
-    return Number(this.tmux('display-message', '-p', '-t', this.target, '#{pane_pid}').trim());
-  }
-
-  /** The pane's command's exit status once it has exited, else null. */
-  exitStatus(): number | null {
-    const [dead, status] = this.tmux('display-message', '-p', '-t', this.target, '#{pane_dead} #{pane_dead_status}').trim().split(' ');
-    return dead === '1' ? Number(status) : null;
+  /** How the pane's command ended (its exit code, or the signal that ended it) once it has, else null. */
+  exited(): { code: number | null; signal: string | null } | null {
+    const format = '#{pane_dead}|#{pane_dead_status}|#{pane_dead_signal}';
+    const [dead, code, signal] = this.tmux('display-message', '-p', '-t', this.target, format).trim().split('|');
+    if (dead !== '1') return null;
+    if (code !== '' || signal !== '') return { code: code === '' ? null : Number(code), signal: signal === '' ? null : signal };
+    // tmux 3.3a at times misses the SIGCHLD of a pane's command (seen as Gemini CLI's chat ended): dead
+    // (its terminal closed) but never reaped, the command stays a zombie whose status /proc keeps.
+    return zombieStatus(this.pid);
   }
 
   /** Polls the screen until `holds` answers a value; fails with the screen after `timeoutMs`. */
@@ -105,4 +108,24 @@ export class TmuxTerminal {
   private tmux(...args: string[]): string {
     return execFileSync('tmux', ['-L', this.socket, ...args], { encoding: 'utf8' });
   }
+}
+
+/** How a zombie process ended, from its `/proc/<pid>/stat` (its `exit_code`, as waitpid reports it); null while it is not one. */
+function zombieStatus(pid: number): { code: number | null; signal: string | null } | null {
+  let stat: string;
+  try {
+    stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  } catch {
+    return null;
+  }
+  // The fields after the command's name (in parentheses, which may hold anything): state first, exit_code (field 52) last.
+  const fields = stat
+    .slice(stat.lastIndexOf(')') + 2)
+    .trim()
+    .split(' ');
+  if (fields[0] !== 'Z') return null;
+  const status = Number(fields[fields.length - 1]);
+  const signal = status & 0x7f;
+  if (signal === 0) return { code: (status >> 8) & 0xff, signal: null };
+  return { code: null, signal: Object.entries(constants.signals).find(([, number]) => number === signal)?.[0] ?? String(signal) };
 }
