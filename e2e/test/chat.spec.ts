@@ -114,123 +114,133 @@ describe('cli-subprocess-core chat in a terminal, with the real CLIs', () => {
     }
   });
 
-  it.each(CASES)('$name: answer, deny (n), allow an edit (y), Ctrl-C a slow answer, a follow-up, /model, /new, /cost, Ctrl-D', async (chat) => {
-    const played = new PlayedScript();
-    const cli = await startScriptedCli(chat.name, played.script);
-    const streaming = () => cli.server.requests.filter((request) => request.url.includes(chat.streamingPath));
-    const env = {
-      ...cli.env,
-      // Every pinned CLI is found on PATH (the chat offers them when no provider is given).
-      PATH: `${E2E_BIN}:${cli.env.PATH}`,
-      TERM: 'xterm-256color',
-      CLAUDE_CODE_MAX_RETRIES: '1',
-    };
-    const argv = [process.execPath, join(build.dir, 'cli/main.js'), 'chat', ...(chat.chosen ? [] : ['--provider', chat.name])];
-    const terminal = new TmuxTerminal({ argv, env, cwd: cli.cwd, columns: 100, rows: 40 });
-    open.push({ cli, terminal });
+  it.each(CASES)(
+    '$name: answer, deny (n), allow an edit (y), Ctrl-C a slow answer, a follow-up, /model, /new, /cost, Ctrl-D',
+    async (chat) => {
+      const played = new PlayedScript();
+      const cli = await startScriptedCli(chat.name, played.script);
+      const streaming = () => cli.server.requests.filter((request) => request.url.includes(chat.streamingPath));
+      const env = {
+        ...cli.env,
+        // Every pinned CLI is found on PATH (the chat offers them when no provider is given).
+        PATH: `${E2E_BIN}:${cli.env.PATH}`,
+        TERM: 'xterm-256color',
+        CLAUDE_CODE_MAX_RETRIES: '1',
+      };
+      const argv = [process.execPath, join(build.dir, 'cli/main.js'), 'chat', ...(chat.chosen ? [] : ['--provider', chat.name])];
+      const terminal = new TmuxTerminal({ argv, env, cwd: cli.cwd, columns: 100, rows: 40 });
+      open.push({ cli, terminal });
 
-    if (chat.chosen) {
-      // The pinned CLIs, numbered, in the registry's order; one picked by its id.
-      await terminal.waitFor('the CLIs offered', (screen) => screen.includes('Which one? [1]'));
-      expect(terminal.screen()).toMatch(/CLIs found here:\n\s+1 {2}Claude Code \(claude\)\n\s+2 {2}Codex \(codex\)/);
-      terminal.typeLine(chat.name);
-    }
-    await terminal.waitFor('the prompt', promptAfter('/help lists the commands'));
+      if (chat.chosen) {
+        // The pinned CLIs, numbered, in the registry's order; one picked by its id.
+        await terminal.waitFor('the CLIs offered', (screen) => screen.includes('Which one? [1]'));
+        expect(terminal.screen()).toMatch(/CLIs found here:\n\s+1 {2}Claude Code \(claude\)\n\s+2 {2}Codex \(codex\)/);
+        terminal.typeLine(chat.name);
+      }
+      await terminal.waitFor('the prompt', promptAfter('/help lists the commands'));
 
-    // /help; Ctrl-C on an empty prompt only says how to leave.
-    terminal.typeLine('/help');
-    await terminal.waitFor('the help', promptAfter('/cost        the tokens and cost of this chat so far'));
-    terminal.keys('C-c');
-    await terminal.waitFor('the hint', promptAfter('(Ctrl-C again or Ctrl-D to leave)'));
+      // /help; Ctrl-C on an empty prompt only says how to leave.
+      terminal.typeLine('/help');
+      await terminal.waitFor('the help', promptAfter('/cost        the tokens and cost of this chat so far'));
+      terminal.keys('C-c');
+      await terminal.waitFor('the hint', promptAfter('(Ctrl-C again or Ctrl-D to leave)'));
 
-    // A question answered.
-    played.next({ text: 'Hello from the scripted model.' });
-    terminal.typeLine('Say hello.');
-    await terminal.waitFor('the answer', promptAfter(/Hello from the scripted model\.\n\n✓ completed/));
+      // A question answered.
+      played.next({ text: 'Hello from the scripted model.' });
+      terminal.typeLine('Say hello.');
+      await terminal.waitFor('the answer', promptAfter(/Hello from the scripted model\.\n\n✓ completed/));
 
-    // A write asked and denied with n: no file.
-    played.next({ shell: 'touch denied.txt' }, { text: 'I was not allowed to create denied.txt.' });
-    terminal.typeLine('Create denied.txt.');
-    await terminal.waitFor(
-      'the first approval',
-      (screen) => screen.includes('touch denied.txt') && screen.includes('Allow? y yes · n no · a always'),
-    );
-    terminal.keys('n');
-    await terminal.waitFor('the deny', promptAfter('Allow? y yes · n no · a always no\n✗ denied'));
-    expect(existsSync(join(cli.cwd, 'denied.txt'))).toBe(false);
+      // A write asked and denied with n: no file.
+      played.next({ shell: 'touch denied.txt' }, { text: 'I was not allowed to create denied.txt.' });
+      terminal.typeLine('Create denied.txt.');
+      await terminal.waitFor(
+        'the first approval',
+        (screen) => screen.includes('touch denied.txt') && screen.includes('Allow? y yes · n no · a always'),
+      );
+      terminal.keys('n');
+      await terminal.waitFor('the deny', promptAfter('Allow? y yes · n no · a always no\n✗ denied'));
+      expect(existsSync(join(cli.cwd, 'denied.txt'))).toBe(false);
 
-    // An edit asked with its diff and allowed with y: the file is there.
-    played.next(chat.edit(cli.cwd), { text: 'I wrote note.txt.' });
-    terminal.typeLine('Write hello to note.txt.');
-    await terminal.waitFor('the second approval', (screen) => count(screen, 'Allow? y yes · n no · a always') === 2);
-    expect(terminal.screen()).toMatch(/note\.txt\n\s+@@ -1,0 \+1,1 @@\n\s+\+hello\n/);
-    terminal.keys('y');
-    await terminal.waitFor('the allowed edit', promptAfter(/Allow\? y yes · n no · a always yes\n✓ allowed[\s\S]*I wrote note\.txt\./));
-    expect(readFileSync(join(cli.cwd, 'note.txt'), 'utf8')).toBe('hello\n');
+      // An edit asked with its diff and allowed with y: the file is there.
+      played.next(chat.edit(cli.cwd), { text: 'I wrote note.txt.' });
+      terminal.typeLine('Write hello to note.txt.');
+      await terminal.waitFor('the second approval', (screen) => count(screen, 'Allow? y yes · n no · a always') === 2);
+      expect(terminal.screen()).toMatch(/note\.txt\n\s+@@ -1,0 \+1,1 @@\n\s+\+hello\n/);
+      terminal.keys('y');
+      await terminal.waitFor('the allowed edit', promptAfter(/Allow\? y yes · n no · a always yes\n✓ allowed[\s\S]*I wrote note\.txt\./));
+      expect(readFileSync(join(cli.cwd, 'note.txt'), 'utf8')).toBe('hello\n');
 
-    // Ctrl-C during a slow answer: the turn ends aborted, the prompt returns.
-    played.next(SLOW_TEXT);
-    const before = streaming().length;
-    terminal.typeLine('Answer slowly.');
-    await terminal.waitFor(
-      'the slow answer streaming',
-      (screen) => streaming().length > before && screen.includes('working · Ctrl-C interrupts'),
-    );
-    terminal.keys('C-c');
-    await terminal.waitFor('the interrupted turn', promptAfter('✗ aborted'));
+      // Ctrl-C during a slow answer (its text showing as it streams): the turn ends aborted with what came, the prompt returns.
+      played.next(SLOW_TEXT);
+      const before = streaming().length;
+      terminal.typeLine('Answer slowly.');
+      await terminal.waitFor(
+        'the slow answer streaming',
+        (screen) => streaming().length > before && /This answer streams.* · Ctrl-C interrupts · \d+ s/.test(screen),
+      );
+      terminal.keys('C-c');
+      await terminal.waitFor('the interrupted turn', promptAfter(/› Answer slowly\.\n\nThis answer streams[^\n]*\n\n✗ aborted/));
 
-    // A question that needs the first: the model's request holds the earlier turns.
-    played.next({ text: 'You asked me to say hello.' });
-    terminal.typeLine('What did I ask first?');
-    await terminal.waitFor('the follow-up', promptAfter('You asked me to say hello.'));
-    expect(JSON.stringify(streaming().at(-1)?.body)).toContain('Hello from the scripted model.');
+      // A question that needs the first: the model's request holds the earlier turns.
+      played.next({ text: 'You asked me to say hello.' });
+      terminal.typeLine('What did I ask first?');
+      await terminal.waitFor('the follow-up', promptAfter('You asked me to say hello.'));
+      expect(JSON.stringify(streaming().at(-1)?.body)).toContain('Hello from the scripted model.');
 
-    // /model: the next turn's request names the model.
-    terminal.typeLine(`/model ${chat.model}`);
-    await terminal.waitFor('the model switched', promptAfter(`Model: ${chat.model} from the next turn.`));
-    played.next(...(chat.beforeSwitchedTurn ?? []), { text: 'Answered by the other model.' });
-    const asked = streaming().length;
-    terminal.typeLine('Which model answers?');
-    await terminal.waitFor('the answer of the other model', promptAfter('Answered by the other model.'));
-    const switched = streaming().slice(asked);
-    expect(switched).toHaveLength((chat.beforeSwitchedTurn?.length ?? 0) + 1);
-    expect(chat.modelOf(switched[switched.length - 1])).toContain(chat.model);
+      // /model: the next turn's request names the model.
+      terminal.typeLine(`/model ${chat.model}`);
+      await terminal.waitFor('the model switched', promptAfter(`Model: ${chat.model} from the next turn.`));
+      played.next(...(chat.beforeSwitchedTurn ?? []), { text: 'Answered by the other model.' });
+      const asked = streaming().length;
+      terminal.typeLine('Which model answers?');
+      await terminal.waitFor('the answer of the other model', promptAfter('Answered by the other model.'));
+      const switched = streaming().slice(asked);
+      expect(switched).toHaveLength((chat.beforeSwitchedTurn?.length ?? 0) + 1);
+      expect(chat.modelOf(switched[switched.length - 1])).toContain(chat.model);
 
-    // /new: a new session of the same CLI, which knows nothing of the first.
-    terminal.typeLine('/new');
-    await terminal.waitFor('the new session', (screen) => count(screen, '· a new session\n') === 2 && promptAfter('a new session')(screen));
-    played.next({ text: 'A fresh start.' });
-    terminal.typeLine('Is this a new session?');
-    await terminal.waitFor('the new session answer', promptAfter('A fresh start.'));
-    expect(JSON.stringify(streaming().at(-1)?.body)).not.toContain('Hello from the scripted model.');
+      // /new: a new session of the same CLI, which knows nothing of the first.
+      terminal.typeLine('/new');
+      await terminal.waitFor(
+        'the new session',
+        (screen) => count(screen, '· a new session\n') === 2 && promptAfter('a new session')(screen),
+      );
+      played.next({ text: 'A fresh start.' });
+      terminal.typeLine('Is this a new session?');
+      await terminal.waitFor('the new session answer', promptAfter('A fresh start.'));
+      expect(JSON.stringify(streaming().at(-1)?.body)).not.toContain('Hello from the scripted model.');
 
-    // /cost: the chat's tokens over both sessions (and their price, or that none was reported).
-    terminal.typeLine('/cost');
-    await terminal.waitFor('the cost', promptAfter(/This chat \(2 sessions\): [\d,]+ in \/ [\d,]+ out tokens/));
+      // /cost: the chat's tokens over both sessions (and their price, or that none was reported).
+      terminal.typeLine('/cost');
+      await terminal.waitFor('the cost', promptAfter(/This chat \(2 sessions\): [\d,]+ in \/ [\d,]+ out tokens/));
 
-    // Ctrl-D leaves: exit 0, no process of the chat left.
-    const tree: ProcessRef[] = snapshotTree(terminal.pid);
-    expect(tree.length).toBeGreaterThan(1);
-    terminal.keys('C-d');
-    expect(await terminal.waitFor('the chat to exit', () => terminal.exited())).toEqual({ code: 0, signal: null });
-    expect(stillRunning(tree)).toEqual([]);
+      // Ctrl-D leaves: exit 0, no process of the chat left.
+      const tree: ProcessRef[] = snapshotTree(terminal.pid);
+      expect(tree.length).toBeGreaterThan(1);
+      terminal.keys('C-d');
+      expect(await terminal.waitFor('the chat to exit', () => terminal.exited())).toEqual({ code: 0, signal: null });
+      expect(stillRunning(tree)).toEqual([]);
 
-    const screen = terminal.screen();
-    // Each turn closed by its line, once.
-    expect(count(screen, '✓ completed')).toBe(6);
-    expect(count(screen, '✗ aborted')).toBe(1);
-    if (process.env.UPDATE_SCREENS === '1') {
-      mkdirSync(join(repoRoot, 'docs', 'chat-screens'), { recursive: true });
-      writeFileSync(join(repoRoot, 'docs', 'chat-screens', `${chat.name}.txt`), stable(screen, cli));
-    }
-  });
+      const screen = terminal.screen();
+      // Each turn closed by its line, once.
+      expect(count(screen, '✓ completed')).toBe(6);
+      expect(count(screen, '✗ aborted')).toBe(1);
+      if (process.env.UPDATE_SCREENS === '1') {
+        mkdirSync(join(repoRoot, 'docs', 'chat-screens'), { recursive: true });
+        writeFileSync(join(repoRoot, 'docs', 'chat-screens', `${chat.name}.txt`), stable(screen, cli));
+      }
+    },
+  );
 });
 
 /** The screen with what differs between two runs named, not shown: the throwaway folders, session ids, times. */
 function stable(screen: string, cli: ScriptedCli): string {
-  return screen
-    .split(cli.cwd)
-    .join('~/project')
-    .replace(/session [0-9a-f-]{16,}/g, 'session <id>')
-    .replace(/\d+\.\d s\b/g, '0.0 s');
+  return (
+    screen
+      .split(cli.cwd)
+      .join('~/project')
+      .replace(/session [0-9a-f-]{16,}/g, 'session <id>')
+      .replace(/\d+\.\d s\b/g, '0.0 s')
+      // tmux's line under a pane whose command has exited.
+      .replace(/\nPane is dead \(status \d+, [^)]*\)\n?$/, '\n')
+  );
 }

@@ -45,6 +45,16 @@ const NOT_FOUND_EXIT_CODE = 127;
 /** The status line while a turn runs. */
 const WORKING = 'working · Ctrl-C interrupts';
 
+/** How much of the text under way the status line shows (its end). */
+const STREAMING_TAIL = 60;
+
+/** The status line while text streams: the end of the paragraph under way. */
+function streamingStatus(pending: string): string {
+  const flat = pending.replace(/\s+/g, ' ').trim();
+  if (flat === '') return WORKING;
+  return `${flat.length > STREAMING_TAIL ? `…${flat.slice(-STREAMING_TAIL)}` : flat} · Ctrl-C interrupts`;
+}
+
 /** One CLI session of the chat, with its transcript and the usage of its conversation. */
 interface Conversation {
   readonly provider: SessionProvider;
@@ -175,6 +185,8 @@ class Chat {
         // The prompt is on the screen already, as typed.
         if (event.kind === 'user_message') continue;
         this.screen.write(transcript.push(event));
+        // The text of a paragraph under way shows as it streams, in the status line.
+        if (event.kind === 'assistant_delta' && this.turnOver) this.screen.setStatus(streamingStatus(transcript.pending));
         if (event.kind === 'approval_requested') await this.approval(session, event);
         if (event.kind === 'result') this.endTurn();
       }

@@ -99,6 +99,11 @@ export class Transcript {
     return out + this.render(event);
   }
 
+  /** The streamed text held back (the Markdown block under way), for a live view of it (the chat's status line). */
+  get pending(): string {
+    return this.streaming;
+  }
+
   /** What is left to write at the end of the events. */
   end(): string {
     return this.flushThinking() + this.flushText();
