@@ -1,9 +1,12 @@
 import 'reflect-metadata';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { SESSION_CLI_IDS } from '../src/clis';
 import { chatArgs, chatCommand, CHAT_USAGE } from '../src/cli/chat-command';
 import { run } from '../src/cli/run';
 import { UsageError } from '../src/cli/usage-error';
+import { CHAT_COMMANDS } from '../src/terminal/chat-line';
 
 /*
  * The chat command's line (its terminal is driven for real in e2e/test/chat.spec.ts): its options
@@ -67,5 +70,14 @@ describe('the chat command', () => {
     expect(await chatCommand(['--provider', 'claude'], t.io)).toBe(2);
     expect(t.err()).toBe('cli-subprocess-core: chat needs a terminal (stdin and stdout); in a pipe, use the session command\n');
     expect(t.out()).toBe('');
+  });
+});
+
+describe('docs/chat.md', () => {
+  it('shows the captured Claude Code chat as docs/chat-screens/claude.txt holds it, and every slash command', () => {
+    const page = readFileSync(join(__dirname, '..', 'docs', 'chat.md'), 'utf8');
+    const screen = readFileSync(join(__dirname, '..', 'docs', 'chat-screens', 'claude.txt'), 'utf8');
+    expect(page).toContain(`\`\`\`text\n${screen}\`\`\``);
+    for (const name of Object.keys(CHAT_COMMANDS)) expect(page).toContain(`| \`/${name}`);
   });
 });
