@@ -105,13 +105,15 @@ const count = (screen: string, text: string) => screen.split(text).length - 1;
 describe('cli-subprocess-core chat in a terminal, with the real CLIs', () => {
   const open: { cli: ScriptedCli; terminal: TmuxTerminal }[] = [];
   afterEach(async () => {
+    const clis = new Set<ScriptedCli>();
     for (const { cli, terminal } of open.splice(0)) {
       // A chat a failed test left: its processes go with the terminal, before their folders do.
       const tree = terminal.exited() === null ? snapshotTree(terminal.pid) : [];
       terminal.kill();
       await waitFor('the chat to be gone', () => stillRunning(tree).length === 0, 20_000).catch(() => undefined);
-      await cli.close();
+      clis.add(cli);
     }
+    for (const cli of clis) await cli.close();
   });
 
   it.each(CASES)(
@@ -230,6 +232,38 @@ describe('cli-subprocess-core chat in a terminal, with the real CLIs', () => {
       }
     },
   );
+
+  it('claude: --resume <cli>:<session id> continues a session in the folder it ran in, from anywhere', async () => {
+    const played = new PlayedScript();
+    const cli = await startScriptedCli('claude', played.script);
+    const env = { ...cli.env, PATH: `${E2E_BIN}:${cli.env.PATH}`, TERM: 'xterm-256color', CLAUDE_CODE_MAX_RETRIES: '1' };
+    const chat = (cwd: string, ...args: string[]) =>
+      new TmuxTerminal({ argv: [process.execPath, join(build.dir, 'cli/main.js'), 'chat', ...args], env, cwd });
+    const first = chat(cli.cwd, '--provider', 'claude');
+    open.push({ cli, terminal: first });
+    await first.waitFor('the prompt', promptAfter('/help lists the commands'));
+    played.next({ text: 'The secret word is pumpernickel.' });
+    first.typeLine('Tell me a secret word.');
+    const id = await first.waitFor(
+      'the session id',
+      (screen) => promptAfter('pumpernickel')(screen) && /session ([0-9a-f-]{36})/.exec(screen)?.[1],
+    );
+    first.keys('C-d');
+    await first.waitFor('the first chat to exit', () => first.exited());
+
+    // Started in HOME: Claude Code keeps its sessions by folder, and the chat runs in the session's own.
+    const second = chat(cli.home, '--resume', `claude:${id}`);
+    open.push({ cli, terminal: second });
+    await second.waitFor('the prompt', promptAfter(`Claude Code · the CLI's default model · resuming ${id}`));
+    played.next({ text: 'It was pumpernickel.' });
+    second.typeLine('What was the secret word?');
+    await second.waitFor('the answer', promptAfter(`It was pumpernickel.`));
+    expect(second.screen()).toContain(`${cli.cwd} · session ${id}`);
+    const last = cli.server.requests.filter((request) => request.url.includes('/v1/messages')).at(-1);
+    expect(JSON.stringify(last?.body)).toContain('The secret word is pumpernickel.');
+    second.keys('C-d');
+    expect(await second.waitFor('the second chat to exit', () => second.exited())).toEqual({ code: 0, signal: null });
+  });
 });
 
 /** The screen with what differs between two runs named, not shown: the throwaway folders, session ids, times. */
