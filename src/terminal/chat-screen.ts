@@ -159,6 +159,11 @@ export class ChatScreen {
     });
   }
 
+  /** Ends the question asked (its answer null), written with `word`: the question is moot (its request withdrawn). */
+  withdrawQuestion(word: string): void {
+    this.answer(null, word);
+  }
+
   /** Leaves the terminal as it found it. */
   close(): void {
     if (this.onCtrlC !== null) this.endTurn();

@@ -45,6 +45,9 @@ const NOT_FOUND_EXIT_CODE = 127;
 /** The status line while a turn runs. */
 const WORKING = 'working · Ctrl-C interrupts';
 
+/** How often a question is checked for a request answered otherwise (timed out, withdrawn). */
+const WITHDRAWN_POLL_MS = 500;
+
 /** How much of the text under way the status line shows (its end). */
 const STREAMING_TAIL = 60;
 
@@ -201,10 +204,16 @@ class Chat {
   private async approval(session: Session, event: Event<'approval_requested'>): Promise<void> {
     const id = event.payload.approval_id;
     if (id === null || !session.pendingApprovals.includes(id)) return;
-    const key = await this.screen.askKey(this.colors.yellow(APPROVAL_QUESTION), (pressed) => {
-      const answer = approvalAnswerFor(pressed);
-      return answer === null ? null : answerWord(answer);
-    });
+    // A request answered otherwise meanwhile (its time out, the CLI withdrawing it) ends the question.
+    const watch = setInterval(() => {
+      if (!session.pendingApprovals.includes(id)) this.screen.withdrawQuestion(this.colors.dim('(no longer asked)'));
+    }, WITHDRAWN_POLL_MS);
+    const key = await this.screen
+      .askKey(this.colors.yellow(APPROVAL_QUESTION), (pressed) => {
+        const answer = approvalAnswerFor(pressed);
+        return answer === null ? null : answerWord(answer);
+      })
+      .finally(() => clearInterval(watch));
     const answer = key === null ? null : approvalAnswerFor(key);
     if (answer !== null) session.approve(id, answer);
   }
