@@ -1,5 +1,5 @@
 import { CLIS, isCliId, SESSION_CLI_IDS } from '../clis';
-import { parseCliSessionAcpId } from '../projections/acp/session-list';
+import { parseCliSessionKey } from '../history/session-key';
 import type { SessionProvider } from '../sessions/types';
 
 /** A CLI's session to continue: its CLI and the CLI's own session id. */
@@ -9,14 +9,14 @@ export interface ResumeTarget {
 }
 
 /**
- * The session `chat --resume` names: `<cli>:<session id>` (the id the ACP agent's `session/list`
- * gives a CLI's own session, and `history` prints), or a bare session id of the CLI `provider`
+ * The session `chat --resume` names: `<cli>:<session id>` (`cliSessionKey`: the id `history` prints
+ * and the ACP agent's `session/list` gives a CLI's own session), or a bare session id of the CLI `provider`
  * (`--provider`) names. A TypeError says what is wrong: no CLI named, two CLIs named, a CLI whose
  * sessions cannot be resumed.
  */
 export function parseResumeId(text: string, provider: SessionProvider | undefined): ResumeTarget {
   const trimmed = text.trim();
-  const named = parseCliSessionAcpId(trimmed);
+  const named = parseCliSessionKey(trimmed);
   let target: ResumeTarget;
   if (named !== null && isCliId<SessionProvider>(named.provider, SESSION_CLI_IDS)) {
     if (provider !== undefined && provider !== named.provider)

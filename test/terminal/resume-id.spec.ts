@@ -1,11 +1,10 @@
-import 'reflect-metadata';
 import { SESSION_CLI_IDS } from '../../src/clis';
-import { cliSessionAcpId } from '../../src/projections/acp/session-list';
+import { cliSessionKey } from '../../src/history/session-key';
 import { parseResumeId } from '../../src/terminal/resume-id';
 
 describe('parseResumeId: the session chat --resume continues', () => {
-  it("<cli>:<session id>, as the ACP agent lists a CLI's own session", () => {
-    const id = cliSessionAcpId('claude', '3f2a0b4c-1d2e-4f5a-8b9c-0d1e2f3a4b5c');
+  it("<cli>:<session id>, as history and the ACP agent name a CLI's own session", () => {
+    const id = cliSessionKey('claude', '3f2a0b4c-1d2e-4f5a-8b9c-0d1e2f3a4b5c');
     expect(parseResumeId(id, undefined)).toEqual({ provider: 'claude', id: '3f2a0b4c-1d2e-4f5a-8b9c-0d1e2f3a4b5c' });
     expect(parseResumeId('opencode:ses_abc', undefined)).toEqual({ provider: 'opencode', id: 'ses_abc' });
     // Naming the same CLI twice is fine.
