@@ -87,6 +87,6 @@ describe('ChatScreen', () => {
     t.screen.startTurn(() => undefined, 'working · Ctrl-C interrupts');
     t.screen.line('● $ ls');
     t.screen.endTurn();
-    expect(t.written()).toMatch(/^\r… working · Ctrl-C interrupts · 0 s\r● \$ ls\n\r… working · Ctrl-C interrupts · 0 s\r$/);
+    expect(t.written()).toMatch(/^\r… working · Ctrl-C interrupts · \d+ s\r● \$ ls\n\r… working · Ctrl-C interrupts · \d+ s\r$/);
   });
 });
