@@ -59,10 +59,14 @@ function sendGoogleError(response: ServerResponse, status: number, message: stri
 }
 
 /** One content part of a streamed chunk, as the Gemini API shapes them. */
-type Part = { text: string; thought?: true } | { functionCall: { name: string; args: { command: string; description: string } } };
+type Part = { text: string; thought?: true } | { functionCall: { name: string; args: Record<string, unknown> } };
+
+/** The shared script plus a call of any tool by name (`write_file`), the shape a Responses script's `call` has too. */
+export type GeminiTurn = ScriptedTurn | { readonly call: string; readonly args: Record<string, unknown> };
 
 /** The chunks a scripted turn streams, each a list of parts, and the pause before each. */
-function chunksOf(turn: ScriptedTurn): { parts: Part[][]; delayMs: number } {
+function chunksOf(turn: GeminiTurn): { parts: Part[][]; delayMs: number } {
+  if ('call' in turn) return { parts: [[{ functionCall: { name: turn.call, args: turn.args } }]], delayMs: 0 };
   if ('shell' in turn) {
     return {
       parts: [[{ functionCall: { name: 'run_shell_command', args: { command: turn.shell, description: 'Run the scripted command' } } }]],
@@ -90,7 +94,7 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
 const tokensOf = (text: string) => Math.max(1, Math.ceil(text.length / 4));
 
 /** Streams one scripted answer as GenerateContentResponse SSE frames; the last one carries finishReason and usage. */
-async function streamAnswer(response: ServerResponse, responseId: string, model: string, turn: ScriptedTurn): Promise<void> {
+async function streamAnswer(response: ServerResponse, responseId: string, model: string, turn: GeminiTurn): Promise<void> {
   const { parts, delayMs } = chunksOf(turn);
   startSse(response);
   let candidates = 0;
@@ -145,7 +149,7 @@ function routingAnswer(responseId: string, model: string): unknown {
  * agent model call (`streamGenerateContent`), in order (then "done."). Point Gemini CLI at
  * it with `GOOGLE_GEMINI_BASE_URL=<server.url>` and any `GEMINI_API_KEY`.
  */
-export async function startGeminiEndpoint(script: readonly ScriptedTurn[]): Promise<ScriptedServer> {
+export async function startGeminiEndpoint(script: readonly GeminiTurn[]): Promise<ScriptedServer> {
   let turns = 0;
   let calls = 0;
   let failed: { contents: string; status: number; message: string } | null = null;

@@ -7,10 +7,9 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startAnthropicEndpoint, type AnthropicTurn } from './anthropic';
-import { startGeminiEndpoint } from './gemini';
+import { startGeminiEndpoint, type GeminiTurn } from './gemini';
 import { startOpenAIChatEndpoint, SCRIPTED_CHAT_MODEL, type ChatTurn } from './openai-chat';
 import { startOpenAIResponsesEndpoint, type ResponsesTurn } from './openai-responses';
-import type { ScriptedTurn } from './script';
 import type { ScriptedServer } from './server';
 
 /** The CLIs this package pins. */
@@ -59,13 +58,13 @@ export function isolatedEnv(home: string, extra: Record<string, string>): Record
 /** Starts the scripted endpoint a CLI speaks to (Codex's also plays the Responses-only turns). */
 export function startEndpoint(name: CliName, script: readonly ResponsesTurn[]): Promise<ScriptedServer> {
   if (name === 'codex') return startOpenAIResponsesEndpoint(script);
-  const common = script as readonly ScriptedTurn[];
   switch (name) {
     case 'claude':
       // Its `call` turns have the Responses script's shape (a tool by name, and its arguments).
       return startAnthropicEndpoint(script as readonly AnthropicTurn[]);
     case 'gemini':
-      return startGeminiEndpoint(common);
+      // Its `call` turns have the Responses script's shape too.
+      return startGeminiEndpoint(script as readonly GeminiTurn[]);
     case 'opencode':
     case 'qwen':
     case 'copilot':

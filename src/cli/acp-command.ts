@@ -3,7 +3,7 @@ import { serveAcpAgent } from '../index';
 import { spawn } from 'node:child_process';
 import { loginCommand, noCliFound } from '../projections/acp/auth';
 import { cliEnvironment } from '../runner/environment';
-import { installedClis } from '../projections/acp/config-options';
+import { installedClis } from '../sessions/installed-clis';
 import type { SessionOptions, SessionProvider } from '../sessions/types';
 import { ExecutableNotFoundError } from '../runner/errors';
 import { resolveExecutable } from '../runner/executable';

@@ -79,6 +79,9 @@ Commands:
                                                history show <cli>:<session id> prints one (history --help)
   usage [daily|monthly|session|model|cli] [--since D] [--until D] [--provider P] [--json]
                                                tokens and cost across every CLI's stored sessions (usage --help)
+  chat [--provider P] [--model M] [--resume <cli>:<session id>] [--cwd DIR]
+                                               an interactive chat with a CLI in this terminal: approvals asked
+                                               inline, Ctrl-C interrupts, /model /cli /cost /new (chat --help)
 
 Options:
   --json             validate: write the normalized events as JSONL to stdout (the report goes to stderr);
@@ -168,6 +171,7 @@ Exit codes:
             143 terminated (SIGTERM), 141 stdout closed by its reader
   session   as run: 0 closed after its turns, 1 the CLI failed or died
   acp       0 its input ended, 127 executable not found
+  chat      0 left (Ctrl-D, /exit, Ctrl-C twice), 127 no CLI could start, 2 not a terminal
   serve, worker  0 stopped by SIGINT or SIGTERM; serve 1 its --data-dir could not be opened (or another serve has it)
   all       2 usage error or unreadable input
 `;

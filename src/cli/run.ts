@@ -10,9 +10,10 @@ import { validateCommand } from './validate-command';
 
 /** Runs one command line and answers its exit code (2 for usage errors). */
 export async function run(argv: readonly string[], io: CliIo): Promise<number> {
-  // These two read the CLIs' stores and parse their own options; loaded only when asked for.
+  // These read the CLIs' stores, or hold a chat in the terminal, and parse their own options; loaded only when asked for.
   if (argv[0] === 'history') return (await import('./history-command')).historyCommand(argv.slice(1), io);
   if (argv[0] === 'usage') return (await import('./usage-command')).usageCommand(argv.slice(1), io);
+  if (argv[0] === 'chat') return (await import('./chat-command')).chatCommand(argv.slice(1), io);
   let command;
   try {
     command = parseArgs(argv);

@@ -25,7 +25,8 @@ function mcpTool(toolName: string | null): { server: string; tool: string } | nu
 
 /**
  * The gist of a tool call, from the one table of every CLI's tool names (the ACP projection's
- * `viewToolCall`: its kind and title), with paths under `cwd` shown relative to it.
+ * `viewToolCall`: its kind and title), with paths under `cwd` shown relative to it. `metadata` is an
+ * ACP agent's own view of the call, where there is one (`kind`, `title`, `locations`, `content`).
  */
 export function toolGist(toolName: string | null, input: JsonObject, metadata: JsonObject, cwd: string | null): ToolGist {
   const view = viewToolCall(toolName, input, metadata);
@@ -38,7 +39,12 @@ export function toolGist(toolName: string | null, input: JsonObject, metadata: J
   } else if (view.kind === 'execute' && (str(input.command) ?? str(input.cmd)) !== null) {
     line = `$ ${firstLine(view.title)}`;
   } else line = relative(firstLine(view.title));
-  const diff = view.diffs.flatMap((entry) => diffLines(relative(String(entry.path)), str(entry.oldText), str(entry.newText) ?? ''));
+  // An ACP tool call's own diffs (its `content`), when its input says none (Gemini CLI sends no raw input).
+  const diffs =
+    view.diffs.length > 0
+      ? view.diffs
+      : arr(metadata.content).flatMap((entry) => (obj(entry)?.type === 'diff' ? [obj(entry) as JsonObject] : []));
+  const diff = diffs.flatMap((entry) => diffLines(relative(String(entry.path)), str(entry.oldText), str(entry.newText) ?? ''));
   return { line, diff };
 }
 

@@ -2,11 +2,12 @@ import stringWidth from 'string-width';
 import wrapAnsi from 'wrap-ansi';
 import type { AnyEvent, Event } from '../events/event';
 import { num, obj, str } from '../providers/drafts';
-import { UsageTotals, type UsageFigures } from '../providers/usage';
+import { UsageTotals } from '../providers/usage';
 import type { JsonValue } from '../schema/json';
 import { firstLine, outputText, toolGist } from './gist';
 import { markdownRenderer, type MarkdownRenderer } from './markdown';
 import { colorEnabled, palette, type Palette } from './style';
+import { usageParts } from './usage-text';
 
 /** How a transcript is drawn. */
 export interface TranscriptOptions {
@@ -70,6 +71,8 @@ export class Transcript {
   /** The gist of each tool call, by id, for a result that does not follow its call. */
   private readonly gists = new Map<string, string>();
   private lastToolCall: string | null = null;
+  /** The tool calls whose diff was written (an approval of one does not write it again). */
+  private readonly diffShown = new Set<string>();
 
   constructor(options: TranscriptOptions) {
     this.colors = palette(options.color);
@@ -94,6 +97,11 @@ export class Transcript {
     }
     if (shows && event.kind !== 'assistant_delta' && event.kind !== 'assistant_message') out += this.flushText();
     return out + this.render(event);
+  }
+
+  /** The streamed text held back (the Markdown block under way), for a live view of it (the chat's status line). */
+  get pending(): string {
+    return this.streaming;
   }
 
   /** What is left to write at the end of the events. */
@@ -148,8 +156,17 @@ export class Transcript {
         const details = p.details;
         const toolName = str(details.tool_name) ?? str(details.toolName) ?? p.subject;
         const input = obj(details.input) ?? obj(details.tool_input) ?? details;
-        const gist = toolName !== null ? toolGist(toolName, input, {}, this.cwd).line : 'a request';
-        return this.item([c.yellow(this.cut(`? approval asked: ${gist}`))]);
+        // An ACP CLI asks with its tool call (`session/request_permission`'s `toolCall`): its own kind, title and diffs.
+        const acpCall = obj(details.toolCall);
+        const gist = acpCall
+          ? toolGist(toolName, obj(acpCall.rawInput) ?? {}, acpCall, this.cwd)
+          : toolName !== null
+            ? toolGist(toolName, input, {}, this.cwd)
+            : { line: 'a request', diff: [] };
+        // The edit's diff, unless its tool call already showed it (the CLIs here send the call first).
+        const callId = str(p.metadata.tool_call_id);
+        const diff = callId !== null && this.diffShown.has(callId) ? [] : this.diffBlock(gist.diff);
+        return this.item([c.yellow(this.cut(`? approval asked: ${gist.line}`)), ...diff]);
       }
       case 'approval_resolved': {
         const p = event.payload;
@@ -203,16 +220,20 @@ export class Transcript {
     const gist = toolGist(p.tool_name, p.input, p.metadata, this.cwd);
     if (p.tool_call_id) this.gists.set(p.tool_call_id, gist.line);
     this.lastToolCall = p.tool_call_id;
-    const lines = [`${c.cyan('●')} ${this.cut(gist.line, 2)}`];
-    const shown = this.verbose ? gist.diff : gist.diff.slice(0, DIFF_LINES);
-    for (const line of shown) {
+    if (p.tool_call_id && gist.diff.length > 0) this.diffShown.add(p.tool_call_id);
+    return this.item([`${c.cyan('●')} ${this.cut(gist.line, 2)}`, ...this.diffBlock(gist.diff)]);
+  }
+
+  /** An edit's diff lines, coloured and indented (cut to `DIFF_LINES` unless verbose). */
+  private diffBlock(diff: readonly string[]): string[] {
+    const c = this.colors;
+    const shown = this.verbose ? diff : diff.slice(0, DIFF_LINES);
+    const lines = shown.map((line) => {
       const cut = this.cut(line, 4);
-      lines.push(
-        `    ${line.startsWith('+') ? c.green(cut) : line.startsWith('-') ? c.red(cut) : line.startsWith('@@') ? c.cyan(cut) : c.dim(cut)}`,
-      );
-    }
-    if (shown.length < gist.diff.length) lines.push(c.dim(`    … ${more(gist.diff.length - shown.length)}`));
-    return this.item(lines);
+      return `    ${line.startsWith('+') ? c.green(cut) : line.startsWith('-') ? c.red(cut) : line.startsWith('@@') ? c.cyan(cut) : c.dim(cut)}`;
+    });
+    if (shown.length < diff.length) lines.push(c.dim(`    … ${more(diff.length - shown.length)}`));
+    return lines;
   }
 
   private toolResult(event: Event<'tool_result'>): string {
@@ -248,9 +269,7 @@ export class Transcript {
     const parts = [status === 'completed' ? c.green(`✓ ${status}`) : c.red(`✗ ${status}`)];
     if (durationMs !== null) parts.push(duration(durationMs));
     parts.push(`${turns} turn${turns === 1 ? '' : 's'}`);
-    const total = this.usageSeen ? this.usage.total : null;
-    if (total) parts.push(...tokens(total), total.cost_usd === null ? c.dim('no price reported') : cost(total.cost_usd));
-    else parts.push(c.dim('no usage reported'));
+    parts.push(...usageParts(this.usageSeen ? this.usage.total : null, c));
     // The next turn of a session counts its own time and steps.
     this.firstTime = null;
     this.steps = 0;
@@ -365,26 +384,9 @@ function decisionOf(decision: JsonValue): string {
 
 const more = (n: number) => `${n} more line${n === 1 ? '' : 's'}`;
 
-const count = (n: number) => n.toLocaleString('en-US');
-
 /** `0.6 s`, `42.0 s`, `3 min 5 s`. */
 function duration(ms: number): string {
   if (ms < 60_000) return `${(Math.max(0, ms) / 1000).toFixed(1)} s`;
   const seconds = Math.round(ms / 1000);
   return `${Math.floor(seconds / 60)} min ${seconds % 60} s`;
-}
-
-/** `432 in / 28 out tokens`, and `cache 128 read, 64 write` when the input had cached parts. */
-function tokens(total: UsageFigures): string[] {
-  const cache = [
-    total.cache_read_input_tokens > 0 ? `${count(total.cache_read_input_tokens)} read` : '',
-    total.cache_write_input_tokens > 0 ? `${count(total.cache_write_input_tokens)} write` : '',
-  ].filter((part) => part !== '');
-  const inOut = `${count(total.input_tokens)} in / ${count(total.output_tokens)} out tokens`;
-  return cache.length > 0 ? [inOut, `cache ${cache.join(', ')}`] : [inOut];
-}
-
-/** `$0.0019`, `$1.25`. */
-function cost(usd: number): string {
-  return `$${usd < 0.01 ? usd.toFixed(4) : usd.toFixed(2)}`;
 }

@@ -112,6 +112,52 @@ describe('approvals, errors and the closing line', () => {
     expect(text).toContain('\u001b[31m✗ error [overloaded]: overloaded\u001b[39m');
   });
 
+  it("an edit's approval shows its diff, unless its tool call already did", () => {
+    const input = { file_path: '/repo/note.txt', content: 'hello\n' };
+    const asked = event('approval_requested', {
+      approval_id: '1',
+      subject: 'Write',
+      details: { tool_name: 'Write', input },
+      metadata: { tool_call_id: 'w' },
+    });
+    expect(render([started, asked]).split('\n').slice(1)).toEqual([
+      '? approval asked: Write note.txt',
+      '    @@ -1,0 +1,1 @@',
+      '    +hello',
+      '',
+    ]);
+    const call = event('tool_use', { tool_name: 'Write', tool_call_id: 'w', input });
+    expect(render([started, call, asked]).split('\n').slice(1)).toEqual([
+      '● Write note.txt',
+      '    @@ -1,0 +1,1 @@',
+      '    +hello',
+      '? approval asked: Write note.txt',
+      '',
+    ]);
+  });
+
+  it("an ACP CLI's approval: the gist and diff of its tool call (Gemini CLI sends no raw input)", () => {
+    const asked = event('approval_requested', {
+      approval_id: '1',
+      subject: 'Writing to note.txt',
+      details: {
+        toolCall: {
+          toolCallId: 'g',
+          title: 'Writing to note.txt',
+          kind: 'edit',
+          content: [{ type: 'diff', path: '/repo/note.txt', oldText: '', newText: 'hello\n' }],
+        },
+      },
+      metadata: { tool_call_id: 'g' },
+    });
+    expect(render([started, asked]).split('\n').slice(1)).toEqual([
+      '? approval asked: Writing to note.txt',
+      '    @@ -1,0 +1,1 @@',
+      '    +hello',
+      '',
+    ]);
+  });
+
   it('status, duration, turns, tokens with the cache, and the cost (or that none was reported)', () => {
     const usage = (cost: number | null) =>
       event('cost_update', {

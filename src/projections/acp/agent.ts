@@ -7,6 +7,7 @@ import type { JsonObject, JsonValue } from '../../schema/json';
 import { startSession } from '../../sessions/session';
 import type { SessionPrompt } from '../../wire/prompt-content';
 import { SessionTurns } from '../../sessions/turns';
+import { installedClis } from '../../sessions/installed-clis';
 import type { McpServer, Session, SessionOptions, SessionProvider } from '../../sessions/types';
 import { CLIS } from '../../clis';
 import { cliEnvironment } from '../../runner/environment';
@@ -17,7 +18,6 @@ import { AGENT_AUTH_METHOD, authMethods, missingCredentials, noCliAuthMethods, n
 import {
   ConfigOptionError,
   configOptions,
-  installedClis,
   listedModels,
   modelChoices,
   modelSwitch,

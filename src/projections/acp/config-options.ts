@@ -1,7 +1,5 @@
-import { CLIS, SESSION_CLI_IDS, sessionSetup } from '../../clis';
+import { CLIS, sessionSetup } from '../../clis';
 import type { CliModel } from '../../protocols/protocol';
-import { ExecutableNotFoundError } from '../../runner/errors';
-import { resolveExecutable } from '../../runner/executable';
 import type { JsonObject, JsonValue } from '../../schema/json';
 import type { ApprovalPolicy, Session, SessionProvider } from '../../sessions/types';
 
@@ -61,22 +59,6 @@ export function modelSwitch(provider: SessionProvider): 'running' | 'resume' | n
 export function modelChoices(provider: SessionProvider, listed: readonly CliModel[] | null): CliModel[] {
   if (listed && listed.length > 0) return [...listed];
   return (sessionSetup(provider).models?.offered ?? []).map((id) => ({ id, name: id }));
-}
-
-/**
- * The session CLIs of the registry whose executable is on `path`, in the registry's order: what a
- * provider-less agent offers (its first is the default CLI).
- */
-export function installedClis(path: string | undefined = process.env.PATH, cwd: string = process.cwd()): SessionProvider[] {
-  return SESSION_CLI_IDS.filter((id) => {
-    try {
-      resolveExecutable(CLIS[id].executable, id, path, cwd);
-      return true;
-    } catch (error) {
-      if (error instanceof ExecutableNotFoundError) return false;
-      throw error;
-    }
-  });
 }
 
 const MODEL_DESCRIPTIONS: Record<'running' | 'resume' | 'none', (name: string) => string> = {
