@@ -2,6 +2,11 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { ERROR_CODES, KINDS, PAYLOAD_CLASSES } from '../src';
 import { parseArgs } from '../src/cli/args';
+import { chatArgs } from '../src/cli/chat-command';
+import { historyArgs } from '../src/cli/history-command';
+import { usageArgs } from '../src/cli/usage-command';
+
+const OWN_PARSERS: Record<string, (argv: readonly string[]) => unknown> = { chat: chatArgs, history: historyArgs, usage: usageArgs };
 
 /*
  * The README is the front door and docs/ holds the reference: every example shown in either is the
@@ -114,6 +119,13 @@ describe('README', () => {
     }
   });
 
+  it('shows a chat screen as e2e/test/chat.spec.ts captured it (docs/chat-screens/claude.txt), its lines in order', () => {
+    const block = /The real Claude Code in tmux[^\n]*\n\n```text\n([\s\S]*?)```/.exec(readme)?.[1];
+    const lines = (block ?? '').split('\n').map((line) => line.trim());
+    expect(lines.length).toBeGreaterThanOrEqual(10);
+    expectLinesInOrder('docs/chat-screens/claude.txt', lines);
+  });
+
   it('shows commands the cli-subprocess-core command accepts', () => {
     const commands = [...readme.matchAll(/```sh\n([\s\S]*?)```/g)]
       .flatMap((block) => block[1].split('\n'))
@@ -125,7 +137,9 @@ describe('README', () => {
         .map((m) => m[1] ?? m[2])
         // The reader's directories: any existing one stands in.
         .map((arg, i, all) => (all[i - 1] === '--cwd' ? root : arg));
-      expect(() => parseArgs(argv)).not.toThrow();
+      // chat, history and usage read their own options (loaded only when asked for: src/cli/run.ts).
+      const parse = OWN_PARSERS[argv[0]];
+      expect(() => (parse ? parse(argv.slice(1)) : parseArgs(argv))).not.toThrow();
     }
   });
 });

@@ -31,29 +31,39 @@ show prints the session as a transcript on a terminal, else as JSON lines of eve
 --format as for show FILE).
 `;
 
-/** `history [options]` and `history show ID`. 0 done, 1 no such session, 2 usage error. */
+/**
+ * `history`'s or `history show`'s command line (after `history`): its options, or `'help'`; a
+ * UsageError for a line it does not take.
+ */
+export function historyArgs(argv: readonly string[]): { show: boolean; args: ReportArgs } | 'help' {
+  const show = argv[0] === 'show';
+  const args = show
+    ? parseReportArgs('history show', argv.slice(1), ['--json', '--format', '--verbose', '--no-cache'])
+    : parseReportArgs('history', argv, ['--provider', '--cwd', '--since', '--until', '--timezone', '--json', '--no-cache']);
+  if (args === 'help') return 'help';
+  if (show && args.positionals.length !== 1) throw new UsageError('history show takes one session id, <cli>:<session id>');
+  if (!show && args.positionals.length > 0)
+    throw new UsageError(`history takes no argument (history show <id> shows one); got ${args.positionals[0]}`);
+  if (args.json && args.format === 'pretty') throw new UsageError('--json and --format pretty ask for two formats: give one');
+  return { show, args };
+}
+
+/** `history [options]` or `history show ID`: the sessions, or one. 0 done, 1 not found, 2 usage error. */
 export async function historyCommand(argv: readonly string[], io: CliIo, deps: UsageDeps = {}): Promise<number> {
-  let args: ReportArgs | 'help';
+  let line: ReturnType<typeof historyArgs>;
   try {
-    const show = argv[0] === 'show';
-    args = show
-      ? parseReportArgs('history show', argv.slice(1), ['--json', '--format', '--verbose', '--no-cache'])
-      : parseReportArgs('history', argv, ['--provider', '--cwd', '--since', '--until', '--timezone', '--json', '--no-cache']);
-    if (args === 'help') {
+    line = historyArgs(argv);
+    if (line === 'help') {
       await write(io.stdout, HISTORY_COMMAND_HELP);
       return 0;
     }
-    if (show && args.positionals.length !== 1) throw new UsageError('history show takes one session id, <cli>:<session id>');
-    if (!show && args.positionals.length > 0)
-      throw new UsageError(`history takes no argument (history show <id> shows one); got ${args.positionals[0]}`);
-    if (args.json && args.format === 'pretty') throw new UsageError('--json and --format pretty ask for two formats: give one');
-    if (show) return await showSession(args.positionals[0], args, io, deps);
+    if (line.show) return await showSession(line.args.positionals[0], line.args, io, deps);
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
     io.stderr.write(`cli-subprocess-core: ${error.message}\n\n${HISTORY_COMMAND_HELP}`);
     return 2;
   }
-  return listSessions(args, io, deps);
+  return listSessions(line.args, io, deps);
 }
 
 /** One session as a transcript, or its events as JSON lines; found as `history` lists it (through the cache). */

@@ -42,26 +42,32 @@ computed, marked ~ (cost_source "computed"); a model the table does not know has
 /** What the command needs besides its streams (tests inject a price table and count reads). */
 export type UsageDeps = Partial<Pick<CollectOptions, 'prices' | 'readFile'>>;
 
+/** `usage`'s command line (after `usage`): its options and grouping, or `'help'`; a UsageError for a line it does not take. */
+export function usageArgs(argv: readonly string[]): { args: ReportArgs; grouping: UsageGrouping } | 'help' {
+  const args = parseReportArgs('usage', argv, ['--since', '--until', '--provider', '--timezone', '--json', '--no-cache']);
+  if (args === 'help') return 'help';
+  if (args.positionals.length > 1) throw new UsageError('usage takes at most one grouping');
+  const asked = args.positionals[0] ?? 'daily';
+  if (!(USAGE_GROUPINGS as readonly string[]).includes(asked))
+    throw new UsageError(`usage groups by ${USAGE_GROUPINGS.join(', ')}; got ${JSON.stringify(asked)}`);
+  return { args, grouping: asked as UsageGrouping };
+}
+
 /** `usage [grouping] [options]`: the table, or `--json`. 0 done, 2 usage error. */
 export async function usageCommand(argv: readonly string[], io: CliIo, deps: UsageDeps = {}): Promise<number> {
-  let args: ReportArgs | 'help';
-  let grouping: UsageGrouping;
+  let line: ReturnType<typeof usageArgs>;
   try {
-    args = parseReportArgs('usage', argv, ['--since', '--until', '--provider', '--timezone', '--json', '--no-cache']);
-    if (args === 'help') {
+    line = usageArgs(argv);
+    if (line === 'help') {
       await write(io.stdout, USAGE_COMMAND_HELP);
       return 0;
     }
-    if (args.positionals.length > 1) throw new UsageError('usage takes at most one grouping');
-    const asked = args.positionals[0] ?? 'daily';
-    if (!(USAGE_GROUPINGS as readonly string[]).includes(asked))
-      throw new UsageError(`usage groups by ${USAGE_GROUPINGS.join(', ')}; got ${JSON.stringify(asked)}`);
-    grouping = asked as UsageGrouping;
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
     io.stderr.write(`cli-subprocess-core: ${error.message}\n\n${USAGE_COMMAND_HELP}`);
     return 2;
   }
+  const { args, grouping } = line;
   const { sessions, prices } = await storedSessions(args, io, deps);
   const report = usageReport(sessions, grouping, args, calendarFor(args, io.env ?? process.env));
   if (args.json) {
