@@ -10,6 +10,7 @@ import {
   type UsageGrouping,
   type UsageReport,
 } from '../spend/usage-report';
+import { cost } from '../terminal/usage-text';
 import type { CliIo } from './io';
 import { write } from './io';
 import { calendarFor, parseReportArgs, type ReportArgs } from './report-args';
@@ -159,7 +160,6 @@ const count = (n: number) => n.toLocaleString('en-US');
 /** `$1.23` as reported, `~$1.23` computed (in part or whole), `no price`. */
 export function costText(row: Pick<UsageFiguresJson, 'cost_usd' | 'cost_source'>, dim: (text: string) => string): string {
   if (row.cost_usd === null) return dim('no price');
-  const usd = row.cost_usd;
-  const text = `$${usd !== 0 && usd < 0.01 ? usd.toFixed(4) : usd.toFixed(2)}`;
+  const text = cost(row.cost_usd);
   return row.cost_source === 'reported' ? text : `~${text}`;
 }

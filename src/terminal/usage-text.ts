@@ -14,9 +14,9 @@ export function tokens(total: UsageFigures): string[] {
   return cache.length > 0 ? [inOut, `cache ${cache.join(', ')}`] : [inOut];
 }
 
-/** `$0.0019`, `$1.25`. */
+/** `$0.0019`, `$1.25`, `$0.00`: four decimals under a cent, so a short run's cost is not $0.00. */
 export function cost(usd: number): string {
-  return `$${usd < 0.01 ? usd.toFixed(4) : usd.toFixed(2)}`;
+  return `$${usd !== 0 && usd < 0.01 ? usd.toFixed(4) : usd.toFixed(2)}`;
 }
 
 /** The parts of a usage line: tokens, then the cost or "no price reported" (or "no usage reported" for none). */
