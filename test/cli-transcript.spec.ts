@@ -1,5 +1,4 @@
 import 'reflect-metadata';
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, sep } from 'node:path';
@@ -9,6 +8,7 @@ import { startRun } from '../src';
 import type { CliIo } from '../src/cli/io';
 import { run } from '../src/cli/run';
 import { fixtures, FIXTURE_CLOCK } from './providers/fixtures';
+import { modulesOfRootAndRun, output } from './terminal-output';
 
 /*
  * The transcript: `decode` and `show` of every provider fixture (the list is the fixtures folder's,
@@ -20,15 +20,6 @@ const root = join(__dirname, '..');
 const REPLAY_CLI = join(__dirname, 'fixtures', 'replay-cli.js');
 
 jest.setTimeout(30_000);
-
-/** A stream that says it is a terminal of `columns` columns (or a pipe: `columns` undefined), and what was written to it. */
-function output(columns?: number) {
-  const stream = new PassThrough();
-  if (columns !== undefined) Object.assign(stream, { isTTY: true, columns });
-  let text = '';
-  stream.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')));
-  return { stream, text: () => text };
-}
 
 /** Runs a command line in process; stdout a terminal of 80 columns unless `columns` is null. */
 async function cli(argv: string[], env: NodeJS.ProcessEnv, columns: number | null = 80) {
@@ -191,13 +182,8 @@ describe('run', () => {
 
 describe('the package root', () => {
   it('loads none of the terminal code or its libraries (nor does the command line writing JSON lines)', () => {
-    const script = `
-      require('./src');
-      require('./src/cli/run');
-      console.log(JSON.stringify(Object.keys(require.cache)));`;
-    const result = spawnSync(process.execPath, ['-r', 'ts-node/register/transpile-only', '-e', script], { cwd: root, encoding: 'utf8' });
-    expect(result.stderr).toBe('');
-    const loaded = JSON.parse(result.stdout) as string[];
+    const { loaded, stderr } = modulesOfRootAndRun();
+    expect(stderr).toBe('');
     expect(loaded.some((path) => path.includes(join('src', 'index.ts')))).toBe(true);
     // This package's own copies (ts-node brings another `diff` of its own, under its folder).
     const terminal = [

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { E2E_BIN } from '../scripted/setup';
 import type { UsageCli } from './usage-history';
+import type { UsageRowJson } from '../../src/spend/usage-report';
 
 /*
  * `usage daily --json` of this project beside `ccusage daily --json` (npm `ccusage`, pinned in
@@ -61,19 +62,7 @@ interface PrintedDay extends Partial<CcusageDay> {
 }
 
 /** One row of `usage daily --json`: its input counts cache reads and writes in (src/providers/usage.ts). */
-export interface UsageRow {
-  key: string;
-  input_tokens: number;
-  output_tokens: number;
-  cache_read_input_tokens: number;
-  cache_write_input_tokens: number;
-  reasoning_output_tokens: number;
-  total_tokens: number;
-  cost_usd: number | null;
-  cost_source: 'reported' | 'computed' | 'mixed' | null;
-  models: string[];
-  providers: string[];
-}
+export type UsageRow = UsageRowJson;
 
 /** The environment both run in: only HOME, the time zone their days are in, and PATH. */
 export function reportEnv(home: string, timeZone: string): NodeJS.ProcessEnv {

@@ -8,6 +8,7 @@ import type { CliIo } from '../../src/cli/io';
 import { run } from '../../src/cli/run';
 import { listCliSessions, readCliSession } from '../../src/history';
 import { FIXTURE_CLIS, fixtureHome } from './fixture-home';
+import { output } from '../terminal-output';
 
 /*
  * `history` and `history show` over a throwaway HOME holding the real stored sessions of every
@@ -16,14 +17,6 @@ import { FIXTURE_CLIS, fixtureHome } from './fixture-home';
  */
 
 jest.setTimeout(60_000);
-
-function output(columns?: number) {
-  const stream = new PassThrough();
-  if (columns !== undefined) Object.assign(stream, { isTTY: true, columns });
-  let text = '';
-  stream.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')));
-  return { stream, text: () => text };
-}
 
 async function cli(argv: string[], env: NodeJS.ProcessEnv = {}, columns?: number) {
   const stdout = output(columns);

@@ -2,6 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { join, sep } from 'node:path';
 import { genaiPriceTable } from '../../src/spend/price-table';
 import { usageFigures } from '../../src/providers/usage';
+import { modulesOfRootAndRun } from '../terminal-output';
 
 /*
  * The price table for CLIs that report no price (@pydantic/genai-prices' embedded copy, no network),
@@ -52,13 +53,8 @@ describe('the price table', () => {
 
 describe('the package root', () => {
   it('loads none of the usage code, the price table or the table renderer (nor does the command line until asked)', () => {
-    const script = `
-      require('./src');
-      require('./src/cli/run');
-      console.log(JSON.stringify(Object.keys(require.cache)));`;
-    const result = spawnSync(process.execPath, ['-r', 'ts-node/register/transpile-only', '-e', script], { cwd: root, encoding: 'utf8' });
-    expect(result.stderr).toBe('');
-    const loaded = JSON.parse(result.stdout) as string[];
+    const { loaded, stderr } = modulesOfRootAndRun();
+    expect(stderr).toBe('');
     expect(loaded.some((path) => path.endsWith(join('src', 'index.ts')))).toBe(true);
     const heavy = loaded.filter(
       (path) =>

@@ -15,6 +15,7 @@ import { readStoreUsage } from '../../src/spend/collect-sessions';
 import type { PriceTable } from '../../src/spend/price-table';
 import type { UsageReportJson } from '../../src/spend/usage-report';
 import { FIXTURE_CLIS, fixtureHome } from './fixture-home';
+import { output } from '../terminal-output';
 
 /*
  * `usage` over a throwaway HOME holding the real stored sessions of every pinned CLI: its totals
@@ -25,14 +26,6 @@ import { FIXTURE_CLIS, fixtureHome } from './fixture-home';
 jest.setTimeout(60_000);
 
 const COUNTS = ['input_tokens', 'output_tokens', 'cache_read_input_tokens', 'cache_write_input_tokens', 'reasoning_output_tokens'] as const;
-
-function output(columns?: number) {
-  const stream = new PassThrough();
-  if (columns !== undefined) Object.assign(stream, { isTTY: true, columns });
-  let text = '';
-  stream.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')));
-  return { stream, text: () => text };
-}
 
 function ioFor(env: NodeJS.ProcessEnv, columns?: number) {
   const stdout = output(columns);
