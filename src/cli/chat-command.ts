@@ -2,7 +2,7 @@ import { isCliId, SESSION_CLI_IDS } from '../clis';
 import type { SessionProvider } from '../sessions/types';
 import type { CliIo } from './io';
 import { launchOptions } from './run-args';
-import { UsageError } from './usage-error';
+import { UsageError, usageFailure } from './usage-error';
 
 export const CHAT_USAGE = `Usage: cli-subprocess-core chat [--provider <${SESSION_CLI_IDS.join('|')}>] [--model M] [--resume ID] [--cwd DIR]
 
@@ -65,9 +65,7 @@ export async function chatCommand(argv: readonly string[], io: CliIo): Promise<n
   try {
     args = chatArgs(argv);
   } catch (error) {
-    if (!(error instanceof UsageError)) throw error;
-    io.stderr.write(`cli-subprocess-core: ${error.message}\n\n${CHAT_USAGE}`);
-    return 2;
+    return usageFailure(error, io, CHAT_USAGE);
   }
   if (args === 'help') {
     io.stdout.write(CHAT_USAGE);

@@ -9,7 +9,7 @@ import { write } from './io';
 import { eventWriter } from './output-format';
 import { calendarFor, parseReportArgs, type ReportArgs } from './report-args';
 import { costText, storedSessions, type UsageDeps } from './usage-command';
-import { UsageError } from './usage-error';
+import { UsageError, usageFailure } from './usage-error';
 
 export const HISTORY_COMMAND_HELP = `Usage: cli-subprocess-core history [options]
        cli-subprocess-core history show <cli>:<session id> [--json | --format pretty|jsonl] [--verbose] [--no-cache]
@@ -59,9 +59,7 @@ export async function historyCommand(argv: readonly string[], io: CliIo, deps: U
     }
     if (line.show) return await showSession(line.args.positionals[0], line.args, io, deps);
   } catch (error) {
-    if (!(error instanceof UsageError)) throw error;
-    io.stderr.write(`cli-subprocess-core: ${error.message}\n\n${HISTORY_COMMAND_HELP}`);
-    return 2;
+    return usageFailure(error, io, HISTORY_COMMAND_HELP);
   }
   return listSessions(line.args, io, deps);
 }

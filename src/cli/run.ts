@@ -1,6 +1,7 @@
-import { USAGE, UsageError, parseArgs } from './args';
+import { USAGE, parseArgs } from './args';
 import { decodeCommand } from './decode-command';
 import { CliIo } from './io';
+import { usageFailure } from './usage-error';
 import { runCommand } from './run-command';
 import { schemaCommand } from './schema-command';
 import { sessionCommand } from './session-command';
@@ -18,9 +19,7 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
   try {
     command = parseArgs(argv);
   } catch (error) {
-    if (!(error instanceof UsageError)) throw error;
-    io.stderr.write(`cli-subprocess-core: ${error.message}\n\n${USAGE}`);
-    return 2;
+    return usageFailure(error, io, USAGE);
   }
   switch (command.name) {
     case 'help':

@@ -14,7 +14,7 @@ import { cost } from '../terminal/usage-text';
 import type { CliIo } from './io';
 import { write } from './io';
 import { calendarFor, parseReportArgs, type ReportArgs } from './report-args';
-import { UsageError } from './usage-error';
+import { UsageError, usageFailure } from './usage-error';
 
 export const USAGE_COMMAND_HELP = `Usage: cli-subprocess-core usage [daily|monthly|session|model|cli] [options]
 
@@ -64,9 +64,7 @@ export async function usageCommand(argv: readonly string[], io: CliIo, deps: Usa
       return 0;
     }
   } catch (error) {
-    if (!(error instanceof UsageError)) throw error;
-    io.stderr.write(`cli-subprocess-core: ${error.message}\n\n${USAGE_COMMAND_HELP}`);
-    return 2;
+    return usageFailure(error, io, USAGE_COMMAND_HELP);
   }
   const { args, grouping } = line;
   const { sessions, prices } = await storedSessions(args, io, deps);

@@ -115,11 +115,17 @@ export async function readStoreFile<T>(
 ): Promise<{ ref: CliSessionRef; read: T }[]> {
   const setup = historySetup(provider);
   const found: { ref: CliSessionRef; read: T }[] = [];
+  let modified: Date;
+  try {
+    modified = (await stat(file)).mtime;
+  } catch {
+    return found;
+  }
   for (const path of setup.sessions ? await sessionsOf(setup.sessions, file) : [file]) {
     try {
       const summary = emptySummary();
       const value = await read(readSession({ provider, path }, {}, summary));
-      const ref = refOf(provider, path, summary, (await stat(file)).mtime);
+      const ref = refOf(provider, path, summary, modified);
       if (ref !== null) found.push({ ref, read: value });
     } catch {
       // gone or unreadable since it was found: nothing to count

@@ -16,11 +16,6 @@ export class LocalCalendar {
     const part = (type: string) => parts.find((each) => each.type === type)?.value ?? '';
     return `${part('year')}-${part('month')}-${part('day')}`;
   }
-
-  /** `YYYY-MM` of `time`. */
-  month(time: string | Date): string {
-    return this.day(time).slice(0, 7);
-  }
 }
 
 /** A date of the command line (`2026-12-05` or `20261205`) as `YYYY-MM-DD`, or null when it is neither. */
